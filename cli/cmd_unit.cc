@@ -1,0 +1,242 @@
+// `cub unit ...`: create, read, list, update (new data, restore, labels) and delete Units, print
+// a Unit's head data, and put a Tag on one of its revisions.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cli/commands.h"
+#include "cub/v1/unit.grpc.pb.h"
+
+namespace cub::cli {
+namespace {
+
+using cub::v1::UnitService;
+
+constexpr char kSpaceHelp[] = "Space slug or ID";
+
+void AddCreate(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, unit, file, toolchain = "Kubernetes/YAML", change_desc;
+    std::vector<std::string> labels, annotations;
+    bool allow_exists = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand("create", "Create a Unit, with data from FILE or stdin");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("UNIT", o->unit, "Slug of the new Unit")->required();
+  cmd->add_option("FILE", o->file, "Initial data; - reads stdin; omitted: an empty Unit");
+  cmd->add_option("--toolchain", o->toolchain, "Toolchain type of the data")->capture_default_str();
+  AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label (repeatable)");
+  AddKeyValueFlag(cmd, "--annotation", &o->annotations, "Set an annotation (repeatable)");
+  cmd->add_option("--change-desc", o->change_desc, "Description of the first revision");
+  cmd->add_flag("--allow-exists", o->allow_exists,
+                "Succeed with the existing Unit if the name is taken");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::CreateUnitRequest req;
+    if (!o->file.empty()) {
+      absl::StatusOr<std::string> data = ReadInput(o->file);
+      if (!data.ok()) {
+        PrintFailure(data.status().message());
+        return kExitFailed;
+      }
+      req.set_data(*std::move(data));
+    }
+    req.set_space(o->space);
+    req.set_slug(o->unit);
+    req.set_toolchain_type(o->toolchain);
+    req.set_change_desc(o->change_desc);
+    req.set_allow_exists(o->allow_exists);
+    PutKeyValues(o->labels, req.mutable_labels());
+    PutKeyValues(o->annotations, req.mutable_annotations());
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::UnitWithData resp;
+    if (!client->Call(&UnitService::Stub::CreateUnit, req, &resp)) return kExitFailed;
+    return env.printer().Confirm(resp, absl::StrCat("Unit ", resp.unit().slug(), " created",
+                                                    IdSuffix(resp.unit().unit_id())));
+  });
+}
+
+// get and data share the request; data prints the head's data as stored.
+void AddGetOrData(CLI::App* group, Env& env, bool data_only) {
+  struct Opts {
+    std::string space, unit;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = data_only
+                      ? group->add_subcommand("data", "Print a Unit's head data as stored")
+                      : group->add_subcommand("get", "Show a Unit (-o json/yaml include its data)");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
+  OnRun(cmd, env, [&env, o, data_only] {
+    cub::v1::GetUnitRequest req;
+    req.set_space(o->space);
+    req.set_unit(o->unit);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::UnitWithData resp;
+    if (!client->Call(&UnitService::Stub::GetUnit, req, &resp)) return kExitFailed;
+    if (data_only) return env.printer().Text(resp.data());
+    return env.printer().Fields(resp, resp.unit());
+  });
+}
+
+void AddList(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, where, where_space, filter;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand("list", "List the Units of a Space, or of all (\"*\")");
+  cmd->add_option("--space", o->space, "Space slug or ID, or \"*\" for every Space you can see")
+      ->required();
+  cmd->add_option("--where", o->where, "Where expression over Units");
+  cmd->add_option("--where-space", o->where_space,
+                  "Where expression selecting the Spaces (with --space \"*\")");
+  cmd->add_option("--filter", o->filter, "Saved Filter to apply, SPACE/NAME")
+      ->type_name("SPACE/FILTER");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::ListUnitsRequest req;
+    req.set_space(o->space);
+    req.set_where_space(o->where_space);
+    req.mutable_options()->set_where(o->where);
+    req.mutable_options()->set_filter(o->filter);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::ListUnitsResponse resp;
+    if (!client->Call(&UnitService::Stub::ListUnits, req, &resp)) return kExitFailed;
+    return env.printer().List<cub::v1::Unit>(
+        resp.units(), {"NAME", "SPACE", "HEAD", "RELEASED", "TOOLCHAIN", "ID"},
+        [](const cub::v1::Unit& u) -> std::vector<std::string> {
+          return {u.slug(),
+                  u.space_slug(),
+                  absl::StrCat(u.head_revision_num()),
+                  absl::StrCat(u.last_released_revision_num()),
+                  u.toolchain_type(),
+                  u.unit_id()};
+        });
+  });
+}
+
+void AddUpdate(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, unit, file, change_desc, restore;
+    std::vector<std::string> labels, annotations;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "update", "Write a new revision from FILE or stdin, restore an earlier one, or relabel");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
+  CLI::Option* file = cmd->add_option("FILE", o->file, "New data; - reads stdin");
+  cmd->add_option("--change-desc", o->change_desc, "Description of the new revision");
+  cmd->add_option("--restore", o->restore,
+                  "Restore an earlier state: N, -N (N back), Tag:T or Before:Tag:T")
+      ->type_name("REVISION")
+      ->excludes(file);
+  AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
+  AddKeyValueFlag(cmd, "--annotation", &o->annotations,
+                  "Set an annotation; KEY= removes it (repeatable)");
+  OnRun(cmd, env, [&env, o] {
+    if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty()) {
+      return UsageError("nothing to update: pass FILE, --restore, --label or --annotation");
+    }
+    cub::v1::UpdateUnitRequest req;
+    if (!o->file.empty()) {
+      absl::StatusOr<std::string> data = ReadInput(o->file);
+      if (!data.ok()) {
+        PrintFailure(data.status().message());
+        return kExitFailed;
+      }
+      req.set_data(*std::move(data));
+    }
+    req.set_space(o->space);
+    req.set_unit(o->unit);
+    req.set_change_desc(o->change_desc);
+    req.set_restore(o->restore);
+    PutKeyValues(o->labels, req.mutable_labels());
+    PutKeyValues(o->annotations, req.mutable_annotations());
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::UpdateUnitResponse resp;
+    if (!client->Call(&UnitService::Stub::UpdateUnit, req, &resp)) return kExitFailed;
+    const cub::v1::Unit& u = resp.unit();
+    std::string line;
+    if (resp.unchanged()) {
+      line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num());
+    } else if (resp.has_revision() && resp.revision().revision_num() > 0) {
+      line =
+          absl::StrCat("Unit ", u.slug(), " updated to revision ", resp.revision().revision_num());
+    } else {
+      line = absl::StrCat("Unit ", u.slug(), " updated");
+    }
+    return env.printer().Confirm(resp, line);
+  });
+}
+
+void AddDelete(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, unit;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand("delete", "Delete a Unit");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::DeleteUnitRequest req;
+    req.set_space(o->space);
+    req.set_unit(o->unit);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::DeleteUnitResponse resp;
+    if (!client->Call(&UnitService::Stub::DeleteUnit, req, &resp)) return kExitFailed;
+    return env.printer().Confirm(resp, absl::StrCat("Unit ", o->unit, " deleted"));
+  });
+}
+
+void AddTag(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, unit, tag, revision;
+    bool move = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand("tag", "Mark a revision of a Unit with a Tag");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
+  cmd->add_option("TAG", o->tag, "Tag slug, or SPACE/TAG for a Tag in another Space")->required();
+  cmd->add_option("--revision", o->revision,
+                  "N, -N, HeadRevisionNum (default), LastReleasedRevisionNum or Tag:T")
+      ->type_name("REVISION");
+  cmd->add_flag("--move", o->move, "Move the Tag's existing mark on this Unit");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::TagUnitRequest req;
+    req.set_space(o->space);
+    req.set_unit(o->unit);
+    req.set_tag(o->tag);
+    req.set_revision(o->revision);
+    req.set_move(o->move);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::TagMark mark;
+    if (!client->Call(&UnitService::Stub::TagUnit, req, &mark)) return kExitFailed;
+    const std::string unit = mark.unit_slug().empty() ? o->unit : mark.unit_slug();
+    const std::string tag = mark.tag_slug().empty() ? o->tag : mark.tag_slug();
+    return env.printer().Confirm(mark, absl::StrCat("Tagged revision ", mark.revision_num(),
+                                                    " of unit ", unit, " with ", tag));
+  });
+}
+
+}  // namespace
+
+void AddUnitCommands(CLI::App& app, Env& env) {
+  CLI::App* group = app.add_subcommand("unit", "Manage Units (config documents) in a Space");
+  AddCreate(group, env);
+  AddGetOrData(group, env, false);
+  AddGetOrData(group, env, true);
+  AddList(group, env);
+  AddUpdate(group, env);
+  AddDelete(group, env);
+  AddTag(group, env);
+}
+
+}  // namespace cub::cli

@@ -1,0 +1,75 @@
+// Plumbing shared by the cub CLI's command groups (cmd_*.cc): how a subcommand registers the
+// work it does, the repeatable KEY=VALUE flags, reading a FILE argument or stdin, and the
+// usage-error exit. Each cmd_*.cc file defines one Add*Commands function that adds its group
+// to the root App; main.cc calls them all.
+//
+// Exit codes: 0 success, 1 refused or failed (one "Failed: ..." line on stderr), 2 usage error.
+#ifndef CUB_CLI_COMMANDS_H_
+#define CUB_CLI_COMMANDS_H_
+
+#include <google/protobuf/map.h>
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/client.h"
+#include "cli/output.h"
+
+namespace cub::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+// State shared by all commands of one invocation. Leaf subcommands set `run` from their
+// callback (which CLI11 calls after a successful parse); main then calls it.
+struct Env {
+  GlobalOptions globals;
+  std::function<int()> run;
+
+  Printer printer() const { return Printer(ParseFormat(globals.output), globals.quiet); }
+};
+
+// Makes `sub` a leaf command whose work is `fn`, run after parsing completes.
+void OnRun(CLI::App* sub, Env& env, std::function<int()> fn);
+
+// Resolves the connection and creates the client; on failure prints "Failed: ..." and
+// returns nullptr (exit code 1).
+std::unique_ptr<Client> Connect(const Env& env);
+
+// Adds a repeatable `flag` (e.g. "--label") taking KEY=VALUE; a value without '=' is a usage
+// error naming the flag. One value per occurrence, so it never swallows positional arguments.
+CLI::Option* AddKeyValueFlag(CLI::App* sub, const std::string& flag, std::vector<std::string>* out,
+                             const std::string& help);
+
+// Splits KEY=VALUE items (already validated) into `map`; a later key wins.
+void PutKeyValues(const std::vector<std::string>& items,
+                  google::protobuf::Map<std::string, std::string>* map);
+
+// Reads a FILE argument: "-" is stdin. Errors read "cannot read FILE: <reason>".
+absl::StatusOr<std::string> ReadInput(const std::string& path);
+
+// Prints `message` and the --help hint on stderr as CLI11 does, and returns kExitUsage.
+int UsageError(absl::string_view message);
+
+// "ID ..." helper for confirmation lines: "(ID <id>)" or "" when the id is empty.
+std::string IdSuffix(const std::string& id);
+
+// Command groups.
+void AddAuthCommands(CLI::App& app, Env& env);
+void AddSpaceCommands(CLI::App& app, Env& env);
+void AddUnitCommands(CLI::App& app, Env& env);
+void AddRevisionCommands(CLI::App& app, Env& env);
+void AddTagCommands(CLI::App& app, Env& env);
+void AddVariantCommands(CLI::App& app, Env& env);
+void AddLinkCommands(CLI::App& app, Env& env);
+void AddFilterCommands(CLI::App& app, Env& env);
+
+}  // namespace cub::cli
+
+#endif  // CUB_CLI_COMMANDS_H_

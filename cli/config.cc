@@ -1,0 +1,188 @@
+// The cub CLI's config file (contexts). See config.h.
+#include "cli/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "lib/util/json_text.h"
+
+namespace cub::cli {
+namespace {
+
+using google::protobuf::Struct;
+using google::protobuf::Value;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+std::string Errno(int err) { return std::strerror(err); }
+
+// Creates `dir` and its missing parents with mode 0700.
+absl::Status MakeDirs(const std::string& dir) {
+  if (dir.empty()) return absl::OkStatus();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(dir, " is not a directory"));
+  }
+  const size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    absl::Status parent = MakeDirs(dir.substr(0, slash));
+    if (!parent.ok()) return parent;
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", Errno(errno)));
+  }
+  return absl::OkStatus();
+}
+
+std::string StringField(const Struct& s, const std::string& key) {
+  auto it = s.fields().find(key);
+  if (it == s.fields().end() || it->second.kind_case() != Value::kStringValue) return "";
+  return it->second.string_value();
+}
+
+bool BoolField(const Struct& s, const std::string& key) {
+  auto it = s.fields().find(key);
+  return it != s.fields().end() && it->second.kind_case() == Value::kBoolValue &&
+         it->second.bool_value();
+}
+
+}  // namespace
+
+std::string ConfigPath() {
+  if (std::string p = Env("CUB_CONFIG"); !p.empty()) return p;
+  if (std::string x = Env("XDG_CONFIG_HOME"); !x.empty()) return x + "/cub/config.json";
+  std::string home = Env("HOME");
+  if (home.empty()) {
+    if (const passwd* pw = ::getpwuid(::getuid()); pw != nullptr && pw->pw_dir != nullptr) {
+      home = pw->pw_dir;
+    }
+  }
+  if (home.empty()) return "";
+  return home + "/.config/cub/config.json";
+}
+
+absl::StatusOr<CliConfig> ParseConfig(const std::string& text) {
+  CliConfig config;
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return config;
+  Struct root;
+  auto status = google::protobuf::util::JsonStringToMessage(text, &root);
+  if (!status.ok()) {
+    // protobuf's message spans lines (text, a blank line, a caret); keep the first.
+    std::string message = status.message().ToString();
+    message = message.substr(0, message.find('\n'));
+    return absl::InvalidArgumentError(absl::StrCat("not valid JSON: ", message));
+  }
+  config.current_context = StringField(root, "CurrentContext");
+  auto it = root.fields().find("Contexts");
+  if (it != root.fields().end()) {
+    if (it->second.kind_case() != Value::kStructValue) {
+      return absl::InvalidArgumentError("Contexts is not an object");
+    }
+    for (const auto& [name, value] : it->second.struct_value().fields()) {
+      if (value.kind_case() != Value::kStructValue) {
+        return absl::InvalidArgumentError(absl::StrCat("context ", name, " is not an object"));
+      }
+      const Struct& c = value.struct_value();
+      config.contexts[name] = ContextConfig{StringField(c, "Server"), StringField(c, "Token"),
+                                            StringField(c, "TlsCa"), BoolField(c, "Tls")};
+    }
+  }
+  return config;
+}
+
+std::string FormatConfig(const CliConfig& config) {
+  // Written by hand rather than through Struct so that keys keep a readable, stable order.
+  std::string out = absl::StrCat("{\n  \"CurrentContext\": ", JsonQuote(config.current_context),
+                                 ",\n  \"Contexts\": {");
+  bool first = true;
+  for (const auto& [name, c] : config.contexts) {
+    absl::StrAppend(&out, first ? "\n" : ",\n", "    ", JsonQuote(name), ": {\n",
+                    "      \"Server\": ", JsonQuote(c.server), ",\n",
+                    "      \"Token\": ", JsonQuote(c.token));
+    if (!c.tls_ca.empty()) absl::StrAppend(&out, ",\n      \"TlsCa\": ", JsonQuote(c.tls_ca));
+    if (c.tls) absl::StrAppend(&out, ",\n      \"Tls\": true");
+    absl::StrAppend(&out, "\n    }");
+    first = false;
+  }
+  absl::StrAppend(&out, first ? "}\n}\n" : "\n  }\n}\n");
+  return out;
+}
+
+absl::StatusOr<CliConfig> LoadConfig(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    if (errno == ENOENT) return CliConfig{};
+    return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", Errno(errno)));
+  }
+  std::string text;
+  char buf[8192];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  if (failed) return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", Errno(err)));
+  auto config = ParseConfig(text);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot parse ", path, ": ", config.status().message()));
+  }
+  return config;
+}
+
+absl::Status SaveConfig(const std::string& path, const CliConfig& config) {
+  if (path.empty()) {
+    return absl::FailedPreconditionError(
+        "no config file location: set CUB_CONFIG, XDG_CONFIG_HOME or HOME");
+  }
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos) {
+    absl::Status dirs = MakeDirs(path.substr(0, slash));
+    if (!dirs.ok()) return dirs;
+  }
+  const std::string text = FormatConfig(config);
+  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", Errno(errno)));
+  ::fchmod(fd, 0600);  // In case a stale temporary file had wider permissions.
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  int err = ::fsync(fd) == 0 ? 0 : errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", Errno(err)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cub::cli

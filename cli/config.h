@@ -1,0 +1,54 @@
+// The cub CLI's config file: named contexts (server address, token, TLS settings) and which one
+// is current. `cub auth login` writes it; every other command reads it when --server/--token
+// and CUB_SERVER/CUB_TOKEN leave something unset.
+//
+// Location: $CUB_CONFIG, else $XDG_CONFIG_HOME/cub/config.json, else ~/.config/cub/config.json.
+// Format (JSON, PascalCase like the API; unknown fields are ignored):
+//
+//   {"CurrentContext": "prod",
+//    "Contexts": {"prod": {"Server": "cubd.example.com:443", "Token": "...",
+//                          "TlsCa": "/etc/cub/ca.pem", "Tls": true}}}
+//
+// TlsCa is a CA bundle path to verify the server with; Tls (without TlsCa) means TLS with the
+// system roots. The file holds tokens, so it is written with mode 0600, atomically (temporary
+// file + rename) so a crash never leaves half a config behind.
+#ifndef CUB_CLI_CONFIG_H_
+#define CUB_CLI_CONFIG_H_
+
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace cub::cli {
+
+struct ContextConfig {
+  std::string server;
+  std::string token;
+  std::string tls_ca;
+  bool tls = false;
+};
+
+struct CliConfig {
+  std::string current_context;
+  std::map<std::string, ContextConfig> contexts;
+};
+
+// Where the config file lives, from the environment (see above). Empty only if neither
+// CUB_CONFIG, XDG_CONFIG_HOME nor a home directory can be found.
+std::string ConfigPath();
+
+// Parses config file text. Errors name what is wrong, not the path.
+absl::StatusOr<CliConfig> ParseConfig(const std::string& text);
+// The file's JSON text (pretty, two-space indents, trailing newline).
+std::string FormatConfig(const CliConfig& config);
+
+// Reads `path`; a file that does not exist is an empty config, not an error.
+absl::StatusOr<CliConfig> LoadConfig(const std::string& path);
+// Writes `path` with mode 0600, creating its directory (mode 0700) if needed.
+absl::Status SaveConfig(const std::string& path, const CliConfig& config);
+
+}  // namespace cub::cli
+
+#endif  // CUB_CLI_CONFIG_H_

@@ -1,0 +1,97 @@
+// cub: the command-line client of cubd. Builds the CLI11 App with the global options and every
+// command group, parses, runs the selected command, and maps the outcome to an exit code:
+// 0 success, 1 refused or failed ("Failed: ..." on stderr), 2 usage error (CLI11's message).
+#include <grpc/support/log.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace cub::cli {
+namespace {
+
+constexpr char kGlobalsFooter[] =
+    "Global options (before or after the command; see cub --help):\n"
+    "  --server HOST:PORT  --token T  --tls  --tls-ca FILE  --context NAME\n"
+    "  -o, --output table|json|yaml  --quiet  --timeout SECONDS";
+
+void AddGlobalOptions(CLI::App& app, GlobalOptions& g) {
+  app.add_option("--server", g.server, "cubd address (default: $CUB_SERVER, else the context's)")
+      ->type_name("HOST:PORT");
+  app.add_option("--token", g.token, "Bearer token (default: $CUB_TOKEN, else the context's)")
+      ->type_name("TOKEN");
+  app.add_flag("--tls", g.tls, "Connect with TLS, verifying the server with the system roots");
+  app.add_option("--tls-ca", g.tls_ca, "Connect with TLS, verifying the server with this CA bundle")
+      ->type_name("FILE");
+  app.add_option("--context", g.context,
+                 "Use this saved context instead of the current one (for auth login: the name "
+                 "to save it under)")
+      ->type_name("NAME");
+  app.add_option("-o,--output", g.output, "Output format")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
+  app.add_flag("--quiet", g.quiet, "Print nothing on success");
+  app.add_option("--timeout", g.timeout_seconds, "Deadline of each call to cubd, in seconds")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+}
+
+// Every group needs a verb, and every command's help points at the global options.
+void Finish(CLI::App* app, bool root) {
+  for (CLI::App* sub : app->get_subcommands({})) {
+    if (!sub->get_subcommands({}).empty()) sub->require_subcommand(1);
+    sub->footer(kGlobalsFooter);
+    sub->set_help_all_flag();  // --help-all only at the top.
+    Finish(sub, false);
+  }
+  if (root) app->require_subcommand(1);
+}
+
+// gRPC logs connection errors (TLS handshakes...) to stderr on its own; the failed call's
+// status says the same in our one "Failed:" line. GRPC_VERBOSITY turns its logging back on.
+void NoLog(gpr_log_func_args*) {}
+
+int Main(int argc, char** argv) {
+  if (std::getenv("GRPC_VERBOSITY") == nullptr) gpr_set_log_function(NoLog);
+  Env env;
+  CLI::App app("cub: manage Spaces, Units and their promotion through cubd.", "cub");
+  app.fallthrough();  // Global options are accepted after the subcommand too.
+  app.set_help_all_flag("--help-all", "Print help for every command");
+  AddGlobalOptions(app, env.globals);
+
+  AddAuthCommands(app, env);
+  AddSpaceCommands(app, env);
+  AddUnitCommands(app, env);
+  AddRevisionCommands(app, env);
+  AddTagCommands(app, env);
+  AddVariantCommands(app, env);
+  AddLinkCommands(app, env);
+  AddFilterCommands(app, env);
+  Finish(&app, true);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (!env.run) return UsageError("A subcommand is required");
+  return env.run();
+}
+
+}  // namespace
+}  // namespace cub::cli
+
+int main(int argc, char** argv) { return cub::cli::Main(argc, argv); }

@@ -1,0 +1,292 @@
+// Output rendering for the cub CLI: tables, pretty JSON and YAML. See output.h.
+#include "cli/output.h"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/config/yaml.h"
+
+namespace cub::cli {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+
+// Display width of UTF-8 text: code points, not bytes (good enough for aligned columns).
+size_t DisplayWidth(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+std::string OneLine(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  std::replace(s.begin(), s.end(), '\t', ' ');
+  return s;
+}
+
+// The value of a scalar or message field; `index` < 0 for a singular field.
+std::string FieldValue(const Message& m, const FieldDescriptor* f, int index) {
+  const Reflection* r = m.GetReflection();
+  const bool rep = index >= 0;
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      return absl::StrCat(rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return absl::StrCat(rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f));
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return absl::StrCat(rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return absl::StrCat(rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return absl::StrCat(rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f));
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return absl::StrCat(rep ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return (rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f)) ? "true" : "false";
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return (rep ? r->GetRepeatedEnum(m, f, index) : r->GetEnum(m, f))->name();
+    case FieldDescriptor::CPPTYPE_STRING:
+      return rep ? r->GetRepeatedString(m, f, index) : r->GetString(m, f);
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      if (!rep && !r->HasField(m, f)) return "";
+      return MessageToCompactJson(rep ? r->GetRepeatedMessage(m, f, index) : r->GetMessage(m, f));
+  }
+  return "";
+}
+
+// JSON quotes every string; let the YAML emitter choose (plain where that reads back the same,
+// literal blocks for multi-line data).
+void ClearStringStyles(cub::config::Node& node) {
+  switch (node.kind()) {
+    case cub::config::Node::Kind::kString:
+      node.set_string_style(cub::config::StringStyle::kAuto);
+      break;
+    case cub::config::Node::Kind::kSequence:
+      for (auto& item : node.MutableSequence()) ClearStringStyles(item);
+      break;
+    case cub::config::Node::Kind::kMapping:
+      for (auto& entry : node.MutableMapping()) ClearStringStyles(entry.second);
+      break;
+    default:
+      break;
+  }
+}
+
+std::string FieldText(const Message& m, const FieldDescriptor* f) {
+  const Reflection* r = m.GetReflection();
+  if (f->is_map()) {
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (int i = 0; i < r->FieldSize(m, f); ++i) {
+      const Message& e = r->GetRepeatedMessage(m, f, i);
+      const Descriptor* d = e.GetDescriptor();
+      entries.emplace_back(FieldValue(e, d->map_key(), -1), FieldValue(e, d->map_value(), -1));
+    }
+    std::sort(entries.begin(), entries.end());
+    return absl::StrJoin(entries, ",", absl::PairFormatter("="));
+  }
+  if (f->is_repeated()) {
+    std::vector<std::string> items;
+    for (int i = 0; i < r->FieldSize(m, f); ++i) items.push_back(FieldValue(m, f, i));
+    return absl::StrJoin(items, ", ");
+  }
+  return FieldValue(m, f, -1);
+}
+
+}  // namespace
+
+Format ParseFormat(std::string_view name) {
+  if (name == "json") return Format::kJson;
+  if (name == "yaml") return Format::kYaml;
+  return Format::kTable;
+}
+
+std::string Table::Render() const {
+  std::vector<size_t> widths(header.size(), 0);
+  auto measure = [&widths](const std::vector<std::string>& row) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], DisplayWidth(OneLine(row[i])));
+    }
+  };
+  measure(header);
+  for (const auto& row : rows) measure(row);
+
+  std::string out;
+  auto write = [&out, &widths](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      std::string cell = OneLine(row[i]);
+      line += cell;
+      if (i + 1 < row.size()) line.append(widths[i] - DisplayWidth(cell) + 3, ' ');
+    }
+    // Trailing blanks come from empty last cells; drop them.
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  };
+  write(header);
+  for (const auto& row : rows) write(row);
+  return out;
+}
+
+std::string MessageToCompactJson(const Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = false;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = false;
+  std::string out;
+  auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+  if (!status.ok()) return "{}";  // Only fails for unresolvable Any types, which we don't use.
+  return out;
+}
+
+std::string PrettyJson(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() * 2);
+  int depth = 0;
+  auto newline = [&out, &depth] {
+    out += '\n';
+    out.append(static_cast<size_t>(depth) * 2, ' ');
+  };
+  auto next_significant = [&json](size_t i) {
+    while (i < json.size() &&
+           (json[i] == ' ' || json[i] == '\n' || json[i] == '\r' || json[i] == '\t')) {
+      ++i;
+    }
+    return i;
+  };
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    switch (c) {
+      case '"': {
+        // Copy the string literal verbatim, escapes included.
+        out += c;
+        for (++i; i < json.size(); ++i) {
+          out += json[i];
+          if (json[i] == '\\' && i + 1 < json.size()) {
+            out += json[++i];
+          } else if (json[i] == '"') {
+            break;
+          }
+        }
+        break;
+      }
+      case '{':
+      case '[': {
+        const size_t j = next_significant(i + 1);
+        const char close = c == '{' ? '}' : ']';
+        if (j < json.size() && json[j] == close) {
+          out += c;
+          out += close;
+          i = j;
+        } else {
+          out += c;
+          ++depth;
+          newline();
+        }
+        break;
+      }
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out += c;
+        break;
+      case ',':
+        out += c;
+        newline();
+        break;
+      case ':':
+        out += ": ";
+        break;
+      case ' ':
+      case '\n':
+      case '\r':
+      case '\t':
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+Table FieldTable(const Message& message, std::initializer_list<std::string_view> skip) {
+  Table t{{"FIELD", "VALUE"}, {}};
+  const Descriptor* d = message.GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (std::find(skip.begin(), skip.end(), f->json_name()) != skip.end()) continue;
+    t.rows.push_back({f->json_name(), FieldText(message, f)});
+  }
+  return t;
+}
+
+int Printer::Confirm(const Message& doc, std::string_view line) const {
+  if (quiet_) return 0;
+  if (!table()) return Document(doc);
+  return Text(std::string(line) + "\n");
+}
+
+int Printer::Fields(const Message& doc, std::initializer_list<std::string_view> skip) const {
+  return Fields(doc, doc, skip);
+}
+
+int Printer::Fields(const Message& doc, const Message& fields,
+                    std::initializer_list<std::string_view> skip) const {
+  if (quiet_) return 0;
+  if (!table()) return Document(doc);
+  return Text(FieldTable(fields, skip).Render());
+}
+
+int Printer::Document(const Message& doc) const {
+  if (quiet_) return 0;
+  return EmitJson(MessageToCompactJson(doc));
+}
+
+int Printer::Array(const std::vector<const Message*>& items) const {
+  std::string json = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) json += ',';
+    json += MessageToCompactJson(*items[i]);
+  }
+  json += ']';
+  return EmitJson(json);
+}
+
+int Printer::EmitJson(const std::string& compact) const {
+  const std::string pretty = PrettyJson(compact);
+  if (format_ != Format::kYaml) return Text(pretty + "\n");
+  // JSON is YAML: parse it as such and emit block-style YAML.
+  auto docs = cub::config::ParseYaml(pretty);
+  if (!docs.ok()) {
+    std::cerr << "Failed: cannot render YAML: " << docs.status().message() << std::endl;
+    return 1;
+  }
+  for (auto& doc : *docs) ClearStringStyles(doc);
+  std::string yaml = cub::config::EmitYaml(*docs);
+  if (!yaml.empty() && yaml.back() != '\n') yaml += '\n';
+  return Text(yaml);
+}
+
+int Printer::Text(std::string_view text) const {
+  if (quiet_) return 0;
+  std::cout << text;
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace cub::cli

@@ -1,0 +1,16 @@
+# Writes a C++ file holding every migrations/NNNN_*.sql as a raw string, in name order, so
+# cubd carries its schema and needs no files at run time.
+file(GLOB files "${DIR}/*.sql")
+list(SORT files)
+set(body "// Generated from migrations/ by cmake/EmbedMigrations.cmake. Do not edit.\n")
+string(APPEND body "#include \"lib/store/migrations.h\"\n\nnamespace cub::store {\n")
+string(APPEND body "const std::vector<EmbeddedMigration>& EmbeddedMigrations() {\n")
+string(APPEND body "  static const std::vector<EmbeddedMigration> kAll = {\n")
+foreach(f ${files})
+  get_filename_component(name "${f}" NAME)
+  file(READ "${f}" sql)
+  string(APPEND body "    {\"${name}\", R\"cubsql(${sql})cubsql\"},\n")
+endforeach()
+string(APPEND body "  };\n  return kAll;\n}\n}  // namespace cub::store\n")
+file(WRITE "${OUT}.tmp" "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${OUT}.tmp" "${OUT}")

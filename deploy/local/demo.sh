@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The main job on one machine: installs what is missing, builds, starts cubd on its embedded
+# PostgreSQL at 127.0.0.1:7070 (REST/JSON mirror on 127.0.0.1:7071), creates an admin identity,
+# saves a `cub` context for it, and walks a short sample rollout. cubd keeps running afterwards.
+#
+# Environment: CUB_DATA_DIR (default: cubd's own default), CUB_LISTEN, CUB_HTTP_LISTEN.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+cd "$ROOT"
+
+bash deploy/local/install-deps.sh
+bash deploy/local/build.sh >/tmp/cub-build.log 2>&1 || { tail -n 40 /tmp/cub-build.log; exit 1; }
+
+BIN=$ROOT/build/bin
+LISTEN=${CUB_LISTEN:-127.0.0.1:7070}
+HTTP_LISTEN=${CUB_HTTP_LISTEN:-127.0.0.1:7071}
+if [[ $(id -u) == 0 ]]; then default_dir=/var/lib/cub; else default_dir=${XDG_DATA_HOME:-$HOME/.local/share}/cub; fi
+DATA_DIR=${CUB_DATA_DIR:-$default_dir}
+mkdir -p "$DATA_DIR"
+PIDFILE=$DATA_DIR/cubd.pid
+LOG=$DATA_DIR/cubd.log
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+if [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then
+  step "stopping the cubd this script started earlier (pid $(cat "$PIDFILE"))"
+  kill "$(cat "$PIDFILE")"
+  while kill -0 "$(cat "$PIDFILE")" 2>/dev/null; do sleep 0.2; done
+fi
+
+step "starting cubd on $LISTEN with its embedded PostgreSQL in $DATA_DIR"
+setsid nohup "$BIN/cubd" serve --data-dir "$DATA_DIR" --listen "$LISTEN" \
+  --http-listen "$HTTP_LISTEN" >>"$LOG" 2>&1 </dev/null &
+echo $! >"$PIDFILE"
+for _ in $(seq 600); do
+  grep -q "serving gRPC on $LISTEN" "$LOG" 2>/dev/null && break
+  kill -0 "$(cat "$PIDFILE")" 2>/dev/null || { echo "cubd exited:"; tail -n 20 "$LOG"; exit 1; }
+  sleep 0.2
+done
+echo "cubd is up (pid $(cat "$PIDFILE"), log $LOG)"
+
+step "creating the admin identity 'demo-admin' and saving a cub context for it"
+if ! token=$("$BIN/cubd" user create demo-admin --admin --data-dir "$DATA_DIR" 2>/dev/null); then
+  token=$("$BIN/cubd" user token demo-admin --data-dir "$DATA_DIR")  # it exists: a new token
+fi
+printf '$ cub auth login --server %s --token <token>\n' "$LISTEN"
+"$BIN/cub" auth login --server "$LISTEN" --token "$token"
+cub() { printf '$ cub %s\n' "$*"; "$BIN/cub" "$@"; }
+
+step "a fresh sample: remove what an earlier run left"
+for s in acme-prod acme-dev acme-base; do "$BIN/cub" space delete "$s" >/dev/null 2>&1 || true; done
+
+step "a base Space with a Deployment"
+cub space create acme-base --component acme --label Stage=Base
+cat >/tmp/cub-demo-deployment.yaml <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: acme
+  labels:
+    app: acme
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: acme
+  template:
+    metadata:
+      labels:
+        app: acme
+    spec:
+      containers:
+        - name: acme
+          image: ghcr.io/acme/acme:v451
+YAML
+cub unit create --space acme-base deployment /tmp/cub-demo-deployment.yaml --label tier=frontend
+
+step "two variants: dev from the base, prod from dev"
+cub variant create acme-dev acme-base --stage Development
+cub variant create acme-prod acme-dev --stage Production --region us-east1
+cub link list --space acme-prod
+
+step "an edit in the base: bump the image"
+sed 's/:v451/:v452/' /tmp/cub-demo-deployment.yaml >/tmp/cub-demo-deployment-v452.yaml
+cub unit update --space acme-base deployment /tmp/cub-demo-deployment-v452.yaml \
+  --change-desc "Release v452: bump the image tag"
+cub revision list --space acme-base --unit deployment
+
+step "where is what: list with --where"
+cub unit list --space "*" --where "Labels.tier = 'frontend' AND HeadRevisionNum > 1"
+cub unit list --space "*" --where "Space.Labels.Stage IN ('Development', 'Production')"
+cub space list --where "Labels.Stage = 'Production' OR Labels.Stage = 'Base'"
+
+cat <<MSG
+
+cubd keeps running (pid $(cat "$PIDFILE")); its log is $LOG.
+  Use it:   $BIN/cub space list          (the saved context points at $LISTEN)
+            curl -s -X POST -H "Authorization: Bearer \$TOKEN" -d '{}' http://$HTTP_LISTEN/v1/SpaceService/ListSpaces
+  Stop it:  kill \$(cat $PIDFILE)       (its embedded PostgreSQL stops with it)
+MSG

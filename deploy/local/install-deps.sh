@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that building, running and testing cub need: only those that
+# are missing, so a machine that has them all is checked in a second and touches no network.
+# Runs as root, or through sudo when available. Non-interactive (fine for CI: no stdin).
+#
+# Note: installing postgresql-15 on Debian also creates and starts a `main` cluster on port
+# 5432. That is harmless: the tests start their own server (tests/harness/pg.sh) on another port,
+# and cubd's embedded database listens on no TCP port at all.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev
+  postgresql-15 clang-format curl git ca-certificates
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  # `dpkg -s` also succeeds for a removed package whose config files remain: read its status.
+  if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed$'; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages are installed"
+  exit 0
+fi
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "install-deps: missing packages (${missing[*]}), and neither root nor sudo is available" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+APT=("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=300
+  -o Dpkg::Use-Pty=0)
+"${APT[@]}" update
+"${APT[@]}" install --no-install-recommends "${missing[@]}"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test with CTest (unit, integration, e2e; the
+# `pg` fixture starts and stops the tests' PostgreSQL). Exits with CTest's exit code, and prints
+# CTest's closing summary line ("N% tests passed, N tests failed out of N") last.
+# Extra arguments go to ctest (e.g. -L unit, -R where).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+cd "$ROOT"
+
+bash deploy/local/install-deps.sh
+bash deploy/local/build.sh
+
+cd build
+rc=0
+ctest --output-on-failure --no-tests=error -j2 "$@" 2>&1 | tee ctest.log || rc=${PIPESTATUS[0]}
+summary=$(grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1 || true)
+echo
+if [[ -n $summary ]]; then
+  echo "$summary"
+else
+  echo "ctest printed no summary (exit code $rc)"
+fi
+exit "$rc"

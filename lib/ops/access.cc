@@ -1,0 +1,101 @@
+#include "lib/ops/access.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/store/links.h"
+#include "lib/store/spaces.h"
+#include "lib/store/units.h"
+
+namespace cub::ops {
+namespace {
+
+const char* NeededRole(Access a) {
+  switch (a) {
+    case Access::kRead: return "viewer";
+    case Access::kWrite: return "editor or admin";
+    case Access::kApprove: return "approver or admin";
+    case Access::kAdmin: return "admin";
+  }
+  return "admin";
+}
+
+const char* Verb(Access a) {
+  switch (a) {
+    case Access::kRead: return "read";
+    case Access::kWrite: return "change";
+    case Access::kApprove: return "approve in";
+    case Access::kAdmin: return "administer";
+  }
+  return "use";
+}
+
+}  // namespace
+
+store::Caller ToCaller(const Principal& p) {
+  return store::Caller{p.admin, p.user_id, p.groups};
+}
+
+absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p,
+                                       const std::string& ref, Access access) {
+  if (ref.empty()) return absl::InvalidArgumentError("a space is required (--space)");
+  auto space = store::FindSpace(tx, ref);
+  if (!space) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
+  if (p.admin) return *space;
+  std::vector<Role> roles;
+  for (const auto& name : store::RolesOn(tx, space->space_id(), ToCaller(p))) {
+    Role r;
+    if (ParseRole(name, &r)) roles.push_back(r);
+  }
+  if (roles.empty()) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
+  if (!Allows(roles, access)) {
+    std::vector<std::string> held;
+    for (Role r : roles) held.push_back(RoleName(r));
+    return absl::PermissionDeniedError(absl::StrCat(
+        "user '", p.username, "' may not ", Verb(access), " space '", space->slug(),
+        "': that needs the ", NeededRole(access), " role, and they hold ",
+        absl::StrJoin(held, ", ")));
+  }
+  return *space;
+}
+
+absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space,
+                                     const std::string& ref) {
+  if (ref.empty()) return absl::InvalidArgumentError("a unit is required");
+  auto unit = store::FindUnit(tx, space.space_id(), ref);
+  if (!unit) {
+    return absl::NotFoundError(
+        absl::StrCat("unit '", ref, "' not found in space '", space.slug(), "'"));
+  }
+  return *unit;
+}
+
+absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p,
+                                          const std::string& ref,
+                                          const std::string& default_space,
+                                          const std::string& entity) {
+  if (ref.empty()) return std::string();
+  std::string space_ref = default_space;
+  std::string name = ref;
+  if (auto slash = ref.find('/'); slash != std::string::npos) {
+    space_ref = ref.substr(0, slash);
+    name = ref.substr(slash + 1);
+  }
+  if (space_ref.empty() || space_ref == "*") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("filter '", ref, "': name its space as SPACE/FILTER"));
+  }
+  auto space = ResolveSpace(tx, p, space_ref, Access::kRead);
+  if (!space.ok()) return space.status();
+  auto filter = store::FindFilter(tx, space->space_id(), name);
+  if (!filter) {
+    return absl::NotFoundError(
+        absl::StrCat("filter '", name, "' not found in space '", space->slug(), "'"));
+  }
+  if (filter->from() != entity) {
+    return absl::InvalidArgumentError(absl::StrCat("filter '", ref, "' selects ",
+                                                   filter->from(), "s, not ", entity, "s"));
+  }
+  return filter->where_field();
+}
+
+}  // namespace cub::ops

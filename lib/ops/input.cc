@@ -1,0 +1,41 @@
+#include "lib/ops/input.h"
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+
+namespace cub::ops {
+
+absl::Status ValidateSlug(const std::string& kind, const std::string& slug) {
+  bool ok = !slug.empty() && slug.size() <= 128 &&
+            std::isalnum(static_cast<unsigned char>(slug[0]));
+  for (char c : slug) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kind, " name '", slug,
+        "' is not valid: use 1-128 letters, digits, '-', '_' or '.', starting with a letter or "
+        "digit"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateKeys(const char* what,
+                          const google::protobuf::Map<std::string, std::string>& m) {
+  for (const auto& [k, v] : m) {
+    if (k.empty() || k.find_first_of(" \t\r\n=") != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " key '", k, "' is not valid"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::map<std::string, std::string> ToMap(
+    const google::protobuf::Map<std::string, std::string>& m) {
+  return std::map<std::string, std::string>(m.begin(), m.end());
+}
+
+}  // namespace cub::ops

@@ -1,0 +1,26 @@
+// Checks on names and key/value maps that arrive in requests, shared by the use cases.
+#ifndef CUB_LIB_OPS_INPUT_H_
+#define CUB_LIB_OPS_INPUT_H_
+
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "google/protobuf/map.h"
+
+namespace cub::ops {
+
+// INVALID_ARGUMENT unless `slug` is a usable name: 1-128 characters of letters, digits,
+// '-', '_' and '.', starting with a letter or digit. `kind` names the entity in the message.
+absl::Status ValidateSlug(const std::string& kind, const std::string& slug);
+
+// INVALID_ARGUMENT naming the first key that is empty or holds whitespace or '='.
+absl::Status ValidateKeys(const char* what,
+                          const google::protobuf::Map<std::string, std::string>& m);
+
+std::map<std::string, std::string> ToMap(
+    const google::protobuf::Map<std::string, std::string>& m);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_INPUT_H_

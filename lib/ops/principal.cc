@@ -1,0 +1,43 @@
+#include "lib/ops/principal.h"
+
+namespace cub::ops {
+
+const char* RoleName(Role r) {
+  switch (r) {
+    case Role::kViewer: return "viewer";
+    case Role::kEditor: return "editor";
+    case Role::kApprover: return "approver";
+    case Role::kAdmin: return "admin";
+  }
+  return "unknown";
+}
+
+bool ParseRole(const std::string& name, Role* out) {
+  for (Role r : {Role::kViewer, Role::kEditor, Role::kApprover, Role::kAdmin}) {
+    if (name == RoleName(r)) {
+      *out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Allows(const std::vector<Role>& roles, Access access) {
+  for (Role r : roles) {
+    switch (access) {
+      case Access::kRead: return true;  // any role reads
+      case Access::kWrite:
+        if (r == Role::kEditor || r == Role::kAdmin) return true;
+        break;
+      case Access::kApprove:
+        if (r == Role::kApprover || r == Role::kAdmin) return true;
+        break;
+      case Access::kAdmin:
+        if (r == Role::kAdmin) return true;
+        break;
+    }
+  }
+  return false;
+}
+
+}  // namespace cub::ops

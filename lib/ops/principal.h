@@ -1,0 +1,34 @@
+// The authenticated caller of an operation, resolved from a bearer token by the server.
+// Operations trust only this, never identity fields of a request.
+#ifndef CUB_LIB_OPS_PRINCIPAL_H_
+#define CUB_LIB_OPS_PRINCIPAL_H_
+
+#include <string>
+#include <vector>
+
+namespace cub::ops {
+
+struct Principal {
+  std::string user_id;
+  std::string username;
+  std::vector<std::string> groups;
+  bool admin = false;            // server administrator: every role on every Space
+  bool service_account = false;  // CI or a reporter: can never vote on approvals
+};
+
+// Roles on a Space, in increasing order of what they allow to be read or written.
+// viewer reads; editor also writes; approver reads and votes; admin does all of it and grants.
+enum class Role { kViewer, kEditor, kApprover, kAdmin };
+
+// What an operation needs of the caller on a Space.
+enum class Access { kRead, kWrite, kApprove, kAdmin };
+
+const char* RoleName(Role r);
+// Parses "viewer" | "editor" | "approver" | "admin"; false if unknown.
+bool ParseRole(const std::string& name, Role* out);
+// Whether holding `roles` grants `access`.
+bool Allows(const std::vector<Role>& roles, Access access);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_PRINCIPAL_H_

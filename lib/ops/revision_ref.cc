@@ -1,0 +1,81 @@
+// ResolveRevision: turning the revision selectors users type into revision numbers.
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "lib/ops/access.h"
+#include "lib/ops/units.h"
+#include "lib/store/tags.h"
+
+namespace cub::ops {
+namespace {
+
+absl::StatusOr<int64_t> TagMark(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                const v1::Unit& unit, const std::string& tag_ref) {
+  v1::Space tag_space = space;
+  std::string tag_slug = tag_ref;
+  if (auto slash = tag_ref.find('/'); slash != std::string::npos) {
+    auto other = ResolveSpace(tx, p, tag_ref.substr(0, slash), Access::kRead);
+    if (!other.ok()) return other.status();
+    tag_space = *other;
+    tag_slug = tag_ref.substr(slash + 1);
+  }
+  auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
+  if (!tag) {
+    return absl::NotFoundError(
+        absl::StrCat("tag '", tag_slug, "' not found in space '", tag_space.slug(), "'"));
+  }
+  auto mark = store::FindMark(tx, tag->tag_id(), unit.unit_id());
+  if (!mark) {
+    return absl::NotFoundError(
+        absl::StrCat("tag '", tag_ref, "' marks no revision of unit '", unit.slug(), "'"));
+  }
+  return *mark;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p,
+                                        const v1::Space& space, const v1::Unit& unit,
+                                        const std::string& selector) {
+  int64_t head = unit.head_revision_num();
+  int64_t num = 0;
+  if (selector.empty() || selector == "HeadRevisionNum") {
+    num = head;
+  } else if (selector == "LastReleasedRevisionNum") {
+    num = unit.last_released_revision_num();
+    if (num == 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("unit '", unit.slug(), "' has never been released"));
+    }
+  } else if (absl::StartsWith(selector, "Before:Tag:")) {
+    auto mark = TagMark(tx, p, space, unit, selector.substr(11));
+    if (!mark.ok()) return mark.status();
+    num = *mark - 1;
+    if (num < 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "unit '", unit.slug(), "' has no revision before ", selector.substr(7)));
+    }
+  } else if (absl::StartsWith(selector, "Tag:")) {
+    auto mark = TagMark(tx, p, space, unit, selector.substr(4));
+    if (!mark.ok()) return mark.status();
+    num = *mark;
+  } else if (selector[0] == '-' && absl::SimpleAtoi(selector.substr(1), &num)) {
+    num = head - num;
+    if (num < 1) {
+      return absl::OutOfRangeError(absl::StrCat("unit '", unit.slug(), "' has only ", head,
+                                                " revisions; ", selector, " goes before the first"));
+    }
+  } else if (!absl::SimpleAtoi(selector, &num)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "revision '", selector,
+        "' is not valid: use a number, -N, HeadRevisionNum, LastReleasedRevisionNum, Tag:T or "
+        "Before:Tag:T"));
+  }
+  if (num < 1 || num > head) {
+    return absl::NotFoundError(absl::StrCat("unit '", unit.slug(), "' has no revision ", num,
+                                            " (head is ", head, ")"));
+  }
+  return num;
+}
+
+}  // namespace cub::ops

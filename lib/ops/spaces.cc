@@ -1,0 +1,191 @@
+#include "lib/ops/spaces.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "lib/ops/access.h"
+#include "lib/ops/input.h"
+#include "lib/store/spaces.h"
+#include "lib/store/users.h"
+
+namespace cub::ops {
+namespace {
+
+// The user or group a grant names, checked to exist (for a user).
+absl::StatusOr<std::pair<std::string, std::string>> Grantee(store::Tx& tx,
+                                                           const v1::GrantRequest& req) {
+  if (req.username().empty() == req.group().empty()) {
+    return absl::InvalidArgumentError("name exactly one of a user or a group");
+  }
+  if (!req.username().empty()) {
+    auto u = store::FindUserByName(tx, req.username());
+    if (!u) return absl::NotFoundError(absl::StrCat("user '", req.username(), "' not found"));
+    return std::make_pair(u->user_id(), std::string());
+  }
+  return std::make_pair(std::string(), req.group());
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal& p,
+                                      const v1::CreateSpaceRequest& req) {
+  if (auto s = ValidateSlug("space", req.slug()); !s.ok()) return s;
+  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
+  v1::Space out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    if (auto existing = store::FindSpace(tx, req.slug())) {
+      if (!req.allow_exists()) {
+        return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
+      }
+      auto visible = ResolveSpace(tx, p, req.slug(), Access::kRead);
+      if (!visible.ok()) return visible.status();
+      out = *visible;
+      return absl::OkStatus();
+    }
+    store::NewSpace ns{req.slug(), req.display_name(), ToMap(req.labels()),
+                       ToMap(req.annotations())};
+    if (!req.component().empty()) {
+      if (auto s = ValidateSlug("component", req.component()); !s.ok()) return s;
+      ns.component_id = store::EnsureComponent(tx, req.component());
+    }
+    auto space = store::InsertSpace(tx, ns);
+    if (!space.ok()) return space.status();
+    if (auto s = store::GrantRole(tx, space->space_id(), "admin", p.user_id, ""); !s.ok()) {
+      return s;
+    }
+    out = *space;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Space> GetSpace(store::ConnectionPool& db, const Principal& p,
+                                   const v1::GetSpaceRequest& req) {
+  v1::Space out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    out = *space;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListSpacesResponse> ListSpaces(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::ListSpacesRequest& req) {
+  v1::ListSpacesResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto filter = ResolveFilter(tx, p, req.options().filter(), "", "Space");
+    if (!filter.ok()) return filter.status();
+    auto spaces = store::ListSpaces(tx, ToCaller(p), req.options().where(), *filter);
+    if (!spaces.ok()) return spaces.status();
+    for (auto& s : *spaces) *out.add_spaces() = std::move(s);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal& p,
+                                      const v1::UpdateSpaceRequest& req) {
+  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
+  v1::Space out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    store::SpaceChanges c;
+    if (!req.display_name().empty()) c.display_name = req.display_name();
+    c.labels = ToMap(req.labels());
+    c.annotations = ToMap(req.annotations());
+    if (!req.component().empty()) {
+      if (auto s = ValidateSlug("component", req.component()); !s.ok()) return s;
+      c.component_id = store::EnsureComponent(tx, req.component());
+    }
+    c.expected_version = req.version();
+    auto updated = store::UpdateSpace(tx, space->space_id(), c);
+    if (!updated.ok()) return updated.status();
+    out = *updated;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status DeleteSpace(store::ConnectionPool& db, const Principal& p,
+                         const v1::DeleteSpaceRequest& req) {
+  return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
+    if (!space.ok()) return space.status();
+    return store::DeleteSpace(tx, *space);
+  });
+}
+
+absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal& p,
+                                     const v1::GrantRequest& req) {
+  Role role;
+  if (!ParseRole(req.role(), &role)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown role '", req.role(), "': use viewer, editor, approver or admin"));
+  }
+  v1::Permission out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
+    if (!space.ok()) return space.status();
+    auto who = Grantee(tx, req);
+    if (!who.ok()) return who.status();
+    if (auto s = store::GrantRole(tx, space->space_id(), req.role(), who->first, who->second);
+        !s.ok()) {
+      return s;
+    }
+    out.set_space_id(space->space_id());
+    out.set_role(req.role());
+    out.set_username(req.username());
+    out.set_group(req.group());
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal& p,
+                                      const v1::GrantRequest& req) {
+  v1::Permission out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
+    if (!space.ok()) return space.status();
+    auto who = Grantee(tx, req);
+    if (!who.ok()) return who.status();
+    if (auto s = store::RevokeRole(tx, space->space_id(), req.role(), who->first, who->second);
+        !s.ok()) {
+      return s;
+    }
+    out.set_space_id(space->space_id());
+    out.set_role(req.role());
+    out.set_username(req.username());
+    out.set_group(req.group());
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(
+    store::ConnectionPool& db, const Principal& p, const v1::ListPermissionsRequest& req) {
+  v1::ListPermissionsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    for (auto& perm : store::ListPermissions(tx, space->space_id())) {
+      *out.add_permissions() = std::move(perm);
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops

@@ -1,0 +1,339 @@
+#include "lib/ops/units.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/config/yaml.h"
+#include "lib/ops/access.h"
+#include "lib/ops/input.h"
+#include "lib/store/tags.h"
+#include "lib/store/units.h"
+#include "lib/util/sha256.h"
+
+namespace cub::ops {
+namespace {
+
+const std::vector<std::string>& YamlToolchains() {
+  static const auto* k = new std::vector<std::string>{"Kubernetes/YAML", "ConfigHub/YAML"};
+  return *k;
+}
+const std::vector<std::string>& OpaqueToolchains() {
+  static const auto* k = new std::vector<std::string>{"AppConfig/Text"};
+  return *k;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// DataHash of `data` for the toolchain: YAML is parsed (and refused if it does not parse)
+// and hashed in canonical form; opaque data is hashed as bytes.
+absl::StatusOr<std::string> HashData(const std::string& toolchain, const std::string& data) {
+  if (Contains(YamlToolchains(), toolchain)) return config::DataHash(data);
+  return absl::StrCat("sha256:", Sha256Hex(data));
+}
+
+absl::Status ValidateToolchain(const std::string& toolchain) {
+  if (Contains(YamlToolchains(), toolchain) || Contains(OpaqueToolchains(), toolchain)) {
+    return absl::OkStatus();
+  }
+  std::vector<std::string> all = YamlToolchains();
+  all.insert(all.end(), OpaqueToolchains().begin(), OpaqueToolchains().end());
+  return absl::InvalidArgumentError(absl::StrCat("unknown toolchain type '", toolchain,
+                                                 "': use one of ", absl::StrJoin(all, ", ")));
+}
+
+absl::StatusOr<std::string> HeadData(store::Tx& tx, const v1::Unit& unit) {
+  if (unit.head_revision_num() == 0) return std::string();
+  auto rev = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+  if (!rev) return absl::InternalError("head revision missing");
+  return rev->data();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Principal& p,
+                                            const v1::CreateUnitRequest& req) {
+  if (auto s = ValidateSlug("unit", req.slug()); !s.ok()) return s;
+  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
+  std::string toolchain = req.toolchain_type().empty() ? "Kubernetes/YAML" : req.toolchain_type();
+  if (auto s = ValidateToolchain(toolchain); !s.ok()) return s;
+  auto hash = HashData(toolchain, req.data());
+  if (!hash.ok()) return hash.status();
+  v1::UnitWithData out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    if (auto existing = store::FindUnit(tx, space->space_id(), req.slug())) {
+      if (!req.allow_exists()) {
+        return absl::AlreadyExistsError(absl::StrCat("unit '", req.slug(),
+                                                     "' already exists in space '",
+                                                     space->slug(), "'"));
+      }
+      auto data = HeadData(tx, *existing);
+      if (!data.ok()) return data.status();
+      *out.mutable_unit() = *existing;
+      out.set_data(*data);
+      return absl::OkStatus();
+    }
+    auto unit = store::InsertUnit(tx, {space->space_id(), req.slug(), toolchain,
+                                       ToMap(req.labels()), ToMap(req.annotations())});
+    if (!unit.ok()) return unit.status();
+    store::NewRevision rev{req.data(), *hash, p.user_id,
+                           req.change_desc().empty() ? "Created" : req.change_desc()};
+    auto written = store::AppendRevision(tx, unit->unit_id(), rev);
+    if (!written.ok()) return written.status();
+    auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
+    *out.mutable_unit() = *fresh;
+    out.set_data(req.data());
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::UnitWithData> GetUnit(store::ConnectionPool& db, const Principal& p,
+                                         const v1::GetUnitRequest& req) {
+  v1::UnitWithData out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    auto data = HeadData(tx, *unit);
+    if (!data.ok()) return data.status();
+    *out.mutable_unit() = *unit;
+    out.set_data(*data);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const Principal& p,
+                                                const v1::ListUnitsRequest& req) {
+  v1::ListUnitsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    store::UnitQuery q;
+    std::string default_space;
+    if (req.space() != "*") {
+      auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+      if (!space.ok()) return space.status();
+      q.space_id = space->space_id();
+      default_space = space->slug();
+    }
+    auto filter = ResolveFilter(tx, p, req.options().filter(), default_space, "Unit");
+    if (!filter.ok()) return filter.status();
+    q.where = req.options().where();
+    q.filter_where = *filter;
+    q.where_space = req.where_space();
+    auto units = store::ListUnits(tx, ToCaller(p), q);
+    if (!units.ok()) return units.status();
+    out.mutable_units()->Reserve(static_cast<int>(units->size()));
+    for (auto& u : *units) *out.add_units() = std::move(u);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
+                                                  const Principal& p,
+                                                  const v1::UpdateUnitRequest& req) {
+  if (!req.data().empty() && !req.restore().empty()) {
+    return absl::InvalidArgumentError("give either new data or --restore, not both");
+  }
+  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
+  v1::UpdateUnitResponse out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    if (auto s = store::UpdateUnitMetadata(tx, unit->unit_id(),
+                                           {ToMap(req.labels()), ToMap(req.annotations())});
+        !s.ok()) {
+      return s;
+    }
+    bool writes_data = !req.data().empty() || !req.restore().empty();
+    if (writes_data) {
+      store::NewRevision rev;
+      rev.author_id = p.user_id;
+      rev.expected_head = req.expected_head_revision_num();
+      if (!req.restore().empty()) {
+        auto num = ResolveRevision(tx, p, *space, *unit, req.restore());
+        if (!num.ok()) return num.status();
+        auto source = store::FindRevision(tx, unit->unit_id(), *num);
+        if (!source) return absl::InternalError("restored revision missing");
+        rev.data = source->data();
+        rev.data_hash = source->data_hash();
+        rev.restored_from_num = *num;
+        rev.description = req.change_desc().empty()
+                              ? absl::StrCat("Restored revision ", *num)
+                              : req.change_desc();
+      } else {
+        auto hash = HashData(unit->toolchain_type(), req.data());
+        if (!hash.ok()) return hash.status();
+        rev.data = req.data();
+        rev.data_hash = *hash;
+        rev.description = req.change_desc();
+      }
+      if (rev.data_hash == unit->data_hash() && unit->head_revision_num() > 0) {
+        out.set_unchanged(true);
+      } else {
+        auto written = store::AppendRevision(tx, unit->unit_id(), rev);
+        if (!written.ok()) return written.status();
+        *out.mutable_revision() = *written;
+      }
+    }
+    auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
+    *out.mutable_unit() = *fresh;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status DeleteUnit(store::ConnectionPool& db, const Principal& p,
+                        const v1::DeleteUnitRequest& req) {
+  return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    return store::DeleteUnit(tx, *unit);
+  });
+}
+
+absl::StatusOr<v1::ListRevisionsResponse> ListRevisions(store::ConnectionPool& db,
+                                                        const Principal& p,
+                                                        const v1::ListRevisionsRequest& req) {
+  v1::ListRevisionsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    auto revs = store::ListRevisions(tx, unit->unit_id(), req.options().where());
+    if (!revs.ok()) return revs.status();
+    for (auto& r : *revs) *out.add_revisions() = std::move(r);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Revision> GetRevision(store::ConnectionPool& db, const Principal& p,
+                                         const v1::GetRevisionRequest& req) {
+  v1::Revision out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    auto num = ResolveRevision(tx, p, *space, *unit, req.revision());
+    if (!num.ok()) return num.status();
+    auto rev = store::FindRevision(tx, unit->unit_id(), *num);
+    if (!rev) return absl::NotFoundError("revision not found");
+    out = *rev;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& p,
+                                    const v1::TagUnitRequest& req) {
+  v1::TagMark out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    v1::Space tag_space = *space;
+    std::string tag_slug = req.tag();
+    if (auto slash = req.tag().find('/'); slash != std::string::npos) {
+      auto other = ResolveSpace(tx, p, req.tag().substr(0, slash), Access::kWrite);
+      if (!other.ok()) return other.status();
+      tag_space = *other;
+      tag_slug = req.tag().substr(slash + 1);
+    }
+    auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
+    if (!tag) {
+      return absl::NotFoundError(
+          absl::StrCat("tag '", tag_slug, "' not found in space '", tag_space.slug(), "'"));
+    }
+    auto num = ResolveRevision(tx, p, *space, *unit, req.revision());
+    if (!num.ok()) return num.status();
+    auto mark = store::MarkRevision(tx, *tag, *unit, *num, req.move());
+    if (!mark.ok()) return mark.status();
+    out = *mark;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
+                                  const v1::CreateTagRequest& req) {
+  if (auto s = ValidateSlug("tag", req.slug()); !s.ok()) return s;
+  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  v1::Tag out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    if (auto existing = store::FindTag(tx, space->space_id(), req.slug())) {
+      if (!req.allow_exists()) {
+        return absl::AlreadyExistsError(absl::StrCat("tag '", req.slug(),
+                                                     "' already exists in space '",
+                                                     space->slug(), "'"));
+      }
+      out = *existing;
+      return absl::OkStatus();
+    }
+    auto tag = store::InsertTag(
+        tx, {space->space_id(), req.slug(), req.description(), ToMap(req.labels())});
+    if (!tag.ok()) return tag.status();
+    out = *tag;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::TagWithMarks> GetTag(store::ConnectionPool& db, const Principal& p,
+                                        const v1::GetTagRequest& req) {
+  v1::TagWithMarks out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto tag = store::FindTag(tx, space->space_id(), req.tag());
+    if (!tag) {
+      return absl::NotFoundError(
+          absl::StrCat("tag '", req.tag(), "' not found in space '", space->slug(), "'"));
+    }
+    *out.mutable_tag() = *tag;
+    for (auto& m : store::ListTagMarks(tx, tag->tag_id())) *out.add_marks() = std::move(m);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListTagsResponse> ListTags(store::ConnectionPool& db, const Principal& p,
+                                              const v1::ListTagsRequest& req) {
+  v1::ListTagsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto tags = store::ListTags(tx, space->space_id(), req.options().where());
+    if (!tags.ok()) return tags.status();
+    for (auto& t : *tags) *out.add_tags() = std::move(t);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops

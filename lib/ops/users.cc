@@ -1,0 +1,100 @@
+#include "lib/ops/users.h"
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "lib/ops/input.h"
+
+namespace cub::ops {
+namespace {
+
+constexpr char kTokenPrefix[] = "cub_";
+
+absl::StatusOr<std::string> NewToken() {
+  unsigned char buf[32];
+  if (RAND_bytes(buf, sizeof(buf)) != 1) return absl::InternalError("no randomness for a token");
+  std::string raw(reinterpret_cast<char*>(buf), sizeof(buf));
+  std::string token = absl::WebSafeBase64Escape(raw);
+  return absl::StrCat(kTokenPrefix, token);
+}
+
+std::string TokenHash(const std::string& token) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
+  return std::string(reinterpret_cast<char*>(digest), sizeof(digest));
+}
+
+}  // namespace
+
+absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::NewUser& nu) {
+  if (auto s = ValidateSlug("user", nu.username); !s.ok()) return s;
+  for (const auto& g : nu.groups) {
+    if (auto s = ValidateSlug("group", g); !s.ok()) return s;
+  }
+  if (nu.admin && nu.service_account) {
+    return absl::InvalidArgumentError("a service account cannot be a server admin");
+  }
+  auto token = NewToken();
+  if (!token.ok()) return token.status();
+  CreatedUser out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    if (store::FindUserByName(tx, nu.username)) {
+      return absl::AlreadyExistsError(absl::StrCat("user '", nu.username, "' already exists"));
+    }
+    auto user = store::InsertUser(tx, nu);
+    if (!user.ok()) return user.status();
+    if (auto s = store::InsertToken(tx, user->user_id(), TokenHash(*token)); !s.ok()) return s;
+    out.user = *user;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  out.token = *token;
+  return out;
+}
+
+absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::string& username) {
+  auto token = NewToken();
+  if (!token.ok()) return token.status();
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto user = store::FindUserByName(tx, username);
+    if (!user) return absl::NotFoundError(absl::StrCat("user '", username, "' not found"));
+    return store::InsertToken(tx, user->user_id(), TokenHash(*token));
+  });
+  if (!st.ok()) return st;
+  return *token;
+}
+
+absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
+  std::vector<v1::User> out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    out = store::ListUsers(tx);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::string& token) {
+  if (token.empty()) {
+    return absl::UnauthenticatedError(
+        "no bearer token: log in with `cub auth login` or pass --token");
+  }
+  std::optional<v1::User> user;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    user = store::FindUserByTokenHash(tx, TokenHash(token));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  if (!user) return absl::UnauthenticatedError("the bearer token is not valid");
+  Principal p;
+  p.user_id = user->user_id();
+  p.username = user->username();
+  p.groups.assign(user->groups().begin(), user->groups().end());
+  p.admin = user->admin();
+  p.service_account = user->service_account();
+  return p;
+}
+
+}  // namespace cub::ops

@@ -1,0 +1,41 @@
+// Use cases on variants, Links and Filters.
+#ifndef CUB_LIB_OPS_VARIANTS_H_
+#define CUB_LIB_OPS_VARIANTS_H_
+
+#include "absl/status/statusor.h"
+#include "cub/v1/variant.pb.h"
+#include "lib/ops/principal.h"
+#include "lib/store/pool.h"
+
+namespace cub::ops {
+
+// Creates Space `slug` as a variant of `upstream_space`: labelled with Stage/Environment/Region
+// (and any other labels), in the upstream's component, holding a clone of every Unit of the
+// upstream at its head, each linked to its upstream Unit by an UpgradeUnit Link whose merge
+// cursor is the cloned revision. The upstream's grants carry over and the caller becomes an
+// admin. Needs read access to the upstream. One transaction, a fixed number of statements
+// whatever the number of Units.
+absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& db,
+                                                        const Principal& p,
+                                                        const v1::CreateVariantRequest& req);
+
+// Link between existing Units: FromUnit in `space` takes changes from ToUnit in ToSpace.
+absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& p,
+                                    const v1::CreateLinkRequest& req);
+absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,
+                                 const v1::GetLinkRequest& req);
+absl::StatusOr<v1::ListLinksResponse> ListLinks(store::ConnectionPool& db, const Principal& p,
+                                                const v1::ListLinksRequest& req);
+
+// The where expression is compiled at creation, so a broken filter is refused then.
+absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Principal& p,
+                                        const v1::CreateFilterRequest& req);
+absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal& p,
+                                     const v1::GetFilterRequest& req);
+absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db,
+                                                    const Principal& p,
+                                                    const v1::ListFiltersRequest& req);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_VARIANTS_H_

@@ -1,0 +1,57 @@
+#include "lib/store/errors.h"
+
+#include <pqxx/pqxx>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace cub::store {
+namespace {
+
+constexpr char kRetryPayload[] = "cub/retryable";
+
+// The first line of a server error; libpqxx appends the statement, which may hold data.
+std::string FirstLine(const char* what) {
+  std::string s(what);
+  auto nl = s.find('\n');
+  if (nl != std::string::npos) s.resize(nl);
+  if (s.rfind("ERROR:  ", 0) == 0) s = s.substr(8);
+  return s;
+}
+
+}  // namespace
+
+absl::Status StatusFromException(const std::exception& e) {
+  if (dynamic_cast<const pqxx::unique_violation*>(&e)) {
+    return absl::AlreadyExistsError(FirstLine(e.what()));
+  }
+  if (dynamic_cast<const pqxx::foreign_key_violation*>(&e) ||
+      dynamic_cast<const pqxx::restrict_violation*>(&e) ||
+      dynamic_cast<const pqxx::check_violation*>(&e) ||
+      dynamic_cast<const pqxx::not_null_violation*>(&e)) {
+    return absl::FailedPreconditionError(FirstLine(e.what()));
+  }
+  if (dynamic_cast<const pqxx::serialization_failure*>(&e) ||
+      dynamic_cast<const pqxx::deadlock_detected*>(&e)) {
+    absl::Status s = absl::AbortedError(FirstLine(e.what()));
+    s.SetPayload(kRetryPayload, absl::Cord("1"));
+    return s;
+  }
+  if (dynamic_cast<const pqxx::broken_connection*>(&e) ||
+      dynamic_cast<const pqxx::in_doubt_error*>(&e)) {
+    return absl::UnavailableError(absl::StrCat("database unavailable: ", FirstLine(e.what())));
+  }
+  if (dynamic_cast<const pqxx::data_exception*>(&e)) {
+    return absl::InvalidArgumentError(FirstLine(e.what()));
+  }
+  if (auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
+    // 2201B: invalid regular expression, raised as a generic data error on some paths.
+    if (sql->sqlstate() == "2201B") return absl::InvalidArgumentError(FirstLine(e.what()));
+    if (sql->sqlstate() == "57014") return absl::DeadlineExceededError(FirstLine(e.what()));
+  }
+  return absl::InternalError(absl::StrCat("database error: ", FirstLine(e.what())));
+}
+
+bool IsRetryable(const absl::Status& s) { return s.GetPayload(kRetryPayload).has_value(); }
+
+}  // namespace cub::store

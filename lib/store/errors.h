@@ -1,0 +1,24 @@
+// Maps libpqxx exceptions to absl::Status, so nothing above lib/store/ sees a pqxx exception.
+//
+// unique_violation -> ALREADY_EXISTS, foreign_key/restrict/check violations ->
+// FAILED_PRECONDITION, serialization failures and deadlocks -> ABORTED (retried by
+// WithTransaction), broken connections -> UNAVAILABLE, invalid input (bad regex, bad cast)
+// -> INVALID_ARGUMENT, anything else -> INTERNAL.
+#ifndef CUB_LIB_STORE_ERRORS_H_
+#define CUB_LIB_STORE_ERRORS_H_
+
+#include <exception>
+
+#include "absl/status/status.h"
+
+namespace cub::store {
+
+// Must be called from inside a catch block or with the caught exception.
+absl::Status StatusFromException(const std::exception& e);
+
+// True for the statuses WithTransaction retries: serialization failure and deadlock.
+bool IsRetryable(const absl::Status& s);
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_ERRORS_H_

@@ -1,0 +1,156 @@
+#include "lib/store/links.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/store/schemas.h"
+#include "lib/store/sql.h"
+
+namespace cub::store {
+namespace {
+
+const std::string kLinkSelect = absl::StrCat(
+    "SELECT l.id, l.space_id, l.slug, l.from_unit_id, fu.slug, l.to_unit_id, tu.slug,"
+    " tu.space_id, ts.slug, l.update_type, l.auto_update, l.protect, l.upstream_revision_num, ",
+    Rfc3339("l.created_at"),
+    " FROM links l JOIN units fu ON fu.id = l.from_unit_id JOIN units tu ON tu.id = l.to_unit_id"
+    " JOIN spaces ts ON ts.id = tu.space_id WHERE TRUE");
+
+v1::Link ReadLink(const pqxx::row& r) {
+  v1::Link l;
+  l.set_link_id(r[0].as<std::string>());
+  l.set_space_id(r[1].as<std::string>());
+  l.set_slug(r[2].as<std::string>());
+  l.set_from_unit_id(r[3].as<std::string>());
+  l.set_from_unit_slug(r[4].as<std::string>());
+  l.set_to_unit_id(r[5].as<std::string>());
+  l.set_to_unit_slug(r[6].as<std::string>());
+  l.set_to_space_id(r[7].as<std::string>());
+  l.set_to_space_slug(r[8].as<std::string>());
+  l.set_update_type(r[9].as<std::string>());
+  l.set_auto_update(r[10].as<bool>());
+  l.set_protect(r[11].as<bool>());
+  l.set_upstream_revision_num(r[12].as<int64_t>());
+  l.set_created_at(r[13].as<std::string>());
+  return l;
+}
+
+const std::string kFilterSelect = absl::StrCat(
+    "SELECT f.id, f.space_id, f.slug, f.from_entity, f.where_field, ", Rfc3339("f.created_at"),
+    " FROM filters f WHERE TRUE");
+
+v1::Filter ReadFilter(const pqxx::row& r) {
+  v1::Filter f;
+  f.set_filter_id(r[0].as<std::string>());
+  f.set_space_id(r[1].as<std::string>());
+  f.set_slug(r[2].as<std::string>());
+  f.set_from(r[3].as<std::string>());
+  f.set_where_field(r[4].as<std::string>());
+  f.set_created_at(r[5].as<std::string>());
+  return f;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& nl) {
+  pqxx::row r = tx.exec_params1(
+      "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type, auto_update,"
+      " protect, upstream_revision_num) VALUES ($1::uuid, $2, $3::uuid, $4::uuid, $5, $6, $7,"
+      " $8) RETURNING id",
+      nl.space_id, nl.slug, nl.from_unit_id, nl.to_unit_id, nl.update_type, nl.auto_update,
+      nl.protect, nl.upstream_revision_num);
+  auto l = FindLink(tx, nl.space_id, r[0].as<std::string>());
+  if (!l) return absl::InternalError("link vanished after insert");
+  return *l;
+}
+
+std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id, const std::string& ref) {
+  Query q(kLinkSelect);
+  std::string p = q.Param(ref);
+  q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid AND (l.slug = ", p,
+                        " OR l.id::text = ", p, ")"));
+  pqxx::result r = q.Exec(tx);
+  if (r.empty()) return std::nullopt;
+  return ReadLink(r[0]);
+}
+
+absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
+                                                const std::string& space_id,
+                                                std::string_view where) {
+  Query q(kLinkSelect);
+  if (!space_id.empty()) {
+    q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid"));
+  }
+  AndVisible(q, caller, "l.space_id");
+  if (auto st = q.AndWhere(where, LinkSchema()); !st.ok()) return st;
+  q.Append(" ORDER BY l.slug");
+  std::vector<v1::Link> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
+  return out;
+}
+
+absl::StatusOr<v1::Filter> InsertFilter(Tx& tx, const NewFilter& nf) {
+  pqxx::row r = tx.exec_params1(
+      "INSERT INTO filters (space_id, slug, from_entity, where_field)"
+      " VALUES ($1::uuid, $2, $3, $4) RETURNING id",
+      nf.space_id, nf.slug, nf.from, nf.where_field);
+  auto f = FindFilter(tx, nf.space_id, r[0].as<std::string>());
+  if (!f) return absl::InternalError("filter vanished after insert");
+  return *f;
+}
+
+std::optional<v1::Filter> FindFilter(Tx& tx, const std::string& space_id,
+                                     const std::string& ref) {
+  Query q(kFilterSelect);
+  std::string p = q.Param(ref);
+  q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid AND (f.slug = ", p,
+                        " OR f.id::text = ", p, ")"));
+  pqxx::result r = q.Exec(tx);
+  if (r.empty()) return std::nullopt;
+  return ReadFilter(r[0]);
+}
+
+absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& space_id,
+                                                    std::string_view where) {
+  Query q(kFilterSelect);
+  q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid"));
+  if (auto st = q.AndWhere(where, FilterSchema()); !st.ok()) return st;
+  q.Append(" ORDER BY f.slug");
+  std::vector<v1::Filter> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadFilter(row));
+  return out;
+}
+
+int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::string& space_id,
+                   const std::string& author_id, const std::string& description) {
+  pqxx::result units = tx.exec_params(
+      "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations,"
+      " head_revision_num, upstream_unit_id)"
+      " SELECT $2::uuid, u.slug, u.toolchain_type, u.labels, u.annotations, 1, u.id"
+      " FROM units u WHERE u.space_id = $1::uuid AND u.head_revision_num > 0 RETURNING id",
+      upstream_space_id, space_id);
+  tx.exec_params(
+      "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
+      " description, upstream_unit_id, upstream_revision_num)"
+      " SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULLIF($2, '')::uuid, $3, uu.id,"
+      " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
+      " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num"
+      " WHERE nu.space_id = $1::uuid",
+      space_id, author_id, description);
+  tx.exec_params(
+      "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type,"
+      " upstream_revision_num)"
+      " SELECT nu.space_id, nu.slug || '-upstream', nu.id, uu.id, 'UpgradeUnit',"
+      " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
+      " WHERE nu.space_id = $1::uuid",
+      space_id);
+  return static_cast<int64_t>(units.size());
+}
+
+void CopyPermissions(Tx& tx, const std::string& from_space_id, const std::string& to_space_id) {
+  tx.exec_params(
+      "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
+      " SELECT $2::uuid, role, user_id, group_name FROM space_permissions"
+      " WHERE space_id = $1::uuid ON CONFLICT DO NOTHING",
+      from_space_id, to_space_id);
+}
+
+}  // namespace cub::store

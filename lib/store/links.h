@@ -1,0 +1,59 @@
+// Links between Units (downstream "from" Unit takes changes from the upstream "to" Unit),
+// saved Filters, and the set-based clone behind `cub variant create`.
+#ifndef CUB_LIB_STORE_LINKS_H_
+#define CUB_LIB_STORE_LINKS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cub/v1/common.pb.h"
+#include "lib/store/caller.h"
+#include "lib/store/transaction.h"
+
+namespace cub::store {
+
+struct NewLink {
+  std::string space_id;
+  std::string slug;
+  std::string from_unit_id;
+  std::string to_unit_id;
+  std::string update_type;
+  bool auto_update = false;
+  bool protect = false;
+  int64_t upstream_revision_num = 0;
+};
+
+absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& l);
+std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id,
+                                 const std::string& slug_or_id);
+// space_id empty: every Space the caller can see.
+absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
+                                                const std::string& space_id,
+                                                std::string_view where);
+
+struct NewFilter {
+  std::string space_id;
+  std::string slug;
+  std::string from;
+  std::string where_field;
+};
+absl::StatusOr<v1::Filter> InsertFilter(Tx& tx, const NewFilter& f);
+std::optional<v1::Filter> FindFilter(Tx& tx, const std::string& space_id,
+                                     const std::string& slug_or_id);
+absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& space_id,
+                                                    std::string_view where);
+
+// Clones every Unit of `upstream_space_id` that has a revision into the (new, empty) Space
+// `space_id` in three statements: Units, their first revisions (the upstream head's data),
+// and one UpgradeUnit Link per clone with its merge cursor at the cloned revision. Returns
+// the number of Units cloned.
+int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::string& space_id,
+                   const std::string& author_id, const std::string& description);
+// Copies the upstream Space's grants to the new Space.
+void CopyPermissions(Tx& tx, const std::string& from_space_id, const std::string& to_space_id);
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_LINKS_H_

@@ -1,0 +1,62 @@
+#include "lib/store/migrations.h"
+
+#include <pqxx/pqxx>
+
+#include "absl/strings/str_cat.h"
+#include "lib/store/errors.h"
+#include "lib/util/sha256.h"
+
+namespace cub::store {
+namespace {
+
+// Arbitrary constant identifying cub's migration lock among other advisory locks.
+constexpr int64_t kMigrationLockKey = 0x63756221;  // "cub!"
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ApplyMigrations(
+    const std::string& url, const std::vector<EmbeddedMigration>& migrations) {
+  std::vector<std::string> applied;
+  try {
+    pqxx::connection conn(url);
+    {
+      pqxx::nontransaction nt(conn);
+      nt.exec0("SET client_min_messages = warning");
+      nt.exec_params("SELECT pg_advisory_lock($1)", kMigrationLockKey);
+      nt.exec0(
+          "CREATE TABLE IF NOT EXISTS schema_migrations ("
+          " version text PRIMARY KEY, checksum text NOT NULL,"
+          " applied_at timestamptz NOT NULL DEFAULT now())");
+    }
+    absl::Status failure;
+    for (const auto& m : migrations) {
+      std::string checksum = Sha256Hex(m.sql);
+      pqxx::work tx(conn);
+      pqxx::result r =
+          tx.exec_params("SELECT checksum FROM schema_migrations WHERE version = $1", m.name);
+      if (!r.empty()) {
+        if (r[0][0].as<std::string>() != checksum) {
+          failure = absl::FailedPreconditionError(absl::StrCat(
+              "migration ", m.name, " was changed after it was applied (applied checksum ",
+              r[0][0].as<std::string>(), ", embedded ", checksum,
+              "); add a new migration instead of editing an applied one"));
+          break;
+        }
+        continue;
+      }
+      tx.exec(m.sql);
+      tx.exec_params("INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)", m.name,
+                     checksum);
+      tx.commit();
+      applied.push_back(m.name);
+    }
+    pqxx::nontransaction nt(conn);
+    nt.exec_params("SELECT pg_advisory_unlock($1)", kMigrationLockKey);
+    if (!failure.ok()) return failure;
+  } catch (const std::exception& e) {
+    return StatusFromException(e);
+  }
+  return applied;
+}
+
+}  // namespace cub::store

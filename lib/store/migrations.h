@@ -1,0 +1,37 @@
+// Schema migrations: migrations/NNNN_name.sql, embedded into the binary at build time
+// (cmake/EmbedMigrations.cmake) and applied in name order.
+//
+// Each applied migration is recorded with the SHA-256 of its text. Applying takes a
+// session-level advisory lock, so several cubd processes starting at once apply each
+// migration exactly once; a migration whose text changed after it was applied is refused
+// (FAILED_PRECONDITION naming it) rather than silently skipped.
+#ifndef CUB_LIB_STORE_MIGRATIONS_H_
+#define CUB_LIB_STORE_MIGRATIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cub::store {
+
+struct EmbeddedMigration {
+  const char* name;  // e.g. "0001_foundation.sql"
+  const char* sql;
+};
+
+// Defined in the generated embedded_migrations.cc.
+const std::vector<EmbeddedMigration>& EmbeddedMigrations();
+
+// Applies the pending migrations of `migrations` to the database at `url`; returns the names
+// of those it applied (empty when the schema was current).
+absl::StatusOr<std::vector<std::string>> ApplyMigrations(
+    const std::string& url, const std::vector<EmbeddedMigration>& migrations);
+
+inline absl::StatusOr<std::vector<std::string>> ApplyMigrations(const std::string& url) {
+  return ApplyMigrations(url, EmbeddedMigrations());
+}
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_MIGRATIONS_H_

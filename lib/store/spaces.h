@@ -1,0 +1,64 @@
+// Spaces, components and per-Space permissions.
+#ifndef CUB_LIB_STORE_SPACES_H_
+#define CUB_LIB_STORE_SPACES_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cub/v1/common.pb.h"
+#include "lib/store/caller.h"
+#include "lib/store/transaction.h"
+
+namespace cub::store {
+
+struct NewSpace {
+  std::string slug;
+  std::string display_name;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::string component_id;       // empty: none
+  std::string upstream_space_id;  // empty: none
+};
+
+// Inserts a Space; ALREADY_EXISTS if the slug is taken.
+absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& s);
+// By slug or ID, regardless of who asks (callers check access).
+std::optional<v1::Space> FindSpace(Tx& tx, const std::string& slug_or_id);
+// The Spaces `caller` can see that match both where expressions (either may be empty).
+absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
+                                                  std::string_view where,
+                                                  std::string_view filter_where);
+
+struct SpaceChanges {
+  std::optional<std::string> display_name;
+  std::map<std::string, std::string> labels;       // "" value removes the key
+  std::map<std::string, std::string> annotations;  // "" value removes the key
+  std::optional<std::string> component_id;
+  int64_t expected_version = 0;  // 0: any
+};
+// ABORTED if expected_version is set and the Space has moved on.
+absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id,
+                                      const SpaceChanges& c);
+// FAILED_PRECONDITION naming the dependents when variants or Links from other Spaces depend
+// on it.
+absl::Status DeleteSpace(Tx& tx, const v1::Space& space);
+
+// Returns the component's ID, creating it if new.
+std::string EnsureComponent(Tx& tx, const std::string& slug);
+
+// Role names the caller holds on the Space, directly or through a group.
+std::vector<std::string> RolesOn(Tx& tx, const std::string& space_id, const Caller& caller);
+// Grants a role to exactly one of user_id / group (the other empty). Idempotent.
+absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& role,
+                       const std::string& user_id, const std::string& group);
+// NOT_FOUND if there was no such grant.
+absl::Status RevokeRole(Tx& tx, const std::string& space_id, const std::string& role,
+                        const std::string& user_id, const std::string& group);
+std::vector<v1::Permission> ListPermissions(Tx& tx, const std::string& space_id);
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_SPACES_H_

@@ -1,0 +1,88 @@
+#include "lib/store/sql.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/util/json_text.h"
+
+namespace cub::store {
+
+std::string Query::Param(std::string value) {
+  params_.push_back(std::move(value));
+  return absl::StrCat("$", params_.size());
+}
+
+Query& Query::Append(std::string_view sql) {
+  sql_.append(sql.data(), sql.size());
+  return *this;
+}
+
+absl::Status Query::AndWhere(std::string_view expr, const where::Schema& schema) {
+  if (expr.find_first_not_of(" \t\r\n") == std::string_view::npos) return absl::OkStatus();
+  auto compiled = where::CompileToSql(expr, schema, static_cast<int>(params_.size()) + 1);
+  if (!compiled.ok()) return compiled.status();
+  absl::StrAppend(&sql_, " AND (", compiled->text, ")");
+  for (auto& p : compiled->params) params_.push_back(std::move(p));
+  return absl::OkStatus();
+}
+
+pqxx::result Query::Exec(Tx& tx) const {
+  return tx.exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
+}
+
+std::string TextArrayLiteral(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::vector<std::string> ReadTextArray(const pqxx::field& f) {
+  std::vector<std::string> out;
+  if (f.is_null()) return out;
+  pqxx::array_parser parser = f.as_array();
+  for (auto item = parser.get_next(); item.first != pqxx::array_parser::done;
+       item = parser.get_next()) {
+    if (item.first == pqxx::array_parser::string_value) out.push_back(item.second);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> ReadMap(const pqxx::field& f) {
+  std::vector<std::string> flat = ReadTextArray(f);
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) out[flat[i]] = flat[i + 1];
+  return out;
+}
+
+std::string MapAsArray(const std::string& column) {
+  return absl::StrCat("ARRAY(SELECT x FROM jsonb_each_text(", column,
+                      ") e, LATERAL (VALUES (e.key), (e.value)) v(x))");
+}
+
+std::string Rfc3339(const std::string& column) {
+  return absl::StrCat("to_char(", column,
+                      " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
+}
+
+std::string MergeMapExpr(Query& q, const std::string& column,
+                         const std::map<std::string, std::string>& changes) {
+  std::map<std::string, std::string> set;
+  std::vector<std::string> remove;
+  for (const auto& [k, v] : changes) {
+    if (v.empty()) {
+      remove.push_back(k);
+    } else {
+      set[k] = v;
+    }
+  }
+  return absl::StrCat("((", column, " - ", q.Param(TextArrayLiteral(remove)), "::text[]) || ",
+                      q.Param(JsonObject(set)), "::jsonb)");
+}
+
+}  // namespace cub::store

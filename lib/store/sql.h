@@ -1,0 +1,61 @@
+// Small helpers shared by the repositories: building a statement with a growing list of
+// bind parameters, and reading PostgreSQL arrays and timestamps into API values.
+//
+// Every value from a request goes through Param(); statement text is assembled only from
+// constants of this folder and SQL produced by the where compiler (which is parameterized too).
+#ifndef CUB_LIB_STORE_SQL_H_
+#define CUB_LIB_STORE_SQL_H_
+
+#include <map>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/store/transaction.h"
+#include "lib/where/where.h"
+
+namespace cub::store {
+
+class Query {
+ public:
+  explicit Query(std::string sql = "") : sql_(std::move(sql)) {}
+  // Appends a bind parameter and returns its placeholder ("$N").
+  std::string Param(std::string value);
+  Query& Append(std::string_view sql);
+  // Compiles `expr` against `schema` and appends "AND (<sql>)"; no-op for an empty expr.
+  absl::Status AndWhere(std::string_view expr, const where::Schema& schema);
+  pqxx::result Exec(Tx& tx) const;
+  const std::string& sql() const { return sql_; }
+
+ private:
+  std::string sql_;
+  std::vector<std::string> params_;
+};
+
+// PostgreSQL text[] literal for `values`, each element quoted and escaped.
+std::string TextArrayLiteral(const std::vector<std::string>& values);
+// Reads a text[] column.
+std::vector<std::string> ReadTextArray(const pqxx::field& f);
+// Reads a text[] of alternating keys and values (see kMapAsArray) into a map.
+std::map<std::string, std::string> ReadMap(const pqxx::field& f);
+
+// SQL expression turning a jsonb object of strings into text[] of alternating keys and values.
+std::string MapAsArray(const std::string& column);
+// SQL expression formatting a timestamptz column as RFC 3339 UTC text.
+std::string Rfc3339(const std::string& column);
+
+// jsonb expression applying `changes` to the jsonb `column`: keys with a value are set, keys
+// with an empty value are removed.
+std::string MergeMapExpr(Query& q, const std::string& column,
+                         const std::map<std::string, std::string>& changes);
+
+// Fills a protobuf map field from `m`.
+template <typename ProtoMap>
+void FillMap(const std::map<std::string, std::string>& m, ProtoMap* out) {
+  for (const auto& [k, v] : m) (*out)[k] = v;
+}
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_SQL_H_

@@ -1,0 +1,50 @@
+#include "lib/store/transaction.h"
+
+#include <pqxx/pqxx>
+
+#include "lib/store/errors.h"
+
+namespace cub::store {
+namespace {
+
+absl::Status RunOnce(ConnectionPool& pool, bool read_only,
+                     const std::function<absl::Status(Tx&)>& fn) {
+  auto lease = pool.Acquire();
+  if (!lease.ok()) return lease.status();
+  try {
+    Tx tx(lease->conn());
+    if (read_only) tx.exec0("SET TRANSACTION READ ONLY");
+    absl::Status s = fn(tx);
+    if (!s.ok()) {
+      tx.abort();
+      return s;
+    }
+    tx.commit();
+    return absl::OkStatus();
+  } catch (const std::exception& e) {
+    return StatusFromException(e);
+  }
+}
+
+absl::Status Run(ConnectionPool& pool, bool read_only,
+                 const std::function<absl::Status(Tx&)>& fn) {
+  absl::Status s;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    s = RunOnce(pool, read_only, fn);
+    if (!IsRetryable(s)) return s;
+  }
+  return s;
+}
+
+}  // namespace
+
+absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn) {
+  return Run(pool, false, fn);
+}
+
+absl::Status WithReadTransaction(ConnectionPool& pool,
+                                 const std::function<absl::Status(Tx&)>& fn) {
+  return Run(pool, true, fn);
+}
+
+}  // namespace cub::store

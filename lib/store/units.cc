@@ -1,0 +1,186 @@
+#include "lib/store/units.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/store/schemas.h"
+#include "lib/store/sql.h"
+#include "lib/util/json_text.h"
+
+namespace cub::store {
+namespace {
+
+const std::string kUnitSelect = absl::StrCat(
+    "SELECT u.id, u.space_id, s.slug, u.slug, u.toolchain_type, ", MapAsArray("u.labels"), ", ",
+    MapAsArray("u.annotations"),
+    ", u.head_revision_num, u.last_released_revision_num,"
+    " coalesce(u.upstream_unit_id::text, ''), coalesce(hr.data_hash, ''), ",
+    Rfc3339("u.created_at"), ", ", Rfc3339("u.updated_at"),
+    ", u.version FROM units u JOIN spaces s ON s.id = u.space_id"
+    " LEFT JOIN components c ON c.id = s.component_id"
+    " LEFT JOIN revisions hr ON hr.unit_id = u.id AND hr.revision_num = u.head_revision_num"
+    " WHERE TRUE");
+
+v1::Unit ReadUnit(const pqxx::row& r) {
+  v1::Unit u;
+  u.set_unit_id(r[0].as<std::string>());
+  u.set_space_id(r[1].as<std::string>());
+  u.set_space_slug(r[2].as<std::string>());
+  u.set_slug(r[3].as<std::string>());
+  u.set_toolchain_type(r[4].as<std::string>());
+  FillMap(ReadMap(r[5]), u.mutable_labels());
+  FillMap(ReadMap(r[6]), u.mutable_annotations());
+  u.set_head_revision_num(r[7].as<int64_t>());
+  u.set_last_released_revision_num(r[8].as<int64_t>());
+  u.set_upstream_unit_id(r[9].as<std::string>());
+  u.set_data_hash(r[10].as<std::string>());
+  u.set_created_at(r[11].as<std::string>());
+  u.set_updated_at(r[12].as<std::string>());
+  u.set_version(r[13].as<int64_t>());
+  return u;
+}
+
+const std::string kRevisionSelect = absl::StrCat(
+    "SELECT r.id, r.unit_id, r.space_id, r.revision_num, r.data, r.data_hash,"
+    " coalesce(r.author_id::text, ''), coalesce(a.username, ''), r.description,"
+    " coalesce(r.upstream_unit_id::text, ''), r.upstream_revision_num, r.restored_from_num,"
+    " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors)), ",
+    Rfc3339("r.created_at"),
+    " FROM revisions r LEFT JOIN users a ON a.id = r.author_id WHERE TRUE");
+
+v1::Revision ReadRevision(const pqxx::row& r) {
+  v1::Revision v;
+  v.set_revision_id(r[0].as<std::string>());
+  v.set_unit_id(r[1].as<std::string>());
+  v.set_space_id(r[2].as<std::string>());
+  v.set_revision_num(r[3].as<int64_t>());
+  v.set_data(r[4].as<std::string>());
+  v.set_data_hash(r[5].as<std::string>());
+  v.set_author_id(r[6].as<std::string>());
+  v.set_author(r[7].as<std::string>());
+  v.set_description(r[8].as<std::string>());
+  v.set_upstream_unit_id(r[9].as<std::string>());
+  v.set_upstream_revision_num(r[10].as<int64_t>());
+  v.set_restored_from_num(r[11].as<int64_t>());
+  for (auto& e : ReadTextArray(r[12])) v.add_validation_errors(e);
+  v.set_created_at(r[13].as<std::string>());
+  return v;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& nu) {
+  pqxx::row r = tx.exec_params1(
+      "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations)"
+      " VALUES ($1::uuid, $2, $3, $4::jsonb, $5::jsonb) RETURNING id",
+      nu.space_id, nu.slug, nu.toolchain_type, JsonObject(nu.labels),
+      JsonObject(nu.annotations));
+  auto u = FindUnit(tx, nu.space_id, r[0].as<std::string>());
+  if (!u) return absl::InternalError("unit vanished after insert");
+  return *u;
+}
+
+absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
+                                            const NewRevision& rev) {
+  // The UPDATE takes the Unit's row lock: concurrent writers queue here and each sees the
+  // head the previous one left.
+  pqxx::result head = tx.exec_params(
+      "UPDATE units SET head_revision_num = head_revision_num + 1, updated_at = now(),"
+      " version = version + 1 WHERE id = $1::uuid"
+      " AND ($2::bigint = 0 OR head_revision_num = $2::bigint)"
+      " RETURNING head_revision_num, space_id",
+      unit_id, rev.expected_head);
+  if (head.empty()) {
+    return absl::AbortedError(absl::StrCat("unit head is no longer revision ", rev.expected_head,
+                                           "; someone else wrote it, read it again"));
+  }
+  int64_t num = head[0][0].as<int64_t>();
+  tx.exec_params(
+      "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
+      " description, restored_from_num) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
+      " NULLIF($6, '')::uuid, $7, $8)",
+      unit_id, head[0][1].as<std::string>(), num, rev.data, rev.data_hash, rev.author_id,
+      rev.description, rev.restored_from_num);
+  auto v = FindRevision(tx, unit_id, num);
+  if (!v) return absl::InternalError("revision vanished after insert");
+  return *v;
+}
+
+std::optional<v1::Unit> FindUnit(Tx& tx, const std::string& space_id, const std::string& ref) {
+  Query q(kUnitSelect);
+  std::string p = q.Param(ref);
+  q.Append(absl::StrCat(" AND u.space_id = ", q.Param(space_id), "::uuid AND (u.slug = ", p,
+                        " OR u.id::text = ", p, ")"));
+  pqxx::result r = q.Exec(tx);
+  if (r.empty()) return std::nullopt;
+  return ReadUnit(r[0]);
+}
+
+absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller,
+                                                const UnitQuery& uq) {
+  Query q(kUnitSelect);
+  if (!uq.space_id.empty()) q.Append(absl::StrCat(" AND u.space_id = ", q.Param(uq.space_id),
+                                                  "::uuid"));
+  AndVisible(q, caller, "u.space_id");
+  if (auto st = q.AndWhere(uq.where, UnitSchema()); !st.ok()) return st;
+  if (auto st = q.AndWhere(uq.filter_where, UnitSchema()); !st.ok()) return st;
+  if (auto st = q.AndWhere(uq.where_space, SpaceSchema()); !st.ok()) return st;
+  q.Append(" ORDER BY s.slug, u.slug");
+  std::vector<v1::Unit> out;
+  pqxx::result r = q.Exec(tx);
+  out.reserve(r.size());
+  for (const auto& row : r) out.push_back(ReadUnit(row));
+  return out;
+}
+
+absl::Status UpdateUnitMetadata(Tx& tx, const std::string& unit_id, const UnitChanges& c) {
+  if (c.labels.empty() && c.annotations.empty()) return absl::OkStatus();
+  Query q("UPDATE units SET updated_at = now(), version = version + 1");
+  if (!c.labels.empty()) {
+    q.Append(absl::StrCat(", labels = ", MergeMapExpr(q, "labels", c.labels)));
+  }
+  if (!c.annotations.empty()) {
+    q.Append(absl::StrCat(", annotations = ", MergeMapExpr(q, "annotations", c.annotations)));
+  }
+  q.Append(absl::StrCat(" WHERE id = ", q.Param(unit_id), "::uuid"));
+  q.Exec(tx);
+  return absl::OkStatus();
+}
+
+absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit) {
+  pqxx::result deps = tx.exec_params(
+      "SELECT s.slug || '/' || fu.slug FROM links l JOIN units fu ON fu.id = l.from_unit_id"
+      " JOIN spaces s ON s.id = fu.space_id WHERE l.to_unit_id = $1::uuid ORDER BY 1",
+      unit.unit_id());
+  if (!deps.empty()) {
+    std::vector<std::string> names;
+    for (const auto& r : deps) names.push_back(r[0].as<std::string>());
+    return absl::FailedPreconditionError(
+        absl::StrCat("unit '", unit.slug(), "' is linked from downstream units: ",
+                     absl::StrJoin(names, ", "), "; delete those first"));
+  }
+  tx.exec_params("DELETE FROM units WHERE id = $1::uuid", unit.unit_id());
+  return absl::OkStatus();
+}
+
+std::optional<v1::Revision> FindRevision(Tx& tx, const std::string& unit_id, int64_t num) {
+  Query q(kRevisionSelect);
+  q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id),
+                        "::uuid AND r.revision_num = ", q.Param(std::to_string(num)),
+                        "::bigint"));
+  pqxx::result r = q.Exec(tx);
+  if (r.empty()) return std::nullopt;
+  return ReadRevision(r[0]);
+}
+
+absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::string& unit_id,
+                                                        std::string_view where) {
+  Query q(kRevisionSelect);
+  q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id), "::uuid"));
+  if (auto st = q.AndWhere(where, RevisionSchema()); !st.ok()) return st;
+  q.Append(" ORDER BY r.revision_num");
+  std::vector<v1::Revision> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadRevision(row));
+  return out;
+}
+
+}  // namespace cub::store

@@ -1,0 +1,70 @@
+// Units and their Revisions.
+//
+// A Unit's head moves only through AppendRevision, which bumps head_revision_num with a row
+// lock, so concurrent writers to one Unit are serialized and each gets the next number:
+// nothing is lost and numbers have no gaps. Revisions are never updated (a trigger refuses).
+#ifndef CUB_LIB_STORE_UNITS_H_
+#define CUB_LIB_STORE_UNITS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cub/v1/common.pb.h"
+#include "lib/store/caller.h"
+#include "lib/store/transaction.h"
+
+namespace cub::store {
+
+struct NewUnit {
+  std::string space_id;
+  std::string slug;
+  std::string toolchain_type;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+struct NewRevision {
+  std::string data;
+  std::string data_hash;
+  std::string author_id;
+  std::string description;
+  int64_t restored_from_num = 0;
+  int64_t expected_head = 0;  // 0: any; else ABORTED unless the head is still this
+};
+
+// Inserts a Unit with no revisions (head 0); ALREADY_EXISTS if the slug is taken.
+absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& u);
+// Writes the next revision of the Unit and moves its head to it.
+absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
+                                            const NewRevision& rev);
+
+std::optional<v1::Unit> FindUnit(Tx& tx, const std::string& space_id,
+                                 const std::string& slug_or_id);
+
+struct UnitQuery {
+  std::string space_id;  // empty: every Space the caller can see
+  std::string where;
+  std::string filter_where;
+  std::string where_space;  // where expression over the Units' Spaces
+};
+absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller,
+                                                const UnitQuery& q);
+
+struct UnitChanges {
+  std::map<std::string, std::string> labels;       // "" value removes the key
+  std::map<std::string, std::string> annotations;  // "" value removes the key
+};
+absl::Status UpdateUnitMetadata(Tx& tx, const std::string& unit_id, const UnitChanges& c);
+// FAILED_PRECONDITION naming them when Units downstream are linked to it.
+absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit);
+
+std::optional<v1::Revision> FindRevision(Tx& tx, const std::string& unit_id, int64_t num);
+absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::string& unit_id,
+                                                        std::string_view where);
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_UNITS_H_

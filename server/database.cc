@@ -1,0 +1,54 @@
+#include "server/database.h"
+
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "lib/store/migrations.h"
+
+namespace cub::server {
+namespace {
+
+// The embedded cluster another cubd process is running in `data_dir`, if any: its
+// postmaster.pid names a live process and the URL file says how to reach it.
+std::string RunningEmbeddedUrl(const std::string& data_dir) {
+  std::ifstream pidfile(data_dir + "/pgdata/postmaster.pid");
+  long pid = 0;
+  if (!(pidfile >> pid) || pid <= 0 || kill(static_cast<pid_t>(pid), 0) != 0) return "";
+  std::ifstream urlfile(data_dir + "/database-url");
+  std::string url;
+  std::getline(urlfile, url);
+  return url;
+}
+
+}  // namespace
+
+absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts) {
+  Database db;
+  db.url = opts.url;
+  if (db.url.empty()) {
+    std::string dir = opts.data_dir.empty() ? store::DefaultDataDir() : opts.data_dir;
+    db.url = RunningEmbeddedUrl(dir);
+    if (db.url.empty()) {
+      auto pg = store::EmbeddedPostgres::Start(dir);
+      if (!pg.ok()) {
+        return absl::Status(pg.status().code(),
+                            absl::StrCat("embedded database: ", pg.status().message()));
+      }
+      db.url = (*pg)->url();
+      db.embedded = std::move(*pg);
+      std::ofstream(dir + "/database-url") << db.url << "\n";
+    }
+  }
+  auto applied = store::ApplyMigrations(db.url);
+  if (!applied.ok()) {
+    return absl::Status(applied.status().code(),
+                        absl::StrCat("migrating the schema: ", applied.status().message()));
+  }
+  db.applied = *applied;
+  return db;
+}
+
+}  // namespace cub::server

@@ -1,0 +1,32 @@
+// Opening cubd's database: the PostgreSQL named by --database-url, or the embedded default
+// cluster in the data directory (started here if no cubd is already running it), with the
+// schema migrated either way.
+#ifndef CUB_SERVER_DATABASE_H_
+#define CUB_SERVER_DATABASE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/store/embedded_pg.h"
+
+namespace cub::server {
+
+struct DatabaseOptions {
+  std::string url;       // empty: embedded
+  std::string data_dir;  // embedded only; empty: store::DefaultDataDir()
+};
+
+struct Database {
+  std::string url;
+  // Set when this process started the embedded cluster; stops it when destroyed.
+  std::unique_ptr<store::EmbeddedPostgres> embedded;
+  std::vector<std::string> applied;  // migrations applied while opening
+};
+
+absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts);
+
+}  // namespace cub::server
+
+#endif  // CUB_SERVER_DATABASE_H_

@@ -1,0 +1,261 @@
+#include "server/rest_gateway.h"
+
+#include <google/protobuf/message.h>
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/client_context.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/slice.h>
+#include <grpcpp/support/status.h>
+#include <grpcpp/support/stub_options.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+
+namespace cub::server {
+namespace {
+
+namespace pb = google::protobuf;
+
+HttpResponse JsonError(int grpc_code, std::string_view message, int http_status = 0) {
+  HttpResponse r;
+  r.status = http_status != 0 ? http_status : HttpStatusForGrpcCode(grpc_code);
+  r.content_type = "application/json";
+  r.body = JsonErrorBody(grpc_code, message);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  if (r.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  return r;
+}
+
+HttpResponse MethodNotAllowed(const std::string& method, const char* allow) {
+  HttpResponse r = JsonError(static_cast<int>(grpc::StatusCode::UNIMPLEMENTED),
+                             absl::StrCat("method ", method, " is not allowed here; use ", allow),
+                             /*http_status=*/405);
+  r.headers.emplace_back("Allow", allow);
+  return r;
+}
+
+// gRPC metadata values must be printable ASCII.
+bool IsMetadataValue(std::string_view v) {
+  for (unsigned char c : v) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+std::string Flatten(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  std::string out;
+  if (!buffer.Dump(&slices).ok()) return out;
+  out.reserve(buffer.Length());
+  for (const grpc::Slice& s : slices) {
+    out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return out;
+}
+
+// A blocking unary call through the generic stub's callback API.
+grpc::Status CallUnary(const std::shared_ptr<grpc::Channel>& channel, grpc::ClientContext* ctx,
+                       const std::string& path, const grpc::ByteBuffer& request,
+                       grpc::ByteBuffer* response) {
+  grpc::GenericStub stub(channel);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  grpc::Status result;
+  stub.UnaryCall(ctx, path, grpc::StubOptions(), &request, response, [&](grpc::Status s) {
+    std::lock_guard<std::mutex> l(mu);
+    result = std::move(s);
+    done = true;
+    cv.notify_one();
+  });
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait(l, [&] { return done; });
+  return result;
+}
+
+bool IsBlank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; });
+}
+
+}  // namespace
+
+int HttpStatusForGrpcCode(int grpc_code) {
+  switch (static_cast<grpc::StatusCode>(grpc_code)) {
+    case grpc::StatusCode::OK:
+      return 200;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return 400;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return 401;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return 403;
+    case grpc::StatusCode::NOT_FOUND:
+      return 404;
+    case grpc::StatusCode::ALREADY_EXISTS:
+    case grpc::StatusCode::ABORTED:
+      return 409;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return 429;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return 501;
+    case grpc::StatusCode::UNAVAILABLE:
+      return 503;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return 504;
+    default:
+      return 500;
+  }
+}
+
+RestGateway::RestGateway(std::shared_ptr<grpc::Channel> channel, const pb::DescriptorPool* pool,
+                         RestGatewayOptions options)
+    : channel_(std::move(channel)), pool_(pool), options_(std::move(options)) {
+  factory_.SetDelegateToGeneratedFactory(true);
+}
+
+const pb::ServiceDescriptor* RestGateway::FindService(const std::string& name) const {
+  if (name.find('.') != std::string::npos) return pool_->FindServiceByName(name);
+  if (options_.default_package.empty()) return pool_->FindServiceByName(name);
+  return pool_->FindServiceByName(absl::StrCat(options_.default_package, ".", name));
+}
+
+HttpResponse RestGateway::Handle(const HttpRequest& req) const {
+  using grpc::StatusCode;
+  if (req.path == "/healthz") {
+    if (req.method != "GET" && req.method != "HEAD")
+      return MethodNotAllowed(req.method, "GET, HEAD");
+    HttpResponse r;
+    r.status = 200;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = "ok";
+    r.headers.emplace_back("Cache-Control", "no-store");
+    return r;
+  }
+
+  absl::string_view rest = req.path;
+  if (!absl::ConsumePrefix(&rest, "/v1/")) {
+    return JsonError(static_cast<int>(StatusCode::NOT_FOUND),
+                     absl::StrCat("no resource at ", req.path,
+                                  "; the API is served at POST /v1/<Service>/<Method>"));
+  }
+  std::vector<std::string> parts = absl::StrSplit(rest, '/');
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return JsonError(static_cast<int>(StatusCode::NOT_FOUND),
+                     absl::StrCat("no resource at ", req.path,
+                                  "; the API is served at POST /v1/<Service>/<Method>"));
+  }
+  const pb::ServiceDescriptor* service = FindService(parts[0]);
+  if (service == nullptr) {
+    return JsonError(static_cast<int>(StatusCode::NOT_FOUND),
+                     absl::StrCat("unknown service \"", parts[0], "\""));
+  }
+  const pb::MethodDescriptor* method = service->FindMethodByName(parts[1]);
+  if (method == nullptr) {
+    return JsonError(
+        static_cast<int>(StatusCode::NOT_FOUND),
+        absl::StrCat("unknown method \"", parts[1], "\" of service ", service->full_name()));
+  }
+  if (method->client_streaming() || method->server_streaming()) {
+    return JsonError(static_cast<int>(StatusCode::UNIMPLEMENTED),
+                     absl::StrCat(method->full_name(),
+                                  " is a streaming method; the REST mirror serves unary methods "
+                                  "only, use gRPC"));
+  }
+  if (req.method != "POST") return MethodNotAllowed(req.method, "POST");
+
+  // JSON -> request message -> bytes.
+  const pb::Message* request_prototype = factory_.GetPrototype(method->input_type());
+  const pb::Message* response_prototype = factory_.GetPrototype(method->output_type());
+  if (request_prototype == nullptr || response_prototype == nullptr) {
+    return JsonError(static_cast<int>(StatusCode::INTERNAL),
+                     absl::StrCat("no message types for ", method->full_name()));
+  }
+  std::unique_ptr<pb::Message> request(request_prototype->New());
+  if (!IsBlank(req.body)) {
+    pb::util::JsonParseOptions parse;
+    parse.ignore_unknown_fields = false;
+    auto status = pb::util::JsonStringToMessage(req.body, request.get(), parse);
+    if (!status.ok()) {
+      return JsonError(static_cast<int>(StatusCode::INVALID_ARGUMENT),
+                       absl::StrCat("invalid JSON for ", method->input_type()->full_name(), ": ",
+                                    std::string(status.message())));
+    }
+  }
+  std::string request_bytes;
+  if (!request->SerializeToString(&request_bytes)) {
+    return JsonError(static_cast<int>(StatusCode::INVALID_ARGUMENT),
+                     "request message cannot be serialized");
+  }
+
+  // The in-process gRPC call.
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + options_.deadline);
+  auto header = [&](const char* name) -> const std::string* {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? nullptr : &it->second;
+  };
+  if (const std::string* auth = header("authorization")) {
+    if (!IsMetadataValue(*auth)) {
+      return JsonError(static_cast<int>(StatusCode::UNAUTHENTICATED),
+                       "malformed Authorization header");
+    }
+    ctx.AddMetadata("authorization", *auth);
+  }
+  if (const std::string* id = header("x-request-id");
+      id && id->size() <= 200 && IsMetadataValue(*id)) {
+    ctx.AddMetadata("x-request-id", *id);
+  }
+  if (!req.remote_addr.empty()) {
+    std::string forwarded = req.remote_addr;
+    if (const std::string* xff = header("x-forwarded-for");
+        xff && xff->size() <= 1000 && IsMetadataValue(*xff)) {
+      forwarded = absl::StrCat(*xff, ", ", req.remote_addr);
+    }
+    ctx.AddMetadata("x-forwarded-for", forwarded);
+  }
+  grpc::Slice slice(request_bytes);
+  grpc::ByteBuffer request_buffer(&slice, 1);
+  grpc::ByteBuffer response_buffer;
+  const std::string path = absl::StrCat("/", service->full_name(), "/", method->name());
+  grpc::Status status = CallUnary(channel_, &ctx, path, request_buffer, &response_buffer);
+  if (!status.ok()) return JsonError(static_cast<int>(status.error_code()), status.error_message());
+
+  // Bytes -> response message -> JSON.
+  std::unique_ptr<pb::Message> response(response_prototype->New());
+  if (!response->ParseFromString(Flatten(response_buffer))) {
+    return JsonError(static_cast<int>(StatusCode::INTERNAL),
+                     absl::StrCat("malformed ", method->output_type()->full_name(), " from ",
+                                  method->full_name()));
+  }
+  pb::util::JsonPrintOptions print;
+  print.always_print_primitive_fields = true;
+  print.preserve_proto_field_names = false;  // json_name: "SpaceID", "HeadRevisionNum"
+  HttpResponse r;
+  auto printed = pb::util::MessageToJsonString(*response, &r.body, print);
+  if (!printed.ok()) {
+    return JsonError(static_cast<int>(StatusCode::INTERNAL),
+                     absl::StrCat("cannot render ", method->output_type()->full_name(),
+                                  " as JSON: ", std::string(printed.message())));
+  }
+  r.status = 200;
+  r.content_type = "application/json";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+}  // namespace cub::server

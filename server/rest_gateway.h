@@ -1,0 +1,94 @@
+// The REST/JSON mirror of cubd's gRPC API (DESIGN.md section 5). Every unary RPC is also served
+// as
+//
+//   POST /v1/<Service>/<Method>      e.g. POST /v1/SpaceService/GetSpace  {"Space": "home"}
+//
+// where <Service> is the short name (resolved in the default package, cub.v1) or the full name
+// (cub.v1.SpaceService). The body is the protobuf JSON mapping of the request message (fields by
+// their json_name, e.g. "Space"; unknown fields are an error; an empty body is the empty
+// message), the response is the JSON mapping of the response message with every field printed,
+// defaults included. `GET /healthz` answers 200 "ok".
+//
+// One generic path serves every method, with no code per method: the method is looked up in a
+// DescriptorPool, the JSON becomes a (dynamic) request message, its bytes go through a
+// grpc::GenericStub on the gRPC server's in-process channel, and the response bytes come back as
+// JSON. So authentication, logging and limits of the gRPC server apply to REST exactly as to
+// gRPC. Forwarded as gRPC metadata: `Authorization` (the bearer token, as `authorization`),
+// `X-Request-Id` (as `x-request-id`), and `x-forwarded-for` (the incoming value, if any, plus the
+// HTTP peer's address; informational, for logs: a gRPC client can set it too, so it must not be
+// trusted for decisions).
+//
+// Errors have the JSON body {"code": <grpc code>, "status": "NOT_FOUND", "message": "..."} and an
+// HTTP status from HttpStatusForGrpcCode(). FAILED_PRECONDITION maps to 400, not 422, following
+// google.rpc.Code's HTTP mapping (as grpc-gateway does), so every client-side refusal that is not
+// auth, existence or conflict is a 400. Routing errors: unknown path, service or method 404 (code
+// NOT_FOUND); a streaming method 501 (UNIMPLEMENTED); a method other than POST 405 with an Allow
+// header (code UNIMPLEMENTED); malformed JSON or an unknown field 400 (INVALID_ARGUMENT) naming
+// the problem. A 401 carries `WWW-Authenticate: Bearer`.
+
+#ifndef CUB_SERVER_REST_GATEWAY_H_
+#define CUB_SERVER_REST_GATEWAY_H_
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/dynamic_message.h>
+#include <grpcpp/channel.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "server/http_server.h"
+
+namespace cub::server {
+
+struct RestGatewayOptions {
+  // Package that short service names resolve in: "SpaceService" -> "cub.v1.SpaceService".
+  std::string default_package = "cub.v1";
+  // Deadline of each gRPC call made for a REST request.
+  std::chrono::milliseconds deadline{60'000};
+};
+
+// Thread-safety: Handle() may be called concurrently from any number of threads.
+// Ownership: keeps `channel` alive; `pool` is borrowed and must outlive the gateway (usually
+// google::protobuf::DescriptorPool::generated_pool(), which lives forever).
+class RestGateway {
+ public:
+  // `channel` reaches the gRPC server, normally grpc::Server::InProcessChannel(); `pool`
+  // describes its services. gRPC's message size limits apply to the in-process call like to any
+  // other: requests above the server's max receive size (4 MiB by default) and responses above
+  // the channel's (ChannelArguments::SetMaxReceiveMessageSize, 4 MiB by default) fail with
+  // RESOURCE_EXHAUSTED (429), so size them to what the REST mirror should carry.
+  RestGateway(std::shared_ptr<grpc::Channel> channel, const google::protobuf::DescriptorPool* pool,
+              RestGatewayOptions options = {});
+
+  RestGateway(const RestGateway&) = delete;
+  RestGateway& operator=(const RestGateway&) = delete;
+
+  // Serves one HTTP request: /healthz, or the generic mapping described above. Blocks for the
+  // duration of the gRPC call (at most the configured deadline). Never throws.
+  HttpResponse Handle(const HttpRequest& req) const;
+
+  // Handle() as an HttpHandler for HttpServer::Start. The gateway must outlive the server.
+  HttpHandler AsHandler() const {
+    return [this](const HttpRequest& req) { return Handle(req); };
+  }
+
+ private:
+  const google::protobuf::ServiceDescriptor* FindService(const std::string& name) const;
+
+  const std::shared_ptr<grpc::Channel> channel_;
+  const google::protobuf::DescriptorPool* const pool_;
+  const RestGatewayOptions options_;
+  // Builds request/response messages for the pool's types (the generated classes when the
+  // types are generated ones). GetPrototype() is thread-safe.
+  mutable google::protobuf::DynamicMessageFactory factory_;
+};
+
+// OK 200; INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE 400; UNAUTHENTICATED 401;
+// PERMISSION_DENIED 403; NOT_FOUND 404; ALREADY_EXISTS, ABORTED 409; RESOURCE_EXHAUSTED 429;
+// UNIMPLEMENTED 501; UNAVAILABLE 503; DEADLINE_EXCEEDED 504; any other code 500.
+int HttpStatusForGrpcCode(int grpc_code);
+
+}  // namespace cub::server
+
+#endif  // CUB_SERVER_REST_GATEWAY_H_

@@ -1,0 +1,118 @@
+#include "server/serve.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "lib/store/pool.h"
+#include "server/rest_gateway.h"
+#include "server/services.h"
+
+namespace cub::server {
+namespace {
+
+// How long a shutdown waits for in-flight calls before cancelling them.
+constexpr int kDrainSeconds = 20;
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int Fail(const std::string& what, const absl::Status& s) {
+  std::fprintf(stderr, "cubd: %s: %s\n", what.c_str(), std::string(s.message()).c_str());
+  return 1;
+}
+
+}  // namespace
+
+int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
+  if (opts.tls_cert.empty() != opts.tls_key.empty()) {
+    std::fprintf(stderr, "cubd: --tls-cert and --tls-key go together\n");
+    return 2;
+  }
+  // Block the stop signals in every thread gRPC and the pool start; main waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto db = OpenDatabase(db_opts);
+  if (!db.ok()) return Fail("database", db.status());
+  for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
+  store::ConnectionPool pool(db->url, opts.threads);
+
+  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+  TlsFiles tls;
+  if (!opts.tls_cert.empty()) {
+    auto cert = ReadFile(opts.tls_cert);
+    if (!cert.ok()) return Fail("--tls-cert", cert.status());
+    auto key = ReadFile(opts.tls_key);
+    if (!key.ok()) return Fail("--tls-key", key.status());
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back({*key, *cert});
+    creds = grpc::SslServerCredentials(ssl);
+    tls = TlsFiles{opts.tls_cert, opts.tls_key};
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(opts.listen, creds, &bound_port);
+  grpc::ResourceQuota quota("cubd");
+  // Each sync-server thread may hold one pooled connection; a couple more poll for work.
+  quota.SetMaxThreads(opts.threads + 2);
+  builder.SetResourceQuota(quota);
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  auto services = MakeServices(pool);
+  for (auto& s : services) builder.RegisterService(s.get());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || bound_port == 0) {
+    std::fprintf(stderr, "cubd: cannot listen on %s\n", opts.listen.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "cubd: serving gRPC on %s%s\n", opts.listen.c_str(),
+               opts.tls_cert.empty() ? " (plaintext)" : " (TLS)");
+
+  std::unique_ptr<HttpServer> http;
+  std::unique_ptr<RestGateway> gateway;
+  if (!opts.http_listen.empty()) {
+    gateway = std::make_unique<RestGateway>(server->InProcessChannel(grpc::ChannelArguments()),
+                                            google::protobuf::DescriptorPool::generated_pool());
+    RestGateway* gw = gateway.get();
+    auto started = HttpServer::Start(opts.http_listen, tls, opts.threads,
+                                     [gw](const HttpRequest& r) { return gw->Handle(r); });
+    if (!started.ok()) {
+      server->Shutdown();
+      return Fail(absl::StrCat("--http-listen ", opts.http_listen), started.status());
+    }
+    http = std::move(*started);
+    std::fprintf(stderr, "cubd: serving REST/JSON on %s\n", opts.http_listen.c_str());
+  }
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  std::fprintf(stderr, "cubd: %s received, draining in-flight calls\n",
+               sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  if (http) http->Shutdown();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
+  server->Wait();
+  std::fprintf(stderr, "cubd: stopped\n");
+  return 0;
+}
+
+}  // namespace cub::server

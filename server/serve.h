@@ -1,0 +1,25 @@
+// `cubd serve`: runs the gRPC server (health, reflection and the cub.v1 services) and the
+// optional REST/JSON mirror until SIGTERM or SIGINT, then drains in-flight calls and exits.
+#ifndef CUB_SERVER_SERVE_H_
+#define CUB_SERVER_SERVE_H_
+
+#include <string>
+
+#include "server/database.h"
+
+namespace cub::server {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:7070";
+  std::string http_listen;  // empty: no REST mirror
+  std::string tls_cert;     // both set: TLS on both listeners
+  std::string tls_key;
+  int threads = 16;  // request threads, and database connections
+};
+
+// Returns the process exit code.
+int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts);
+
+}  // namespace cub::server
+
+#endif  // CUB_SERVER_SERVE_H_

@@ -1,0 +1,237 @@
+#include "server/services.h"
+
+#include "cub/v1/auth.grpc.pb.h"
+#include "cub/v1/space.grpc.pb.h"
+#include "cub/v1/unit.grpc.pb.h"
+#include "cub/v1/variant.grpc.pb.h"
+#include "lib/ops/spaces.h"
+#include "lib/ops/units.h"
+#include "lib/ops/variants.h"
+#include "server/call.h"
+
+namespace cub::server {
+namespace {
+
+using grpc::ServerContext;
+using grpc::Status;
+using ops::Principal;
+
+// Wraps a use case returning absl::Status (no value) as one returning an empty response.
+template <typename Resp, typename Fn>
+auto Empty(Fn fn) {
+  return [fn](const Principal& p) -> absl::StatusOr<Resp> {
+    absl::Status s = fn(p);
+    if (!s.ok()) return s;
+    return Resp();
+  };
+}
+
+class AuthServiceImpl final : public v1::AuthService::Service {
+ public:
+  explicit AuthServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status WhoAmI(ServerContext* ctx, const v1::WhoAmIRequest*,
+                v1::WhoAmIResponse* resp) override {
+    return RunCall(db_, ctx, "AuthService/WhoAmI", [&](const Principal& p) {
+      v1::User* u = resp->mutable_user();
+      u->set_user_id(p.user_id);
+      u->set_username(p.username);
+      for (const auto& g : p.groups) u->add_groups(g);
+      u->set_admin(p.admin);
+      u->set_service_account(p.service_account);
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class SpaceServiceImpl final : public v1::SpaceService::Service {
+ public:
+  explicit SpaceServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateSpace(ServerContext* ctx, const v1::CreateSpaceRequest* req,
+                     v1::Space* resp) override {
+    return Respond(db_, ctx, "SpaceService/CreateSpace", resp,
+                   [&](const Principal& p) { return ops::CreateSpace(db_, p, *req); });
+  }
+  Status GetSpace(ServerContext* ctx, const v1::GetSpaceRequest* req, v1::Space* resp) override {
+    return Respond(db_, ctx, "SpaceService/GetSpace", resp,
+                   [&](const Principal& p) { return ops::GetSpace(db_, p, *req); });
+  }
+  Status ListSpaces(ServerContext* ctx, const v1::ListSpacesRequest* req,
+                    v1::ListSpacesResponse* resp) override {
+    return Respond(db_, ctx, "SpaceService/ListSpaces", resp,
+                   [&](const Principal& p) { return ops::ListSpaces(db_, p, *req); });
+  }
+  Status UpdateSpace(ServerContext* ctx, const v1::UpdateSpaceRequest* req,
+                     v1::Space* resp) override {
+    return Respond(db_, ctx, "SpaceService/UpdateSpace", resp,
+                   [&](const Principal& p) { return ops::UpdateSpace(db_, p, *req); });
+  }
+  Status DeleteSpace(ServerContext* ctx, const v1::DeleteSpaceRequest* req,
+                     v1::DeleteSpaceResponse* resp) override {
+    return Respond(db_, ctx, "SpaceService/DeleteSpace", resp,
+                   Empty<v1::DeleteSpaceResponse>(
+                       [&](const Principal& p) { return ops::DeleteSpace(db_, p, *req); }));
+  }
+  Status Grant(ServerContext* ctx, const v1::GrantRequest* req, v1::Permission* resp) override {
+    return Respond(db_, ctx, "SpaceService/Grant", resp,
+                   [&](const Principal& p) { return ops::Grant(db_, p, *req); });
+  }
+  Status Revoke(ServerContext* ctx, const v1::GrantRequest* req, v1::Permission* resp) override {
+    return Respond(db_, ctx, "SpaceService/Revoke", resp,
+                   [&](const Principal& p) { return ops::Revoke(db_, p, *req); });
+  }
+  Status ListPermissions(ServerContext* ctx, const v1::ListPermissionsRequest* req,
+                         v1::ListPermissionsResponse* resp) override {
+    return Respond(db_, ctx, "SpaceService/ListPermissions", resp,
+                   [&](const Principal& p) { return ops::ListPermissions(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class UnitServiceImpl final : public v1::UnitService::Service {
+ public:
+  explicit UnitServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateUnit(ServerContext* ctx, const v1::CreateUnitRequest* req,
+                    v1::UnitWithData* resp) override {
+    return Respond(db_, ctx, "UnitService/CreateUnit", resp,
+                   [&](const Principal& p) { return ops::CreateUnit(db_, p, *req); });
+  }
+  Status GetUnit(ServerContext* ctx, const v1::GetUnitRequest* req,
+                 v1::UnitWithData* resp) override {
+    return Respond(db_, ctx, "UnitService/GetUnit", resp,
+                   [&](const Principal& p) { return ops::GetUnit(db_, p, *req); });
+  }
+  Status ListUnits(ServerContext* ctx, const v1::ListUnitsRequest* req,
+                   v1::ListUnitsResponse* resp) override {
+    return Respond(db_, ctx, "UnitService/ListUnits", resp,
+                   [&](const Principal& p) { return ops::ListUnits(db_, p, *req); });
+  }
+  Status UpdateUnit(ServerContext* ctx, const v1::UpdateUnitRequest* req,
+                    v1::UpdateUnitResponse* resp) override {
+    return Respond(db_, ctx, "UnitService/UpdateUnit", resp,
+                   [&](const Principal& p) { return ops::UpdateUnit(db_, p, *req); });
+  }
+  Status DeleteUnit(ServerContext* ctx, const v1::DeleteUnitRequest* req,
+                    v1::DeleteUnitResponse* resp) override {
+    return Respond(db_, ctx, "UnitService/DeleteUnit", resp,
+                   Empty<v1::DeleteUnitResponse>(
+                       [&](const Principal& p) { return ops::DeleteUnit(db_, p, *req); }));
+  }
+  Status ListRevisions(ServerContext* ctx, const v1::ListRevisionsRequest* req,
+                       v1::ListRevisionsResponse* resp) override {
+    return Respond(db_, ctx, "UnitService/ListRevisions", resp,
+                   [&](const Principal& p) { return ops::ListRevisions(db_, p, *req); });
+  }
+  Status GetRevision(ServerContext* ctx, const v1::GetRevisionRequest* req,
+                     v1::Revision* resp) override {
+    return Respond(db_, ctx, "UnitService/GetRevision", resp,
+                   [&](const Principal& p) { return ops::GetRevision(db_, p, *req); });
+  }
+  Status TagUnit(ServerContext* ctx, const v1::TagUnitRequest* req, v1::TagMark* resp) override {
+    return Respond(db_, ctx, "UnitService/TagUnit", resp,
+                   [&](const Principal& p) { return ops::TagUnit(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class TagServiceImpl final : public v1::TagService::Service {
+ public:
+  explicit TagServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateTag(ServerContext* ctx, const v1::CreateTagRequest* req, v1::Tag* resp) override {
+    return Respond(db_, ctx, "TagService/CreateTag", resp,
+                   [&](const Principal& p) { return ops::CreateTag(db_, p, *req); });
+  }
+  Status GetTag(ServerContext* ctx, const v1::GetTagRequest* req,
+                v1::TagWithMarks* resp) override {
+    return Respond(db_, ctx, "TagService/GetTag", resp,
+                   [&](const Principal& p) { return ops::GetTag(db_, p, *req); });
+  }
+  Status ListTags(ServerContext* ctx, const v1::ListTagsRequest* req,
+                  v1::ListTagsResponse* resp) override {
+    return Respond(db_, ctx, "TagService/ListTags", resp,
+                   [&](const Principal& p) { return ops::ListTags(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class VariantServiceImpl final : public v1::VariantService::Service {
+ public:
+  explicit VariantServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateVariant(ServerContext* ctx, const v1::CreateVariantRequest* req,
+                       v1::CreateVariantResponse* resp) override {
+    return Respond(db_, ctx, "VariantService/CreateVariant", resp,
+                   [&](const Principal& p) { return ops::CreateVariant(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class LinkServiceImpl final : public v1::LinkService::Service {
+ public:
+  explicit LinkServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateLink(ServerContext* ctx, const v1::CreateLinkRequest* req,
+                    v1::Link* resp) override {
+    return Respond(db_, ctx, "LinkService/CreateLink", resp,
+                   [&](const Principal& p) { return ops::CreateLink(db_, p, *req); });
+  }
+  Status GetLink(ServerContext* ctx, const v1::GetLinkRequest* req, v1::Link* resp) override {
+    return Respond(db_, ctx, "LinkService/GetLink", resp,
+                   [&](const Principal& p) { return ops::GetLink(db_, p, *req); });
+  }
+  Status ListLinks(ServerContext* ctx, const v1::ListLinksRequest* req,
+                   v1::ListLinksResponse* resp) override {
+    return Respond(db_, ctx, "LinkService/ListLinks", resp,
+                   [&](const Principal& p) { return ops::ListLinks(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class FilterServiceImpl final : public v1::FilterService::Service {
+ public:
+  explicit FilterServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateFilter(ServerContext* ctx, const v1::CreateFilterRequest* req,
+                      v1::Filter* resp) override {
+    return Respond(db_, ctx, "FilterService/CreateFilter", resp,
+                   [&](const Principal& p) { return ops::CreateFilter(db_, p, *req); });
+  }
+  Status GetFilter(ServerContext* ctx, const v1::GetFilterRequest* req,
+                   v1::Filter* resp) override {
+    return Respond(db_, ctx, "FilterService/GetFilter", resp,
+                   [&](const Principal& p) { return ops::GetFilter(db_, p, *req); });
+  }
+  Status ListFilters(ServerContext* ctx, const v1::ListFiltersRequest* req,
+                     v1::ListFiltersResponse* resp) override {
+    return Respond(db_, ctx, "FilterService/ListFilters", resp,
+                   [&](const Principal& p) { return ops::ListFilters(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db) {
+  std::vector<std::unique_ptr<grpc::Service>> out;
+  out.push_back(std::make_unique<AuthServiceImpl>(db));
+  out.push_back(std::make_unique<SpaceServiceImpl>(db));
+  out.push_back(std::make_unique<UnitServiceImpl>(db));
+  out.push_back(std::make_unique<TagServiceImpl>(db));
+  out.push_back(std::make_unique<VariantServiceImpl>(db));
+  out.push_back(std::make_unique<LinkServiceImpl>(db));
+  out.push_back(std::make_unique<FilterServiceImpl>(db));
+  return out;
+}
+
+}  // namespace cub::server

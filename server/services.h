@@ -1,0 +1,22 @@
+// gRPC service implementations: thin adapters from cub.v1 requests to lib/ops use cases.
+// Each handler authenticates through RunCall and holds no state of its own, so any number of
+// cubd processes can serve one database.
+#ifndef CUB_SERVER_SERVICES_H_
+#define CUB_SERVER_SERVICES_H_
+
+#include <memory>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/service_type.h>
+
+#include "lib/store/pool.h"
+
+namespace cub::server {
+
+// All cub.v1 services, backed by `db` (which must outlive them).
+std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db);
+
+}  // namespace cub::server
+
+#endif  // CUB_SERVER_SERVICES_H_
