@@ -25,8 +25,9 @@ void AddCreate(CLI::App* group, Env& env) {
   cmd->add_option("LINK", o->link, "Slug of the new Link; - lets the server name it")->required();
   cmd->add_option("FROM-UNIT", o->from_unit, "Downstream Unit, which takes the changes")
       ->required();
-  cmd->add_option("TO-SPACE", o->to_space, "Space of the upstream Unit")->required();
   cmd->add_option("TO-UNIT", o->to_unit, "Upstream Unit, where changes come from")->required();
+  cmd->add_option("TO-SPACE", o->to_space,
+                  "Space of the upstream Unit (default: the downstream Unit's Space)");
   cmd->add_option("--update-type", o->update_type, "How changes are taken")->capture_default_str();
   cmd->add_flag("--auto-update", o->auto_update, "Take upstream changes as soon as they are made");
   cmd->add_flag("--protect", o->protect, "Keep values written through this Link from upgrades");

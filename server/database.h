@@ -16,6 +16,9 @@ namespace cub::server {
 struct DatabaseOptions {
   std::string url;       // empty: embedded
   std::string data_dir;  // embedded only; empty: store::DefaultDataDir()
+  // Embedded only: whether a cluster another cubd runs in data_dir may be used (true for the
+  // short admin commands, false for `serve`, whose database would vanish with the other cubd).
+  bool share_running = true;
 };
 
 struct Database {

@@ -1,5 +1,5 @@
-// The REST/JSON mirror of cubd's gRPC API (DESIGN.md section 5). Every unary RPC is also served
-// as
+// The REST/JSON mirror of cubd's gRPC API (DESIGN.md section 5). Every unary RPC is also
+// served as
 //
 //   POST /v1/<Service>/<Method>      e.g. POST /v1/SpaceService/GetSpace  {"Space": "home"}
 //
@@ -24,7 +24,8 @@
 // auth, existence or conflict is a 400. Routing errors: unknown path, service or method 404 (code
 // NOT_FOUND); a streaming method 501 (UNIMPLEMENTED); a method other than POST 405 with an Allow
 // header (code UNIMPLEMENTED); malformed JSON or an unknown field 400 (INVALID_ARGUMENT) naming
-// the problem. A 401 carries `WWW-Authenticate: Bearer`.
+// the problem; an Authorization header that cannot be gRPC metadata (non-ASCII) 401. A 401
+// carries `WWW-Authenticate: Bearer`.
 
 #ifndef CUB_SERVER_REST_GATEWAY_H_
 #define CUB_SERVER_REST_GATEWAY_H_

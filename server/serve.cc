@@ -50,7 +50,9 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto db = OpenDatabase(db_opts);
+  DatabaseOptions own = db_opts;
+  own.share_running = false;
+  auto db = OpenDatabase(own);
   if (!db.ok()) return Fail("database", db.status());
   for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
   store::ConnectionPool pool(db->url, opts.threads);

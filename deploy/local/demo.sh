@@ -21,7 +21,6 @@ PIDFILE=$DATA_DIR/cubd.pid
 LOG=$DATA_DIR/cubd.log
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '$ %s\n' "$*"; "$@"; }
 
 if [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then
   step "stopping the cubd this script started earlier (pid $(cat "$PIDFILE"))"
@@ -46,7 +45,8 @@ if ! token=$("$BIN/cubd" user create demo-admin --admin --data-dir "$DATA_DIR" 2
 fi
 printf '$ cub auth login --server %s --token <token>\n' "$LISTEN"
 "$BIN/cub" auth login --server "$LISTEN" --token "$token"
-cub() { printf '$ cub %s\n' "$*"; "$BIN/cub" "$@"; }
+# Shows each sample command as it could be typed, then runs it.
+cub() { printf '$ cub'; printf ' %q' "$@"; printf '\n'; "$BIN/cub" "$@"; }
 
 step "a fresh sample: remove what an earlier run left"
 for s in acme-prod acme-dev acme-base; do "$BIN/cub" space delete "$s" >/dev/null 2>&1 || true; done
@@ -97,5 +97,6 @@ cat <<MSG
 cubd keeps running (pid $(cat "$PIDFILE")); its log is $LOG.
   Use it:   $BIN/cub space list          (the saved context points at $LISTEN)
             curl -s -X POST -H "Authorization: Bearer \$TOKEN" -d '{}' http://$HTTP_LISTEN/v1/SpaceService/ListSpaces
+            (the token is in the saved context: \${CUB_CONFIG:-~/.config/cub/config.json})
   Stop it:  kill \$(cat $PIDFILE)       (its embedded PostgreSQL stops with it)
 MSG
