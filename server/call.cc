@@ -70,10 +70,16 @@ grpc::Status RunCall(store::ConnectionPool& db, grpc::ServerContext* ctx, const 
     }
   }
   grpc::Status out = ToGrpc(result);
+  // Calls from the REST mirror arrive in-process; the gateway names the HTTP client.
+  std::string peer = ctx->peer();
+  const auto& md = ctx->client_metadata();
+  if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
+    peer = "http:" + std::string(fwd->second.data(), fwd->second.size());
+  }
   std::fprintf(stderr, "%s call method=%s user=%s code=%s duration_ms=%.2f peer=%s\n",
                absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", start, absl::UTCTimeZone()).c_str(),
                method, user.c_str(), CodeName(out.error_code()),
-               absl::ToDoubleMilliseconds(absl::Now() - start), ctx->peer().c_str());
+               absl::ToDoubleMilliseconds(absl::Now() - start), peer.c_str());
   return out;
 }
 

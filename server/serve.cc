@@ -93,7 +93,9 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   std::unique_ptr<HttpServer> http;
   std::unique_ptr<RestGateway> gateway;
   if (!opts.http_listen.empty()) {
-    gateway = std::make_unique<RestGateway>(server->InProcessChannel(grpc::ChannelArguments()),
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);  // as large as the server accepts
+    gateway = std::make_unique<RestGateway>(server->InProcessChannel(args),
                                             google::protobuf::DescriptorPool::generated_pool());
     RestGateway* gw = gateway.get();
     auto started = HttpServer::Start(opts.http_listen, tls, opts.threads,
