@@ -109,7 +109,8 @@ absl::StatusOr<Connection> ResolveConnection(const GlobalOptions& options) {
     }
     if (ctx != nullptr) {
       if (c.server.empty()) c.server = ctx->server;
-      if (c.token.empty()) c.token = ctx->token;
+      // A context's token is a secret for its own server: never send it anywhere else.
+      if (c.token.empty() && c.server == ctx->server) c.token = ctx->token;
       if (c.server == ctx->server && c.tls_ca.empty() && !c.tls) {
         c.tls_ca = ctx->tls_ca;
         c.tls = ctx->tls;

@@ -70,11 +70,13 @@ grpc::Status RunCall(store::ConnectionPool& db, grpc::ServerContext* ctx, const 
     }
   }
   grpc::Status out = ToGrpc(result);
-  // Calls from the REST mirror arrive in-process; the gateway names the HTTP client.
+  // Calls from the REST mirror arrive in-process; the gateway names the HTTP client in
+  // x-forwarded-for. Any client can send that header, so it is logged beside the real peer,
+  // never in its place.
   std::string peer = ctx->peer();
   const auto& md = ctx->client_metadata();
   if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
-    peer = "http:" + std::string(fwd->second.data(), fwd->second.size());
+    peer += " forwarded_for=" + std::string(fwd->second.data(), fwd->second.size());
   }
   std::fprintf(stderr, "%s call method=%s user=%s code=%s duration_ms=%.2f peer=%s\n",
                absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", start, absl::UTCTimeZone()).c_str(),

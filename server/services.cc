@@ -38,6 +38,7 @@ class AuthServiceImpl final : public v1::AuthService::Service {
       for (const auto& g : p.groups) u->add_groups(g);
       u->set_admin(p.admin);
       u->set_service_account(p.service_account);
+      u->set_created_at(p.created_at);
       return absl::OkStatus();
     });
   }

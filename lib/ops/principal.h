@@ -14,6 +14,7 @@ struct Principal {
   std::vector<std::string> groups;
   bool admin = false;            // server administrator: every role on every Space
   bool service_account = false;  // CI or a reporter: can never vote on approvals
+  std::string created_at;        // when the user was created (RFC 3339)
 };
 
 // Roles on a Space, in increasing order of what they allow to be read or written.

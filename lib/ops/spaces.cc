@@ -153,6 +153,11 @@ absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal&
 
 absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal& p,
                                       const v1::GrantRequest& req) {
+  Role role;
+  if (!ParseRole(req.role(), &role)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown role '", req.role(), "': use viewer, editor, approver or admin"));
+  }
   v1::Permission out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);

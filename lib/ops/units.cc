@@ -140,7 +140,7 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
 absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
                                                   const Principal& p,
                                                   const v1::UpdateUnitRequest& req) {
-  if (!req.data().empty() && !req.restore().empty()) {
+  if (req.has_data() && !req.restore().empty()) {
     return absl::InvalidArgumentError("give either new data or --restore, not both");
   }
   if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
@@ -156,7 +156,7 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
         !s.ok()) {
       return s;
     }
-    bool writes_data = !req.data().empty() || !req.restore().empty();
+    bool writes_data = req.has_data() || !req.restore().empty();
     if (writes_data) {
       store::NewRevision rev;
       rev.author_id = p.user_id;

@@ -94,6 +94,7 @@ absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::str
   p.groups.assign(user->groups().begin(), user->groups().end());
   p.admin = user->admin();
   p.service_account = user->service_account();
+  p.created_at = user->created_at();
   return p;
 }
 

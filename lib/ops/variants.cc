@@ -88,6 +88,11 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
           absl::StrCat("upstream revision ", req.upstream_revision_num(), " of unit '",
                        to->slug(), "' does not exist (head is ", to->head_revision_num(), ")"));
     }
+    if (auto existing = store::FindLinkBetween(tx, from->unit_id(), to->unit_id(), update_type)) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "unit '", from->slug(), "' already has ", update_type, " link '", existing->slug(),
+          "' to unit '", to->slug(), "' of space '", to_space.slug(), "'"));
+    }
     std::string slug = req.slug();
     if (slug.empty() || slug == "-") slug = absl::StrCat(from->slug(), "-to-", to->slug());
     if (auto s = ValidateSlug("link", slug); !s.ok()) return s;

@@ -72,6 +72,18 @@ std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id, const std:
   return ReadLink(r[0]);
 }
 
+std::optional<v1::Link> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
+                                        const std::string& to_unit_id,
+                                        const std::string& update_type) {
+  Query q(kLinkSelect);
+  q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
+                        "::uuid AND l.to_unit_id = ", q.Param(to_unit_id),
+                        "::uuid AND l.update_type = ", q.Param(update_type)));
+  pqxx::result r = q.Exec(tx);
+  if (r.empty()) return std::nullopt;
+  return ReadLink(r[0]);
+}
+
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,
                                                 std::string_view where) {

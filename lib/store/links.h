@@ -28,6 +28,10 @@ struct NewLink {
 absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& l);
 std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id,
                                  const std::string& slug_or_id);
+// The Link of `update_type` from `from_unit_id` to `to_unit_id`, if there is one.
+std::optional<v1::Link> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
+                                        const std::string& to_unit_id,
+                                        const std::string& update_type);
 // space_id empty: every Space the caller can see.
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,

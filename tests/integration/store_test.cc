@@ -225,7 +225,7 @@ TEST_CASE("restore, tags and revision selectors") {
 
   upd.set_data("v: 3\n");
   REQUIRE(ops::UpdateUnit(*f.db, f.admin, upd).ok());
-  upd.set_data("");
+  upd.clear_data();
   upd.set_restore("Before:Tag:release");
   auto restored = ops::UpdateUnit(*f.db, f.admin, upd);
   REQUIRE(restored.ok());
