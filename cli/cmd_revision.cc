@@ -49,7 +49,8 @@ void AddGet(CLI::App* group, Env& env) {
   cmd->add_option("--space", o->space, "Space slug or ID")->required();
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--revision", o->revision,
-                  "N, -N (N back), HeadRevisionNum, LastReleasedRevisionNum or Tag:T")
+                  "N, -N (N back), HeadRevisionNum, LastReleasedRevisionNum, Tag:T, Before:Tag:T, "
+                  "ChangeSet:C or Before:ChangeSet:C")
       ->type_name("REVISION")
       ->capture_default_str();
   cmd->add_flag("--data", o->data, "Print only the Revision's data, as stored");

@@ -120,7 +120,7 @@ void AddList(CLI::App* group, Env& env) {
 
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, unit, file, change_desc, restore;
+    std::string space, unit, file, change_desc, restore, change_set;
     std::vector<std::string> labels, annotations;
   };
   auto o = std::make_shared<Opts>();
@@ -131,15 +131,22 @@ void AddUpdate(CLI::App* group, Env& env) {
   CLI::Option* file = cmd->add_option("FILE", o->file, "New data; - reads stdin");
   cmd->add_option("--change-desc", o->change_desc, "Description of the new revision");
   cmd->add_option("--restore", o->restore,
-                  "Restore an earlier state: N, -N (N back), Tag:T or Before:Tag:T")
+                  "Restore an earlier revision: N, -N (N back), Tag:T, Before:Tag:T, "
+                  "ChangeSet:C, Before:ChangeSet:C, LastReleasedRevisionNum")
       ->type_name("REVISION")
       ->excludes(file);
+  cmd->add_option("--changeset", o->change_set,
+                  "Write in this open ChangeSet (SPACE/NAME), opening it on the Unit; - takes "
+                  "the Unit out of its ChangeSet")
+      ->type_name("CHANGESET");
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations,
                   "Set an annotation; KEY= removes it (repeatable)");
   OnRun(cmd, env, [&env, o] {
-    if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty()) {
-      return UsageError("nothing to update: pass FILE, --restore, --label or --annotation");
+    if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty() &&
+        o->change_set != "-") {
+      return UsageError(
+          "nothing to update: pass FILE, --restore, --label, --annotation or --changeset -");
     }
     cub::v1::UpdateUnitRequest req;
     if (!o->file.empty()) {
@@ -154,6 +161,7 @@ void AddUpdate(CLI::App* group, Env& env) {
     req.set_unit(o->unit);
     req.set_change_desc(o->change_desc);
     req.set_restore(o->restore);
+    req.set_change_set(o->change_set);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
     auto client = Connect(env);
@@ -205,7 +213,8 @@ void AddTag(CLI::App* group, Env& env) {
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("TAG", o->tag, "Tag slug, or SPACE/TAG for a Tag in another Space")->required();
   cmd->add_option("--revision", o->revision,
-                  "N, -N, HeadRevisionNum (default), LastReleasedRevisionNum or Tag:T")
+                  "N, -N, HeadRevisionNum (default), LastReleasedRevisionNum, Tag:T, Before:Tag:T, "
+                  "ChangeSet:C or Before:ChangeSet:C")
       ->type_name("REVISION");
   cmd->add_flag("--move", o->move, "Move the Tag's existing mark on this Unit");
   OnRun(cmd, env, [&env, o] {

@@ -69,6 +69,7 @@ void AddTagCommands(CLI::App& app, Env& env);
 void AddVariantCommands(CLI::App& app, Env& env);
 void AddLinkCommands(CLI::App& app, Env& env);
 void AddFilterCommands(CLI::App& app, Env& env);
+void AddChangeSetCommands(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

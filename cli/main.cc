@@ -73,6 +73,7 @@ int Main(int argc, char** argv) {
   AddVariantCommands(app, env);
   AddLinkCommands(app, env);
   AddFilterCommands(app, env);
+  AddChangeSetCommands(app, env);
   Finish(&app, true);
 
   try {

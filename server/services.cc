@@ -4,6 +4,7 @@
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "lib/ops/change_sets.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/units.h"
 #include "lib/ops/variants.h"
@@ -29,8 +30,7 @@ auto Empty(Fn fn) {
 class AuthServiceImpl final : public v1::AuthService::Service {
  public:
   explicit AuthServiceImpl(store::ConnectionPool& db) : db_(db) {}
-  Status WhoAmI(ServerContext* ctx, const v1::WhoAmIRequest*,
-                v1::WhoAmIResponse* resp) override {
+  Status WhoAmI(ServerContext* ctx, const v1::WhoAmIRequest*, v1::WhoAmIResponse* resp) override {
     return RunCall(db_, ctx, "AuthService/WhoAmI", [&](const Principal& p) {
       v1::User* u = resp->mutable_user();
       u->set_user_id(p.user_id);
@@ -141,6 +141,34 @@ class UnitServiceImpl final : public v1::UnitService::Service {
   store::ConnectionPool& db_;
 };
 
+class ChangeSetServiceImpl final : public v1::ChangeSetService::Service {
+ public:
+  explicit ChangeSetServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateChangeSet(ServerContext* ctx, const v1::CreateChangeSetRequest* req,
+                         v1::ChangeSet* resp) override {
+    return Respond(db_, ctx, "ChangeSetService/CreateChangeSet", resp,
+                   [&](const Principal& p) { return ops::CreateChangeSet(db_, p, *req); });
+  }
+  Status GetChangeSet(ServerContext* ctx, const v1::GetChangeSetRequest* req,
+                      v1::ChangeSet* resp) override {
+    return Respond(db_, ctx, "ChangeSetService/GetChangeSet", resp,
+                   [&](const Principal& p) { return ops::GetChangeSet(db_, p, *req); });
+  }
+  Status ListChangeSets(ServerContext* ctx, const v1::ListChangeSetsRequest* req,
+                        v1::ListChangeSetsResponse* resp) override {
+    return Respond(db_, ctx, "ChangeSetService/ListChangeSets", resp,
+                   [&](const Principal& p) { return ops::ListChangeSets(db_, p, *req); });
+  }
+  Status CloseChangeSet(ServerContext* ctx, const v1::CloseChangeSetRequest* req,
+                        v1::ChangeSet* resp) override {
+    return Respond(db_, ctx, "ChangeSetService/CloseChangeSet", resp,
+                   [&](const Principal& p) { return ops::CloseChangeSet(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
 class TagServiceImpl final : public v1::TagService::Service {
  public:
   explicit TagServiceImpl(store::ConnectionPool& db) : db_(db) {}
@@ -148,8 +176,7 @@ class TagServiceImpl final : public v1::TagService::Service {
     return Respond(db_, ctx, "TagService/CreateTag", resp,
                    [&](const Principal& p) { return ops::CreateTag(db_, p, *req); });
   }
-  Status GetTag(ServerContext* ctx, const v1::GetTagRequest* req,
-                v1::TagWithMarks* resp) override {
+  Status GetTag(ServerContext* ctx, const v1::GetTagRequest* req, v1::TagWithMarks* resp) override {
     return Respond(db_, ctx, "TagService/GetTag", resp,
                    [&](const Principal& p) { return ops::GetTag(db_, p, *req); });
   }
@@ -179,8 +206,7 @@ class VariantServiceImpl final : public v1::VariantService::Service {
 class LinkServiceImpl final : public v1::LinkService::Service {
  public:
   explicit LinkServiceImpl(store::ConnectionPool& db) : db_(db) {}
-  Status CreateLink(ServerContext* ctx, const v1::CreateLinkRequest* req,
-                    v1::Link* resp) override {
+  Status CreateLink(ServerContext* ctx, const v1::CreateLinkRequest* req, v1::Link* resp) override {
     return Respond(db_, ctx, "LinkService/CreateLink", resp,
                    [&](const Principal& p) { return ops::CreateLink(db_, p, *req); });
   }
@@ -206,8 +232,7 @@ class FilterServiceImpl final : public v1::FilterService::Service {
     return Respond(db_, ctx, "FilterService/CreateFilter", resp,
                    [&](const Principal& p) { return ops::CreateFilter(db_, p, *req); });
   }
-  Status GetFilter(ServerContext* ctx, const v1::GetFilterRequest* req,
-                   v1::Filter* resp) override {
+  Status GetFilter(ServerContext* ctx, const v1::GetFilterRequest* req, v1::Filter* resp) override {
     return Respond(db_, ctx, "FilterService/GetFilter", resp,
                    [&](const Principal& p) { return ops::GetFilter(db_, p, *req); });
   }
@@ -229,6 +254,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<SpaceServiceImpl>(db));
   out.push_back(std::make_unique<UnitServiceImpl>(db));
   out.push_back(std::make_unique<TagServiceImpl>(db));
+  out.push_back(std::make_unique<ChangeSetServiceImpl>(db));
   out.push_back(std::make_unique<VariantServiceImpl>(db));
   out.push_back(std::make_unique<LinkServiceImpl>(db));
   out.push_back(std::make_unique<FilterServiceImpl>(db));

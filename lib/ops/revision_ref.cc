@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
+#include "lib/ops/change_sets.h"
 #include "lib/ops/units.h"
 #include "lib/store/tags.h"
 
@@ -34,9 +35,8 @@ absl::StatusOr<int64_t> TagMark(store::Tx& tx, const Principal& p, const v1::Spa
 
 }  // namespace
 
-absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p,
-                                        const v1::Space& space, const v1::Unit& unit,
-                                        const std::string& selector) {
+absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                        const v1::Unit& unit, const std::string& selector) {
   int64_t head = unit.head_revision_num();
   int64_t num = 0;
   if (selector.empty() || selector == "HeadRevisionNum") {
@@ -47,13 +47,31 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p,
       return absl::FailedPreconditionError(
           absl::StrCat("unit '", unit.slug(), "' has never been released"));
     }
+  } else if (absl::StartsWith(selector, "Before:ChangeSet:") ||
+             absl::StartsWith(selector, "ChangeSet:")) {
+    bool before = absl::StartsWith(selector, "Before:");
+    std::string ref = selector.substr(before ? 17 : 10);
+    auto c = ResolveChangeSet(tx, p, space, ref);
+    if (!c.ok()) return c.status();
+    if (!before && c->state() == "Open") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("changeset '", ref, "' is still open: it has no end revision yet"));
+    }
+    auto tag = store::FindTag(tx, c->space_id(), before ? c->start_tag_id() : c->end_tag_id());
+    if (!tag) return absl::InternalError("changeset tag missing");
+    auto mark = store::FindMark(tx, tag->tag_id(), unit.unit_id());
+    if (!mark) {
+      return absl::NotFoundError(
+          absl::StrCat("changeset '", ref, "' did not change unit '", unit.slug(), "'"));
+    }
+    num = *mark;
   } else if (absl::StartsWith(selector, "Before:Tag:")) {
     auto mark = TagMark(tx, p, space, unit, selector.substr(11));
     if (!mark.ok()) return mark.status();
     num = *mark - 1;
     if (num < 1) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "unit '", unit.slug(), "' has no revision before ", selector.substr(7)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("unit '", unit.slug(), "' has no revision before ", selector.substr(7)));
     }
   } else if (absl::StartsWith(selector, "Tag:")) {
     auto mark = TagMark(tx, p, space, unit, selector.substr(4));
@@ -63,17 +81,18 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p,
     num = head - num;
     if (num < 1) {
       return absl::OutOfRangeError(absl::StrCat("unit '", unit.slug(), "' has only ", head,
-                                                " revisions; ", selector, " goes before the first"));
+                                                " revisions; ", selector,
+                                                " goes before the first"));
     }
   } else if (!absl::SimpleAtoi(selector, &num)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "revision '", selector,
-        "' is not valid: use a number, -N, HeadRevisionNum, LastReleasedRevisionNum, Tag:T or "
-        "Before:Tag:T"));
+        "' is not valid: use a number, -N, HeadRevisionNum, LastReleasedRevisionNum, Tag:T, "
+        "Before:Tag:T, ChangeSet:C or Before:ChangeSet:C"));
   }
   if (num < 1 || num > head) {
-    return absl::NotFoundError(absl::StrCat("unit '", unit.slug(), "' has no revision ", num,
-                                            " (head is ", head, ")"));
+    return absl::NotFoundError(
+        absl::StrCat("unit '", unit.slug(), "' has no revision ", num, " (head is ", head, ")"));
   }
   return num;
 }

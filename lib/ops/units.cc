@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
+#include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
@@ -66,9 +67,8 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
     if (!space.ok()) return space.status();
     if (auto existing = store::FindUnit(tx, space->space_id(), req.slug())) {
       if (!req.allow_exists()) {
-        return absl::AlreadyExistsError(absl::StrCat("unit '", req.slug(),
-                                                     "' already exists in space '",
-                                                     space->slug(), "'"));
+        return absl::AlreadyExistsError(
+            absl::StrCat("unit '", req.slug(), "' already exists in space '", space->slug(), "'"));
       }
       auto data = HeadData(tx, *existing);
       if (!data.ok()) return data.status();
@@ -137,8 +137,7 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
   return out;
 }
 
-absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
-                                                  const Principal& p,
+absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateUnitRequest& req) {
   if (req.has_data() && !req.restore().empty()) {
     return absl::InvalidArgumentError("give either new data or --restore, not both");
@@ -157,8 +156,16 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
       return s;
     }
     bool writes_data = req.has_data() || !req.restore().empty();
+    if (!writes_data && req.change_set() == "-") {
+      // Only taking the Unit out of its ChangeSet.
+      auto left = ChangeSetForWrite(tx, p, *space, *unit, "-");
+      if (!left.ok()) return left.status();
+    }
     if (writes_data) {
       store::NewRevision rev;
+      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
+      if (!change_set.ok()) return change_set.status();
+      rev.change_set_id = *change_set;
       rev.author_id = p.user_id;
       rev.expected_head = req.expected_head_revision_num();
       if (!req.restore().empty()) {
@@ -169,9 +176,8 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
         rev.data = source->data();
         rev.data_hash = source->data_hash();
         rev.restored_from_num = *num;
-        rev.description = req.change_desc().empty()
-                              ? absl::StrCat("Restored revision ", *num)
-                              : req.change_desc();
+        rev.description = req.change_desc().empty() ? absl::StrCat("Restored revision ", *num)
+                                                    : req.change_desc();
       } else {
         auto hash = HashData(unit->toolchain_type(), req.data());
         if (!hash.ok()) return hash.status();
@@ -285,9 +291,8 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
     if (!space.ok()) return space.status();
     if (auto existing = store::FindTag(tx, space->space_id(), req.slug())) {
       if (!req.allow_exists()) {
-        return absl::AlreadyExistsError(absl::StrCat("tag '", req.slug(),
-                                                     "' already exists in space '",
-                                                     space->slug(), "'"));
+        return absl::AlreadyExistsError(
+            absl::StrCat("tag '", req.slug(), "' already exists in space '", space->slug(), "'"));
       }
       out = *existing;
       return absl::OkStatus();

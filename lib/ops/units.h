@@ -41,7 +41,9 @@ absl::StatusOr<v1::ListTagsResponse> ListTags(store::ConnectionPool& db, const P
                                               const v1::ListTagsRequest& req);
 
 // The revision number a selector names for `unit`: "" or "HeadRevisionNum", "N", "-N" (N
-// before the head), "LastReleasedRevisionNum", "Tag:T", "Tag:SPACE/T", "Before:Tag:T".
+// before the head), "LastReleasedRevisionNum", "Tag:T", "Tag:SPACE/T", "Before:Tag:T",
+// "ChangeSet:C" (where a closed ChangeSet left the Unit), "Before:ChangeSet:C" (where it
+// found it); C is "NAME" or "SPACE/NAME".
 // The result exists (1..head) or the error says why not.
 absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p,
                                         const v1::Space& space, const v1::Unit& unit,

@@ -7,20 +7,20 @@ using where::FieldType;
 using where::Schema;
 
 const Schema& SpaceSchema() {
-  static const Schema* s = new Schema(
-      "Space", {
-                   {"SpaceID", FieldType::kUuid, "s.id"},
-                   {"Slug", FieldType::kString, "s.slug"},
-                   {"DisplayName", FieldType::kString, "s.display_name"},
-                   {"Labels", FieldType::kStringMap, "s.labels"},
-                   {"Annotations", FieldType::kStringMap, "s.annotations"},
-                   {"ComponentID", FieldType::kUuid, "s.component_id"},
-                   {"Component.Slug", FieldType::kString, "c.slug"},
-                   {"UpstreamSpaceID", FieldType::kUuid, "s.upstream_space_id"},
-                   {"CreatedAt", FieldType::kTime, "s.created_at"},
-                   {"UpdatedAt", FieldType::kTime, "s.updated_at"},
-                   {"Version", FieldType::kInt, "s.version"},
-               });
+  static const Schema* s =
+      new Schema("Space", {
+                              {"SpaceID", FieldType::kUuid, "s.id"},
+                              {"Slug", FieldType::kString, "s.slug"},
+                              {"DisplayName", FieldType::kString, "s.display_name"},
+                              {"Labels", FieldType::kStringMap, "s.labels"},
+                              {"Annotations", FieldType::kStringMap, "s.annotations"},
+                              {"ComponentID", FieldType::kUuid, "s.component_id"},
+                              {"Component.Slug", FieldType::kString, "c.slug"},
+                              {"UpstreamSpaceID", FieldType::kUuid, "s.upstream_space_id"},
+                              {"CreatedAt", FieldType::kTime, "s.created_at"},
+                              {"UpdatedAt", FieldType::kTime, "s.updated_at"},
+                              {"Version", FieldType::kInt, "s.version"},
+                          });
   return *s;
 }
 
@@ -61,45 +61,58 @@ const Schema& RevisionSchema() {
 }
 
 const Schema& TagSchema() {
-  static const Schema* s = new Schema(
-      "Tag", {
-                 {"TagID", FieldType::kUuid, "t.id"},
-                 {"SpaceID", FieldType::kUuid, "t.space_id"},
-                 {"Slug", FieldType::kString, "t.slug"},
-                 {"Description", FieldType::kString, "t.description"},
-                 {"Labels", FieldType::kStringMap, "t.labels"},
-                 {"CreatedAt", FieldType::kTime, "t.created_at"},
-             });
+  static const Schema* s =
+      new Schema("Tag", {
+                            {"TagID", FieldType::kUuid, "t.id"},
+                            {"SpaceID", FieldType::kUuid, "t.space_id"},
+                            {"Slug", FieldType::kString, "t.slug"},
+                            {"Description", FieldType::kString, "t.description"},
+                            {"Labels", FieldType::kStringMap, "t.labels"},
+                            {"CreatedAt", FieldType::kTime, "t.created_at"},
+                        });
   return *s;
 }
 
 const Schema& LinkSchema() {
-  static const Schema* s = new Schema(
-      "Link", {
-                  {"LinkID", FieldType::kUuid, "l.id"},
-                  {"SpaceID", FieldType::kUuid, "l.space_id"},
-                  {"Slug", FieldType::kString, "l.slug"},
-                  {"FromUnitID", FieldType::kUuid, "l.from_unit_id"},
-                  {"ToUnitID", FieldType::kUuid, "l.to_unit_id"},
-                  {"ToSpaceID", FieldType::kUuid, "tu.space_id"},
-                  {"UpdateType", FieldType::kString, "l.update_type"},
-                  {"AutoUpdate", FieldType::kBool, "l.auto_update"},
-                  {"Protect", FieldType::kBool, "l.protect"},
-                  {"UpstreamRevisionNum", FieldType::kInt, "l.upstream_revision_num"},
-                  {"CreatedAt", FieldType::kTime, "l.created_at"},
-              });
+  static const Schema* s =
+      new Schema("Link", {
+                             {"LinkID", FieldType::kUuid, "l.id"},
+                             {"SpaceID", FieldType::kUuid, "l.space_id"},
+                             {"Slug", FieldType::kString, "l.slug"},
+                             {"FromUnitID", FieldType::kUuid, "l.from_unit_id"},
+                             {"ToUnitID", FieldType::kUuid, "l.to_unit_id"},
+                             {"ToSpaceID", FieldType::kUuid, "tu.space_id"},
+                             {"UpdateType", FieldType::kString, "l.update_type"},
+                             {"AutoUpdate", FieldType::kBool, "l.auto_update"},
+                             {"Protect", FieldType::kBool, "l.protect"},
+                             {"UpstreamRevisionNum", FieldType::kInt, "l.upstream_revision_num"},
+                             {"CreatedAt", FieldType::kTime, "l.created_at"},
+                         });
   return *s;
 }
 
 const Schema& FilterSchema() {
+  static const Schema* s =
+      new Schema("Filter", {
+                               {"FilterID", FieldType::kUuid, "f.id"},
+                               {"Slug", FieldType::kString, "f.slug"},
+                               {"From", FieldType::kString, "f.from_entity"},
+                               {"WhereField", FieldType::kString, "f.where_field"},
+                               {"CreatedAt", FieldType::kTime, "f.created_at"},
+                           });
+  return *s;
+}
+
+const Schema& ChangeSetSchema() {
   static const Schema* s = new Schema(
-      "Filter", {
-                    {"FilterID", FieldType::kUuid, "f.id"},
-                    {"Slug", FieldType::kString, "f.slug"},
-                    {"From", FieldType::kString, "f.from_entity"},
-                    {"WhereField", FieldType::kString, "f.where_field"},
-                    {"CreatedAt", FieldType::kTime, "f.created_at"},
-                });
+      "ChangeSet", {
+                       {"ChangeSetID", FieldType::kUuid, "cs.id"},
+                       {"Slug", FieldType::kString, "cs.slug"},
+                       {"Description", FieldType::kString, "cs.description"},
+                       {"State", FieldType::kString,
+                        "(CASE WHEN cs.closed_at IS NULL THEN 'Open' ELSE 'Closed' END)"},
+                       {"CreatedAt", FieldType::kTime, "cs.created_at"},
+                   });
   return *s;
 }
 

@@ -1,7 +1,7 @@
 // The fields each entity exposes to the where language, and the SQL column behind each.
 // This whitelist is the only way user-named fields reach SQL text. The table aliases used
 // here (s = spaces, c = components, u = units, r = revisions, t = tags, l = links,
-// f = filters) are what the repositories' queries must use.
+// f = filters, cs = change_sets) are what the repositories' queries must use.
 #ifndef CUB_LIB_STORE_SCHEMAS_H_
 #define CUB_LIB_STORE_SCHEMAS_H_
 
@@ -15,6 +15,7 @@ const where::Schema& RevisionSchema();
 const where::Schema& TagSchema();
 const where::Schema& LinkSchema();
 const where::Schema& FilterSchema();
+const where::Schema& ChangeSetSchema();
 
 }  // namespace cub::store
 

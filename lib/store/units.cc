@@ -15,7 +15,8 @@ const std::string kUnitSelect = absl::StrCat(
     ", u.head_revision_num, u.last_released_revision_num,"
     " coalesce(u.upstream_unit_id::text, ''), coalesce(hr.data_hash, ''), ",
     Rfc3339("u.created_at"), ", ", Rfc3339("u.updated_at"),
-    ", u.version FROM units u JOIN spaces s ON s.id = u.space_id"
+    ", u.version, coalesce(u.change_set_id::text, '')"
+    " FROM units u JOIN spaces s ON s.id = u.space_id"
     " LEFT JOIN components c ON c.id = s.component_id"
     " LEFT JOIN revisions hr ON hr.unit_id = u.id AND hr.revision_num = u.head_revision_num"
     " WHERE TRUE");
@@ -36,6 +37,7 @@ v1::Unit ReadUnit(const pqxx::row& r) {
   u.set_created_at(r[11].as<std::string>());
   u.set_updated_at(r[12].as<std::string>());
   u.set_version(r[13].as<int64_t>());
+  u.set_change_set_id(r[14].as<std::string>());
   return u;
 }
 
@@ -44,7 +46,7 @@ const std::string kRevisionSelect = absl::StrCat(
     " coalesce(r.author_id::text, ''), coalesce(a.username, ''), r.description,"
     " coalesce(r.upstream_unit_id::text, ''), r.upstream_revision_num, r.restored_from_num,"
     " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors)), ",
-    Rfc3339("r.created_at"),
+    Rfc3339("r.created_at"), ", coalesce(r.change_set_id::text, '')",
     " FROM revisions r LEFT JOIN users a ON a.id = r.author_id WHERE TRUE");
 
 v1::Revision ReadRevision(const pqxx::row& r) {
@@ -63,6 +65,7 @@ v1::Revision ReadRevision(const pqxx::row& r) {
   v.set_restored_from_num(r[11].as<int64_t>());
   for (auto& e : ReadTextArray(r[12])) v.add_validation_errors(e);
   v.set_created_at(r[13].as<std::string>());
+  v.set_change_set_id(r[14].as<std::string>());
   return v;
 }
 
@@ -96,10 +99,10 @@ absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
   int64_t num = head[0][0].as<int64_t>();
   tx.exec_params(
       "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
-      " description, restored_from_num) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
-      " NULLIF($6, '')::uuid, $7, $8)",
+      " description, restored_from_num, change_set_id) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
+      " NULLIF($6, '')::uuid, $7, $8, NULLIF($9, '')::uuid)",
       unit_id, head[0][1].as<std::string>(), num, rev.data, rev.data_hash, rev.author_id,
-      rev.description, rev.restored_from_num);
+      rev.description, rev.restored_from_num, rev.change_set_id);
   auto v = FindRevision(tx, unit_id, num);
   if (!v) return absl::InternalError("revision vanished after insert");
   return *v;

@@ -33,6 +33,7 @@ struct NewRevision {
   std::string description;
   int64_t restored_from_num = 0;
   int64_t expected_head = 0;  // 0: any; else ABORTED unless the head is still this
+  std::string change_set_id;  // the ChangeSet the revision is written in, if any
 };
 
 // Inserts a Unit with no revisions (head 0); ALREADY_EXISTS if the slug is taken.
