@@ -120,8 +120,10 @@ void AddList(CLI::App* group, Env& env) {
 
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, unit, file, change_desc, restore, change_set;
-    std::vector<std::string> labels, annotations;
+    std::string space, unit, file, change_desc, restore, change_set, merge_source;
+    std::vector<std::string> labels, annotations, protect, unprotect;
+    bool upgrade = false, squash = false;
+    int merge_base = 0, merge_end = 0;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -139,14 +141,33 @@ void AddUpdate(CLI::App* group, Env& env) {
                   "Write in this open ChangeSet (SPACE/NAME), opening it on the Unit; - takes "
                   "the Unit out of its ChangeSet")
       ->type_name("CHANGESET");
+  cmd->add_flag("--upgrade", o->upgrade,
+                "Merge what the upstream Unit changed since the last upgrade into this one");
+  cmd->add_flag("--squash", o->squash,
+                "With --upgrade: land the whole range as one revision, not one per upstream "
+                "revision");
+  cmd->add_option("--merge-source", o->merge_source,
+                  "Merge from this Unit (UNIT or SPACE/UNIT) instead of the upstream one");
+  cmd->add_option("--merge-base", o->merge_base,
+                  "First upstream revision of the range (exclusive)");
+  cmd->add_option("--merge-end", o->merge_end, "Last upstream revision of the range (inclusive)");
+  cmd->add_option("--protect", o->protect, "Hold this path against merges (repeatable)")
+      ->type_name("PATH");
+  cmd->add_option("--unprotect", o->unprotect, "Stop holding this path (repeatable)")
+      ->type_name("PATH");
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations,
                   "Set an annotation; KEY= removes it (repeatable)");
   OnRun(cmd, env, [&env, o] {
+    bool upgrade = o->upgrade || !o->merge_source.empty();
     if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty() &&
-        o->change_set != "-") {
+        o->change_set != "-" && !upgrade && o->protect.empty() && o->unprotect.empty()) {
       return UsageError(
-          "nothing to update: pass FILE, --restore, --label, --annotation or --changeset -");
+          "nothing to update: pass FILE, --restore, --upgrade, --protect, --label, --annotation "
+          "or --changeset -");
+    }
+    if (upgrade && (!o->file.empty() || !o->restore.empty())) {
+      return UsageError("--upgrade cannot be combined with FILE or --restore");
     }
     cub::v1::UpdateUnitRequest req;
     if (!o->file.empty()) {
@@ -162,6 +183,13 @@ void AddUpdate(CLI::App* group, Env& env) {
     req.set_change_desc(o->change_desc);
     req.set_restore(o->restore);
     req.set_change_set(o->change_set);
+    req.set_upgrade(upgrade);
+    req.set_squash(o->squash);
+    req.set_merge_source(o->merge_source);
+    req.set_merge_base(o->merge_base);
+    req.set_merge_end(o->merge_end);
+    for (const auto& path : o->protect) req.add_protect(path);
+    for (const auto& path : o->unprotect) req.add_unprotect(path);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
     auto client = Connect(env);
@@ -170,7 +198,21 @@ void AddUpdate(CLI::App* group, Env& env) {
     if (!client->Call(&UnitService::Stub::UpdateUnit, req, &resp)) return kExitFailed;
     const cub::v1::Unit& u = resp.unit();
     std::string line;
-    if (resp.unchanged()) {
+    int conflicts = 0;
+    for (const auto& rev : resp.revisions()) conflicts += rev.conflicts_size();
+    if (upgrade && resp.revisions_size() > 0) {
+      const auto& first = resp.revisions(0);
+      line = absl::StrCat("Unit ", u.slug(), " upgraded to revision ", u.head_revision_num(), " (",
+                          resp.revisions_size(), " revision", resp.revisions_size() == 1 ? "" : "s",
+                          " from upstream revision ", first.upstream_revision_num(), " to ",
+                          resp.revision().upstream_revision_num(), ")");
+      if (conflicts > 0) {
+        absl::StrAppend(&line, "; ", conflicts, " change", conflicts == 1 ? "" : "s",
+                        " withheld: see cub unit conflicts");
+      }
+    } else if (upgrade && resp.unchanged()) {
+      line = absl::StrCat("Unit ", u.slug(), " is up to date with its upstream");
+    } else if (resp.unchanged()) {
       line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num());
     } else if (resp.has_revision() && resp.revision().revision_num() > 0) {
       line =
@@ -237,6 +279,63 @@ void AddTag(CLI::App* group, Env& env) {
 
 }  // namespace
 
+void AddDiff(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, unit, from, to;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd =
+      group->add_subcommand("diff", "Show what changed between two revisions, path by path");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
+  cmd->add_option("--from", o->from, "Revision before (default: the one before --to)")
+      ->type_name("REVISION");
+  cmd->add_option("--to", o->to, "Revision after (default: the head)")->type_name("REVISION");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::DiffUnitRequest req;
+    req.set_space(o->space);
+    req.set_unit(o->unit);
+    req.set_from(o->from);
+    req.set_to(o->to);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::DiffUnitResponse resp;
+    if (!client->Call(&UnitService::Stub::DiffUnit, req, &resp)) return kExitFailed;
+    return env.printer().List<cub::v1::Mutation>(
+        resp.mutations(), {"KIND", "PATH", "OLD", "NEW"},
+        [](const cub::v1::Mutation& m) -> std::vector<std::string> {
+          return {m.kind(), m.path(), m.old_value(), m.new_value()};
+        });
+  });
+}
+
+void AddConflicts(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, unit, revision;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "conflicts", "Show the upstream changes a merge withheld from a revision (default: head)");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
+  cmd->add_option("--revision", o->revision, "Revision (default: the head)")->type_name("REVISION");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::GetRevisionRequest req;
+    req.set_space(o->space);
+    req.set_unit(o->unit);
+    req.set_revision(o->revision);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::Revision rev;
+    if (!client->Call(&UnitService::Stub::GetRevision, req, &rev)) return kExitFailed;
+    return env.printer().List<cub::v1::Conflict>(
+        rev.conflicts(), {"PATH", "REASON", "UPSTREAM", "KEPT"},
+        [](const cub::v1::Conflict& c) -> std::vector<std::string> {
+          return {c.path(), c.reason(), c.upstream_value(), c.downstream_value()};
+        });
+  });
+}
+
 void AddUnitCommands(CLI::App& app, Env& env) {
   CLI::App* group = app.add_subcommand("unit", "Manage Units (config documents) in a Space");
   AddCreate(group, env);
@@ -246,6 +345,8 @@ void AddUnitCommands(CLI::App& app, Env& env) {
   AddUpdate(group, env);
   AddDelete(group, env);
   AddTag(group, env);
+  AddDiff(group, env);
+  AddConflicts(group, env);
 }
 
 }  // namespace cub::cli

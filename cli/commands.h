@@ -70,6 +70,7 @@ void AddVariantCommands(CLI::App& app, Env& env);
 void AddLinkCommands(CLI::App& app, Env& env);
 void AddFilterCommands(CLI::App& app, Env& env);
 void AddChangeSetCommands(CLI::App& app, Env& env);
+void AddFunctionCommands(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

@@ -33,7 +33,7 @@ void AddGlobalOptions(CLI::App& app, GlobalOptions& g) {
       ->type_name("NAME");
   app.add_option("-o,--output", g.output, "Output format")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->check(CLI::IsMember({"table", "json", "yaml", "mutations"}))
       ->capture_default_str();
   app.add_flag("--quiet", g.quiet, "Print nothing on success");
   app.add_option("--timeout", g.timeout_seconds, "Deadline of each call to cubd, in seconds")
@@ -74,6 +74,7 @@ int Main(int argc, char** argv) {
   AddLinkCommands(app, env);
   AddFilterCommands(app, env);
   AddChangeSetCommands(app, env);
+  AddFunctionCommands(app, env);
   Finish(&app, true);
 
   try {

@@ -26,6 +26,8 @@ namespace cub::cli {
 enum class Format { kTable, kJson, kYaml };
 
 // "table", "json" or "yaml"; anything else is kTable (the flag is validated by CLI11).
+// "mutations" is a table for the commands that show changes path by path, and a table
+// elsewhere.
 Format ParseFormat(std::string_view name);
 
 // Rows of cells rendered as left-aligned columns separated by three spaces, header first.

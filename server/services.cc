@@ -1,12 +1,15 @@
 #include "server/services.h"
 
 #include "cub/v1/auth.grpc.pb.h"
+#include "cub/v1/function.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
 #include "lib/ops/change_sets.h"
+#include "lib/ops/functions.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/units.h"
+#include "lib/ops/upgrade.h"
 #include "lib/ops/variants.h"
 #include "server/call.h"
 
@@ -132,6 +135,11 @@ class UnitServiceImpl final : public v1::UnitService::Service {
     return Respond(db_, ctx, "UnitService/GetRevision", resp,
                    [&](const Principal& p) { return ops::GetRevision(db_, p, *req); });
   }
+  Status DiffUnit(ServerContext* ctx, const v1::DiffUnitRequest* req,
+                  v1::DiffUnitResponse* resp) override {
+    return Respond(db_, ctx, "UnitService/DiffUnit", resp,
+                   [&](const Principal& p) { return ops::DiffUnit(db_, p, *req); });
+  }
   Status TagUnit(ServerContext* ctx, const v1::TagUnitRequest* req, v1::TagMark* resp) override {
     return Respond(db_, ctx, "UnitService/TagUnit", resp,
                    [&](const Principal& p) { return ops::TagUnit(db_, p, *req); });
@@ -163,6 +171,24 @@ class ChangeSetServiceImpl final : public v1::ChangeSetService::Service {
                         v1::ChangeSet* resp) override {
     return Respond(db_, ctx, "ChangeSetService/CloseChangeSet", resp,
                    [&](const Principal& p) { return ops::CloseChangeSet(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class FunctionServiceImpl final : public v1::FunctionService::Service {
+ public:
+  explicit FunctionServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status ListFunctions(ServerContext* ctx, const v1::ListFunctionsRequest* req,
+                       v1::ListFunctionsResponse* resp) override {
+    return Respond(db_, ctx, "FunctionService/ListFunctions", resp,
+                   [&](const Principal&) { return ops::ListFunctions(*req); });
+  }
+  Status InvokeFunction(ServerContext* ctx, const v1::InvokeFunctionRequest* req,
+                        v1::InvokeFunctionResponse* resp) override {
+    return Respond(db_, ctx, "FunctionService/InvokeFunction", resp,
+                   [&](const Principal& p) { return ops::InvokeFunction(db_, p, *req); });
   }
 
  private:
@@ -255,6 +281,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<UnitServiceImpl>(db));
   out.push_back(std::make_unique<TagServiceImpl>(db));
   out.push_back(std::make_unique<ChangeSetServiceImpl>(db));
+  out.push_back(std::make_unique<FunctionServiceImpl>(db));
   out.push_back(std::make_unique<VariantServiceImpl>(db));
   out.push_back(std::make_unique<LinkServiceImpl>(db));
   out.push_back(std::make_unique<FilterServiceImpl>(db));

@@ -51,6 +51,14 @@ Node Node::String(std::string v, StringStyle style) {
   return n;
 }
 
+void Node::set_comments(Comments comments) {
+  if (comments.empty()) {
+    comments_.reset();
+  } else {
+    comments_ = std::make_shared<const Comments>(std::move(comments));
+  }
+}
+
 size_t Node::size() const {
   if (IsSequence()) return AsSequence().size();
   if (IsMapping()) return AsMapping().size();
@@ -72,7 +80,9 @@ Node* Node::Find(std::string_view key) {
 Node& Node::Set(std::string_view key, Node value) {
   if (IsNull()) *this = Map();
   if (Node* existing = Find(key)) {
+    std::shared_ptr<const Comments> comments = std::move(existing->comments_);
     *existing = std::move(value);
+    if (existing->comments_ == nullptr) existing->comments_ = std::move(comments);
     return *existing;
   }
   Mapping& m = MutableMapping();

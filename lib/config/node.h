@@ -6,7 +6,10 @@
 // written back in the order the user wrote it; lookup by key is a linear scan, which is the
 // fastest choice for the small mappings of configuration data.
 //
-// Equality is semantic: mapping key order and the StringStyle hint are ignored; an int is
+// A Node may carry Comments (see below) that ParseYaml recovered and EmitYaml writes back; like
+// the StringStyle hint they are presentation only.
+//
+// Equality is semantic: mapping key order, the StringStyle hint and comments are ignored; an int is
 // never equal to a float (1 != 1.0, as Kubernetes' typed fields see them); floats compare by
 // value except that NaN equals NaN and -0.0 differs from 0.0, so that equal Nodes always
 // have the same CanonicalJson.
@@ -23,6 +26,7 @@
 #define CUB_LIB_CONFIG_NODE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +39,23 @@ namespace cub::config {
 // user's style where it is still valid for the (possibly edited) value; never part of
 // equality, CanonicalJson or DataHash. Folded block scalars read back as kLiteral.
 enum class StringStyle : uint8_t { kAuto, kPlain, kSingleQuoted, kDoubleQuoted, kLiteral };
+
+// The YAML comments that belong to one node. Each field holds zero or more comment lines
+// separated by '\n' (no trailing '\n'), each line as written in the source, starting with '#';
+// EmitYaml adds "# " to a line that lacks its '#'.
+//   head  whole-line comments just above the mapping entry or sequence item whose value is this
+//         node (for a document root: above its first line);
+//   line  the comment at the end of the node's first line: after a scalar, a flow collection or
+//         a block scalar's header, or after "key:" or "-" when the node is a block collection
+//         starting on the next line;
+//   foot  document roots only: whole-line comments after the document's last line.
+struct Comments {
+  std::string head;
+  std::string line;
+  std::string foot;
+
+  bool empty() const { return head.empty() && line.empty() && foot.empty(); }
+};
 
 class Node {
  public:
@@ -80,6 +101,14 @@ class Node {
   StringStyle string_style() const { return style_; }
   void set_string_style(StringStyle style) { style_ = style; }
 
+  // This node's comments, or nullptr if it has none. Comments are shared, immutable, between
+  // copies of a Node; setting them on one copy never changes another.
+  const Comments* comments() const { return comments_.get(); }
+  // Replaces this node's comments (an empty `comments` removes them).
+  void set_comments(Comments comments);
+  // Makes this node carry `other`'s comments (or none, if it has none); cheap, no copy.
+  void CopyCommentsFrom(const Node& other) { comments_ = other.comments_; }
+
   // Number of items of a sequence or entries of a mapping; 0 for scalars.
   size_t size() const;
 
@@ -88,9 +117,9 @@ class Node {
   const Node* Find(std::string_view key) const;
   Node* Find(std::string_view key);
 
-  // Sets `key` to `value`, replacing an existing value in place (keeping its position) or
-  // appending a new entry. A null Node first becomes an empty mapping. Returns the stored
-  // value. Precondition: IsMapping() or IsNull().
+  // Sets `key` to `value`, replacing an existing value in place (keeping its position, and its
+  // comments when `value` has none) or appending a new entry. A null Node first becomes an
+  // empty mapping. Returns the stored value. Precondition: IsMapping() or IsNull().
   Node& Set(std::string_view key, Node value);
 
   // Removes `key` from a mapping; returns whether it was present.
@@ -110,6 +139,7 @@ class Node {
 
   Value value_;
   StringStyle style_ = StringStyle::kAuto;
+  std::shared_ptr<const Comments> comments_;  // null when there are none
 };
 
 // "null", "bool", "int", "float", "string", "sequence" or "mapping", for messages.

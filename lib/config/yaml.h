@@ -30,10 +30,17 @@ namespace cub::config {
 // kept as their text (`1: a` has the key "1"); `<<` is an ordinary key (merge keys are YAML
 // 1.1, not 1.2).
 //
+// Comments are kept on the Nodes they belong to (Comments in node.h): whole-line comments as
+// the head of the next mapping entry or sequence item (or the foot of the document, after its
+// last one), and a comment ending a line as the line comment of the value on that line (or,
+// after "key:", "-" or a block scalar header, of the value that starts next). Comments inside
+// flow collections attach the same way; a comment before "---" belongs to the document above.
+//
 // Errors, all InvalidArgument with a message "yaml: line L, column C: <what>" (1-based):
 // syntax errors as libfyaml reports them, malformed UTF-8 and control characters other than
 // tab, LF and CR (YAML allows only printable characters), duplicate keys in a mapping,
-// unknown aliases, other tags, non-scalar keys, nesting deeper than 1,000 sequences and
+// unknown aliases, other tags, non-scalar keys, a block scalar at the root of a document whose
+// content is not indented (libfyaml 0.7.12 misreads it), nesting deeper than 1,000 sequences and
 // mappings (Nodes are walked recursively), and aliases that would expand to more than
 // 100,000 + 10 * text.size() nodes (a "billion laughs" guard).
 absl::StatusOr<std::vector<Node>> ParseYaml(std::string_view text);
@@ -44,7 +51,11 @@ absl::StatusOr<std::vector<Node>> ParseYaml(std::string_view text);
 // still represent it; otherwise, and for kAuto, it is written plain unless it would read back
 // as another type (in YAML 1.2, or in YAML 1.1 as Kubernetes reads it: "yes", "0777"...) or
 // contains special characters, in which case it is double-quoted; multi-line strings become
-// literal block scalars (|, |-, |+) when their characters allow it.
+// literal block scalars (|, |-, |+) when their characters allow it. Comments are written back
+// where ParseYaml found them: head comments on their own lines above the entry or item (above
+// its "- " when the item's first entry shares that line), line comments after the value, or
+// after "key:" / "-" for a block collection; the document's foot after its last line. So a
+// text in this layout reads back with the same comments and writes out unchanged.
 // Contract: ParseYaml(EmitYaml(docs)) == docs whenever all strings are valid UTF-8 (a null
 // document is written "null", which reads back as a null document, not an empty one).
 std::string EmitYaml(const std::vector<Node>& docs);

@@ -1,7 +1,9 @@
 // EmitYaml (declared in yaml.h): a small block-style writer. Written by hand rather than with
 // libfyaml's emitter so that quoting follows our rules (core schema plus YAML 1.1 caution, the
-// user's StringStyle kept) and output is stable across libfyaml versions.
+// user's StringStyle kept), comments are written back where ParseYaml found them, and output
+// is stable across libfyaml versions.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -196,37 +198,124 @@ void AppendSingleQuoted(std::string_view s, std::string* out) {
   out->push_back('\'');
 }
 
+// Appends one comment line: a '#' first, and characters that YAML readers could take for a
+// line break (or that are not printable) replaced by spaces, so a comment can never turn into
+// content.
+void AppendComment(std::string_view line, std::string* out) {
+  if (line.empty() || line[0] != '#') out->append("# ");
+  size_t pos = 0;
+  while (pos < line.size()) {
+    const size_t start = pos;
+    char32_t cp;
+    if (!DecodeUtf8(line, &pos, &cp)) {
+      out->push_back(' ');
+      ++pos;
+    } else if (cp == '\t' || PrintableRaw(cp)) {
+      out->append(line.substr(start, pos - start));
+    } else {
+      out->push_back(' ');
+    }
+  }
+}
+
+bool HasHead(const Node& n) { return n.comments() != nullptr && !n.comments()->head.empty(); }
+bool HasLine(const Node& n) { return n.comments() != nullptr && !n.comments()->line.empty(); }
+bool IsBlockCollection(const Node& n) { return (n.IsMapping() || n.IsSequence()) && n.size() > 0; }
+
 class YamlWriter {
  public:
   explicit YamlWriter(std::string* out) : out_(*out) {}
 
   void Document(const Node& n) {
+    const Comments* c = n.comments();
+    if (c != nullptr) Lines(c->head, 0);
     if (n.IsMapping() && n.size() > 0) {
+      if (c != nullptr) Lines(c->line, 0);
       Mapping(n.AsMapping(), 0, /*first_inline=*/false);
     } else if (n.IsSequence() && n.size() > 0) {
+      if (c != nullptr) Lines(c->line, 0);
       Sequence(n.AsSequence(), 0, /*first_inline=*/false);
     } else {
       Scalar(n, 0, /*top_level=*/true);
     }
+    if (c != nullptr) Lines(c->foot, 0);
   }
 
  private:
   void Indent(int n) { out_.append(static_cast<size_t>(n), ' '); }
 
+  // Comment lines ('\n'-separated), each on a line of its own at column `indent`.
+  void Lines(std::string_view lines, int indent) {
+    while (!lines.empty()) {
+      size_t end = lines.find('\n');
+      if (end == std::string_view::npos) end = lines.size();
+      const std::string_view line = lines.substr(0, end);
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
+        Indent(indent);
+        AppendComment(line, &out_);
+        out_.push_back('\n');
+      }
+      lines.remove_prefix(std::min(lines.size(), end + 1));
+    }
+  }
+
+  // " # comment" for a node with a line comment; its lines joined into one.
+  void LineComment(const Node& n) {
+    if (!HasLine(n)) return;
+    out_.push_back(' ');
+    std::string joined = n.comments()->line;
+    for (char& c : joined) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    AppendComment(joined, &out_);
+  }
+
+  // The head comments written above an item's "- ": the item's own, and those of the first
+  // entry or item that is written on the same line after it.
+  void ItemHeads(const Node& item, int indent) {
+    if (HasHead(item)) Lines(item.comments()->head, indent);
+    if (HasLine(item) || !IsBlockCollection(item)) return;
+    if (item.IsMapping()) {
+      const Node& first = item.AsMapping().front().second;
+      if (HasHead(first)) Lines(first.comments()->head, indent);
+    } else {
+      ItemHeads(item.AsSequence().front(), indent);
+    }
+  }
+
   // Entries at column `indent`; the first one follows a "- " already written if first_inline.
   void Mapping(const Node::Mapping& entries, int indent, bool first_inline) {
     for (size_t i = 0; i < entries.size(); ++i) {
-      if (i > 0 || !first_inline) Indent(indent);
+      const Node& value = entries[i].second;
+      if (i > 0 || !first_inline) {
+        if (HasHead(value)) Lines(value.comments()->head, indent);
+        Indent(indent);
+      }
       Key(entries[i].first, indent);
-      Value(entries[i].second, indent);
+      Value(value, indent);
     }
   }
 
   void Sequence(const Node::Sequence& items, int indent, bool first_inline) {
     for (size_t i = 0; i < items.size(); ++i) {
-      if (i > 0 || !first_inline) Indent(indent);
-      out_.append("- ");
       const Node& item = items[i];
+      if (i > 0 || !first_inline) {
+        ItemHeads(item, indent);
+        Indent(indent);
+      }
+      if (IsBlockCollection(item) && HasLine(item)) {
+        // "- # comment", then the collection on the lines below.
+        out_.push_back('-');
+        LineComment(item);
+        out_.push_back('\n');
+        if (item.IsMapping()) {
+          Mapping(item.AsMapping(), indent + kIndentStep, /*first_inline=*/false);
+        } else {
+          Sequence(item.AsSequence(), indent + kIndentStep, /*first_inline=*/false);
+        }
+        continue;
+      }
+      out_.append("- ");
       if (item.IsMapping() && item.size() > 0) {
         Mapping(item.AsMapping(), indent + kIndentStep, /*first_inline=*/true);
       } else if (item.IsSequence() && item.size() > 0) {
@@ -254,9 +343,11 @@ class YamlWriter {
   // The value after "key:"; `indent` is the key's column.
   void Value(const Node& v, int indent) {
     if (v.IsMapping() && v.size() > 0) {
+      LineComment(v);
       out_.push_back('\n');
       Mapping(v.AsMapping(), indent + kIndentStep, /*first_inline=*/false);
     } else if (v.IsSequence() && v.size() > 0) {
+      LineComment(v);
       out_.push_back('\n');
       Sequence(v.AsSequence(), indent + kIndentStep, /*first_inline=*/false);
     } else {
@@ -292,14 +383,16 @@ class YamlWriter {
         out_.append("{}");
         break;
       case Node::Kind::kString:
-        String(n.AsString(), n.string_style(), indent, top_level);
+        String(n, indent, top_level);
         return;  // a literal ends its own lines
     }
+    LineComment(n);
     out_.push_back('\n');
   }
 
-  void String(std::string_view s, StringStyle hint, int indent, bool top_level) {
-    switch (ChooseValueStyle(s, hint, top_level)) {
+  void String(const Node& n, int indent, bool top_level) {
+    const std::string_view s = n.AsString();
+    switch (ChooseValueStyle(s, n.string_style(), top_level)) {
       case Written::kPlain:
         out_.append(s);
         break;
@@ -310,13 +403,15 @@ class YamlWriter {
         AppendDoubleQuoted(s, &out_);
         break;
       case Written::kLiteral:
-        Literal(s, indent);
+        Literal(n, indent);
         return;
     }
+    LineComment(n);
     out_.push_back('\n');
   }
 
-  void Literal(std::string_view s, int indent) {
+  void Literal(const Node& n, int indent) {
+    const std::string_view s = n.AsString();
     const size_t body_end = s.find_last_not_of('\n') + 1;
     const size_t trailing_breaks = s.size() - body_end;
     const std::string_view body = s.substr(0, body_end);
@@ -325,6 +420,7 @@ class YamlWriter {
     if (s[first] == ' ' || s[first] == '\t') out_.push_back('0' + kIndentStep);
     if (trailing_breaks == 0) out_.push_back('-');
     if (trailing_breaks > 1) out_.push_back('+');
+    LineComment(n);
     out_.push_back('\n');
     size_t start = 0;
     while (start <= body.size()) {

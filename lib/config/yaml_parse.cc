@@ -1,5 +1,14 @@
 // ParseYaml (declared in yaml.h): builds Nodes straight from libfyaml's event stream, so each
 // document is parsed once and no intermediate libfyaml document tree is built.
+//
+// Comments are recovered from the source text rather than from libfyaml (whose comment support
+// is experimental in 0.7.12 and attaches some comments to the wrong token): the text between
+// the end of one event's token and the start of the next holds no scalar content, so every '#'
+// there that starts a line or follows whitespace begins a comment. Each comment is then
+// attached as Comments (node.h) describes: whole-line comments wait for the next mapping key or
+// sequence item ("head"), a comment after a value on its line goes to that value ("line"), and
+// one after "key:", "-" or a block scalar header goes to the node that starts next. A text
+// without '#' skips all of this.
 
 #include <libfyaml.h>
 
@@ -98,20 +107,91 @@ struct ParserDeleter {
 
 void DiscardDiagOutput(fy_diag*, void*, const char*, size_t) {}
 
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+// The value of a single-quoted scalar whose text between the quotes is `raw`, per YAML 1.2:
+// "''" is one quote; a line break becomes a space, or n line breaks where n empty lines
+// follow it; white space around line breaks is dropped. Read here rather than through
+// fy_token_get_text, which in libfyaml 0.7.12 leaks memory on runs of "''" (libfyaml issue
+// #233), reads 'a''''b' as "a'''", and keeps the break before a closing quote that starts a
+// line as "\n"; this agrees with other YAML readers (checked against PyYAML).
+std::string SingleQuotedValue(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  size_t blank_lines = 0;
+  bool first = true;
+  size_t pos = 0;
+  while (true) {
+    size_t end = raw.find_first_of("\r\n", pos);
+    const bool last = end == std::string_view::npos;
+    if (last) end = raw.size();
+    std::string_view line = raw.substr(pos, end - pos);
+    if (!first) {
+      while (!line.empty() && IsBlank(line.front())) line.remove_prefix(1);
+    }
+    if (!last) {
+      while (!line.empty() && IsBlank(line.back())) line.remove_suffix(1);
+    }
+    if (!first) {
+      if (line.empty() && !last) {
+        ++blank_lines;
+      } else if (blank_lines == 0) {
+        out.push_back(' ');
+      } else {
+        out.append(blank_lines, '\n');
+        blank_lines = 0;
+      }
+    }
+    for (size_t i = 0; i < line.size(); ++i) {
+      out.push_back(line[i]);
+      if (line[i] == '\'' && i + 1 < line.size() && line[i + 1] == '\'') ++i;
+    }
+    first = false;
+    if (last) break;
+    pos = end + (raw[end] == '\r' && end + 1 < raw.size() && raw[end + 1] == '\n' ? 2 : 1);
+  }
+  return out;
+}
+
+// Appends `line` to a '\n'-separated list of comment lines.
+void AppendLine(std::string* lines, std::string_view line) {
+  if (!lines->empty()) lines->push_back('\n');
+  lines->append(line);
+}
+
 // Assembles documents from parser events, one container per stack frame.
 class Builder {
  public:
-  explicit Builder(size_t alias_budget) : alias_budget_(alias_budget) {}
+  Builder(std::string_view text, size_t alias_budget)
+      : text_(text),
+        scan_comments_(text.find('#') != std::string_view::npos),
+        next_hash_(text.find('#')),
+        alias_budget_(alias_budget) {}
 
   absl::Status OnEvent(fy_event* event) {
+    if (scan_comments_) ScanCommentsBefore(event);
     switch (event->type) {
       case FYET_DOCUMENT_START:
+        FlushFootComments();
         anchors_.clear();
         root_ = Node();
         empty_document_ = false;
+        last_value_ = nullptr;
         return absl::OkStatus();
       case FYET_DOCUMENT_END:
-        if (!empty_document_) docs_.push_back(std::move(root_));
+        document_closed_ = true;
+        if (empty_document_) {
+          last_value_ = nullptr;
+          return absl::OkStatus();
+        }
+        docs_.push_back(std::move(root_));
+        // An implicit end has no position, so a comment after a root scalar or flow
+        // collection on its line is only found at the next event.
+        if (last_value_ == &root_) last_value_ = &docs_.back();
+        closed_document_kept_ = true;
+        return absl::OkStatus();
+      case FYET_STREAM_END:
+        FlushFootComments();
         return absl::OkStatus();
       case FYET_SCALAR:
         return OnScalar(event);
@@ -122,7 +202,7 @@ class Builder {
         return OnContainerStart(event);
       case FYET_SEQUENCE_END:
       case FYET_MAPPING_END:
-        return OnContainerEnd();
+        return OnContainerEnd(event);
       default:
         return absl::OkStatus();
     }
@@ -144,17 +224,149 @@ class Builder {
     size_t node_count = 1;  // nodes in this subtree so far
     size_t height = 1;      // container levels in this subtree so far
     bool has_key = false;   // mappings: a key is waiting for its value
+    bool flow = false;      // written [...] or {...}
     std::string key;
+    std::string key_comments;  // mappings: head comments of the entry whose key is `key`
     std::unordered_set<std::string> keys;  // mappings above kSmallMapping entries
   };
 
+  // Finds the comments in the text between the previous event's token and `event`'s start.
+  void ScanCommentsBefore(fy_event* event) {
+    const fy_mark* mark = fy_event_start_mark(event);
+    if (mark == nullptr) return;
+    const size_t start = std::min(mark->input_pos, text_.size());
+    if (start <= scan_pos_) return;
+    size_t pos = scan_pos_;
+    scan_pos_ = start;
+    while (true) {
+      // next_hash_ is the first '#' at or after some offset <= pos; each stretch of text is
+      // searched once.
+      if (next_hash_ < pos) next_hash_ = text_.find('#', pos);
+      const size_t hash = next_hash_;
+      if (hash == std::string_view::npos || hash >= start) return;
+      if (hash > 0 && !IsBlank(text_[hash - 1]) && text_[hash - 1] != '\n' &&
+          text_[hash - 1] != '\r') {
+        pos = hash + 1;  // part of a token (an anchor, a tag), not a comment
+        continue;
+      }
+      size_t eol = text_.find_first_of("\r\n", hash);
+      if (eol == std::string_view::npos) eol = text_.size();
+      size_t end = eol;
+      while (end > hash && IsBlank(text_[end - 1])) --end;
+      OnComment(hash, text_.substr(hash, end - hash));
+      pos = eol;
+    }
+  }
+
+  void OnComment(size_t at, std::string_view comment) {
+    size_t line_start = at;
+    while (line_start > 0 && text_[line_start - 1] != '\n' && text_[line_start - 1] != '\r') {
+      --line_start;
+    }
+    bool whole_line = true;
+    for (size_t i = line_start; i < at && whole_line; ++i) whole_line = IsBlank(text_[i]);
+    if (whole_line) {
+      AppendLine(&pending_head_, comment);
+      return;
+    }
+    const bool same_line_as_value =
+        last_value_ != nullptr &&
+        text_.substr(last_value_end_, at - last_value_end_).find_first_of("\r\n") ==
+            std::string_view::npos;
+    if (same_line_as_value) {
+      const Comments* old = last_value_->comments();
+      Comments c = old != nullptr ? *old : Comments();
+      if (!c.line.empty()) c.line.push_back(' ');
+      c.line.append(comment);
+      last_value_->set_comments(std::move(c));
+    } else {
+      if (!pending_line_.empty()) pending_line_.push_back(' ');
+      pending_line_.append(comment);
+    }
+  }
+
+  // A key takes the whole-line comments above it (and, oddly placed, a pending line comment).
+  void TakeKeyComments() {
+    if (pending_head_.empty() && pending_line_.empty()) return;
+    std::string& head = stack_.back().key_comments;
+    if (!pending_head_.empty()) AppendLine(&head, pending_head_);
+    if (!pending_line_.empty()) AppendLine(&head, pending_line_);
+    pending_head_.clear();
+    pending_line_.clear();
+  }
+
+  // Gives a node that starts now (a value, an item or a root) its head and line comments:
+  // a mapping value takes its key's head comments, an item or root the pending ones.
+  void AttachStartComments(Node* node) {
+    const bool own_key = !stack_.empty() && stack_.back().node.IsMapping();
+    if (pending_line_.empty() &&
+        (own_key ? stack_.back().key_comments.empty() : pending_head_.empty())) {
+      return;
+    }
+    Comments c;
+    if (!stack_.empty() && stack_.back().node.IsMapping()) {
+      c.head = std::move(stack_.back().key_comments);
+      stack_.back().key_comments.clear();
+    } else {
+      c.head = std::move(pending_head_);
+      pending_head_.clear();
+    }
+    c.line = std::move(pending_line_);
+    pending_line_.clear();
+    if (!c.empty()) node->set_comments(std::move(c));
+  }
+
+  // Comments left over when a document has ended belong to its foot; those before the first
+  // document, or after an empty one, wait for the next document.
+  void FlushFootComments() {
+    if (document_closed_ && closed_document_kept_ && !docs_.empty() &&
+        !(pending_head_.empty() && pending_line_.empty())) {
+      const Comments* old = docs_.back().comments();
+      Comments c = old != nullptr ? *old : Comments();
+      if (!pending_head_.empty()) AppendLine(&c.foot, pending_head_);
+      if (!pending_line_.empty()) AppendLine(&c.foot, pending_line_);
+      pending_head_.clear();
+      pending_line_.clear();
+      docs_.back().set_comments(std::move(c));
+    }
+    document_closed_ = false;
+    closed_document_kept_ = false;
+  }
+
+  // Records the node just delivered as the one a comment later on its line belongs to.
+  // A value without a position (libfyaml gives none to the empty scalar of "key:") is taken
+  // to end where the scan stands, just after its key.
+  void SetLastValue(Node* node, fy_event* event) {
+    last_value_ = node;
+    const fy_mark* end = fy_event_end_mark(event);
+    if (end == nullptr) {
+      last_value_end_ = scan_pos_;
+      return;
+    }
+    last_value_end_ = std::min(end->input_pos, text_.size());
+    scan_pos_ = std::max(scan_pos_, last_value_end_);
+  }
+
   absl::Status OnScalar(fy_event* event) {
     fy_token* token = event->scalar.value;
-    const std::string_view text = TokenText(token);
+    std::string single_quoted;
+    std::string_view text;
+    if (!SingleQuoted(token, &single_quoted)) {
+      text = TokenText(token);
+    } else {
+      text = single_quoted;
+    }
     fy_token* tag = event->scalar.tag;
     fy_token* anchor = event->scalar.anchor;
     const Position pos = PositionOf(event);
+    if (stack_.empty() && RootBlockAtColumnZero(token)) {
+      return ErrorAt(pos, "a block scalar at the root of a document must be indented");
+    }
     const bool is_key = ExpectingKey();
+    if (is_key && scan_comments_) {
+      TakeKeyComments();
+      SkipToEnd(event);
+    }
     if (is_key && tag == nullptr && anchor == nullptr) return AcceptKey(std::string(text), pos);
     Node value;
     if (tag != nullptr) {
@@ -169,7 +381,52 @@ class Builder {
     }
     if (anchor != nullptr) anchors_[std::string(TokenText(anchor))] = Subtree{value, 1, 0};
     if (is_key) return AcceptKey(std::string(text), pos);
-    return Deliver(Subtree{std::move(value), 1, 0});
+    if (scan_comments_ && !empty_document_) AttachStartComments(&value);
+    Node* stored = Deliver(Subtree{std::move(value), 1, 0});
+    if (scan_comments_) SetLastValue(stored, event);
+    return absl::OkStatus();
+  }
+
+  // Whether `token` is a literal or folded block scalar whose content starts in column 0,
+  // which only a document root can be. libfyaml 0.7.12 misreads those (drops line breaks, or
+  // returns uninitialised bytes); libyaml and PyYAML refuse them, and so does ParseYaml.
+  bool RootBlockAtColumnZero(fy_token* token) const {
+    const enum fy_scalar_style style = fy_token_scalar_style(token);
+    if (style != FYSS_LITERAL && style != FYSS_FOLDED) return false;
+    const fy_mark* start = fy_token_start_mark(token);
+    if (start == nullptr) return false;
+    // The token starts at its first content line; the first line that is not blank sets the
+    // content's indentation.
+    for (size_t pos = start->input_pos; pos < text_.size();) {
+      size_t end = text_.find_first_of("\r\n", pos);
+      if (end == std::string_view::npos) end = text_.size();
+      const std::string_view line = text_.substr(pos, end - pos);
+      const size_t first = line.find_first_not_of(' ');
+      if (first != std::string_view::npos) return first == 0;
+      pos = end + 1;
+    }
+    return false;
+  }
+
+  // Reads a single-quoted scalar's value from the source text (see SingleQuotedValue); false
+  // for other scalars.
+  bool SingleQuoted(fy_token* token, std::string* value) const {
+    if (fy_token_scalar_style(token) != FYSS_SINGLE_QUOTED) return false;
+    const fy_mark* start = fy_token_start_mark(token);
+    const fy_mark* end = fy_token_end_mark(token);
+    if (start == nullptr || end == nullptr || start->input_pos > end->input_pos ||
+        end->input_pos > text_.size()) {
+      return false;
+    }
+    *value = SingleQuotedValue(text_.substr(start->input_pos, end->input_pos - start->input_pos));
+    return true;
+  }
+
+  // Moves the comment scan past a key's token.
+  void SkipToEnd(fy_event* event) {
+    if (const fy_mark* end = fy_event_end_mark(event)) {
+      scan_pos_ = std::max(scan_pos_, std::min(end->input_pos, text_.size()));
+    }
   }
 
   bool ExpectingKey() const {
@@ -217,9 +474,20 @@ class Builder {
     }
     if (ExpectingKey()) {
       if (target.height > 0) return ErrorAt(pos, "only scalar mapping keys are supported");
+      if (scan_comments_) {
+        TakeKeyComments();
+        SkipToEnd(event);
+      }
       return AcceptKey(KeyText(target.node), pos);
     }
-    return Deliver(target);
+    if (!scan_comments_) {
+      Deliver(target);
+      return absl::OkStatus();
+    }
+    Subtree copy = target;
+    AttachStartComments(&copy.node);
+    SetLastValue(Deliver(std::move(copy)), event);
+    return absl::OkStatus();
   }
 
   absl::Status OnContainerStart(fy_event* event) {
@@ -237,18 +505,34 @@ class Builder {
         return ErrorAt(pos, absl::StrCat("unsupported tag ", Sv(ShortTag(TokenText(tag)))));
       }
     }
+    Node node = mapping ? Node::Map() : Node::Seq();
+    if (scan_comments_) AttachStartComments(&node);
     Frame& frame = stack_.emplace_back();
-    frame.node = mapping ? Node::Map() : Node::Seq();
+    frame.node = std::move(node);
+    frame.flow = fy_event_get_node_style(event) == FYNS_FLOW;
     if (fy_token* anchor = fy_event_get_anchor_token(event)) frame.anchor = TokenText(anchor);
     return absl::OkStatus();
   }
 
-  absl::Status OnContainerEnd() {
+  absl::Status OnContainerEnd(fy_event* event) {
     Frame frame = std::move(stack_.back());
     stack_.pop_back();
+    if (scan_comments_ && !frame.key_comments.empty()) {
+      AppendLine(&pending_head_, frame.key_comments);  // a key without a value: keep them
+    }
     Subtree done{std::move(frame.node), frame.node_count, frame.height};
     if (!frame.anchor.empty()) anchors_[frame.anchor] = done;
-    return Deliver(std::move(done));
+    Node* stored = Deliver(std::move(done));
+    if (scan_comments_) {
+      // Only a flow collection ends on a line of its own content; a block collection's end
+      // event is positioned at the next token.
+      if (frame.flow) {
+        SetLastValue(stored, event);
+      } else {
+        last_value_ = nullptr;
+      }
+    }
+    return absl::OkStatus();
   }
 
   absl::Status AcceptKey(std::string key, Position pos) {
@@ -269,24 +553,36 @@ class Builder {
     return absl::OkStatus();
   }
 
-  // Hands a complete value to its parent (or makes it the document root).
-  absl::Status Deliver(Subtree value) {
+  // Hands a complete value to its parent (or makes it the document root). Returns where it is
+  // stored, valid until the next value is delivered to the same parent.
+  Node* Deliver(Subtree value) {
     if (stack_.empty()) {
       root_ = std::move(value.node);
-      return absl::OkStatus();
+      return &root_;
     }
     Frame& parent = stack_.back();
     parent.node_count += value.count;
     parent.height = std::max(parent.height, value.height + 1);
     if (parent.node.IsSequence()) {
-      parent.node.MutableSequence().push_back(std::move(value.node));
-    } else {
-      parent.node.MutableMapping().emplace_back(std::move(parent.key), std::move(value.node));
-      parent.has_key = false;
+      return &parent.node.MutableSequence().emplace_back(std::move(value.node));
     }
-    return absl::OkStatus();
+    parent.has_key = false;
+    return &parent.node.MutableMapping()
+                .emplace_back(std::move(parent.key), std::move(value.node))
+                .second;
   }
 
+  const std::string_view text_;
+  const bool scan_comments_;
+  size_t next_hash_;     // see ScanCommentsBefore
+  size_t scan_pos_ = 0;  // comments before this offset have been found
+  // The value whose line a trailing comment at or after last_value_end_ belongs to.
+  Node* last_value_ = nullptr;
+  size_t last_value_end_ = 0;
+  std::string pending_head_;           // whole-line comments not yet attached
+  std::string pending_line_;           // a trailing comment waiting for the node that starts next
+  bool document_closed_ = false;       // a document ended and the next has not started
+  bool closed_document_kept_ = false;  // ... and it was not empty
   const size_t alias_budget_;
   size_t alias_nodes_ = 0;
   std::vector<Frame> stack_;
@@ -371,7 +667,7 @@ absl::StatusOr<std::vector<Node>> ParseYaml(std::string_view text) {
     return DiagnosticError(diag.get(), Position{1, 1});
   }
 
-  Builder builder(/*alias_budget=*/100000 + 10 * text.size());
+  Builder builder(text, /*alias_budget=*/100000 + 10 * text.size());
   Position last{1, 1};
   auto free_event = [p = parser.get()](fy_event* e) { fy_parser_event_free(p, e); };
   while (true) {

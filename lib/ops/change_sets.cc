@@ -113,7 +113,7 @@ absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const P
     out = *c;
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("changeset '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 

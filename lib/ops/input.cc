@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace cub::ops {
@@ -31,6 +32,15 @@ absl::Status ValidateKeys(const char* what,
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status AlreadyExistsAs(const absl::Status& s, const std::string& what) {
+  // Only the database's own wording; refusals written here already say what exists.
+  if (s.code() != absl::StatusCode::kAlreadyExists ||
+      !absl::StartsWith(s.message(), "duplicate key")) {
+    return s;
+  }
+  return absl::AlreadyExistsError(absl::StrCat(what, " already exists"));
 }
 
 std::map<std::string, std::string> ToMap(

@@ -18,6 +18,11 @@ absl::Status ValidateSlug(const std::string& kind, const std::string& slug);
 absl::Status ValidateKeys(const char* what,
                           const google::protobuf::Map<std::string, std::string>& m);
 
+// A unique-key violation from the database (a concurrent writer created the same name
+// between our check and our insert) reworded as "<what> already exists"; other statuses pass
+// through unchanged.
+absl::Status AlreadyExistsAs(const absl::Status& s, const std::string& what);
+
 std::map<std::string, std::string> ToMap(
     const google::protobuf::Map<std::string, std::string>& m);
 

@@ -57,7 +57,7 @@ absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal
     out = *space;
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("space '", req.slug(), "'"));
   return out;
 }
 

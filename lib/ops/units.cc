@@ -6,6 +6,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
+#include "lib/ops/upgrade.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
@@ -88,7 +89,7 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
     out.set_data(req.data());
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("unit '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 
@@ -139,9 +140,11 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
 
 absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateUnitRequest& req) {
-  if (req.has_data() && !req.restore().empty()) {
-    return absl::InvalidArgumentError("give either new data or --restore, not both");
+  const bool upgrade = req.upgrade() || !req.merge_source().empty();
+  if (int(req.has_data()) + int(!req.restore().empty()) + int(upgrade) > 1) {
+    return absl::InvalidArgumentError("give only one of new data, --restore and --upgrade");
   }
+  if (auto s = ValidateProtectedPaths(req.protect()); !s.ok()) return s;
   if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
   if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
   v1::UpdateUnitResponse out;
@@ -150,10 +153,26 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
     if (!space.ok()) return space.status();
     auto unit = ResolveUnit(tx, *space, req.unit());
     if (!unit.ok()) return unit.status();
+    // Writers of one Unit queue here, so each compares its data with the head as it is when
+    // its turn comes (two identical concurrent writes make one revision, not two).
+    store::LockUnit(tx, unit->unit_id());
+    unit = ResolveUnit(tx, *space, unit->unit_id());
+    if (!unit.ok()) return unit.status();
     if (auto s = store::UpdateUnitMetadata(tx, unit->unit_id(),
                                            {ToMap(req.labels()), ToMap(req.annotations())});
         !s.ok()) {
       return s;
+    }
+    if (!req.protect().empty() || !req.unprotect().empty()) {
+      store::ChangeProtectedPaths(tx, unit->unit_id(), {req.protect().begin(), req.protect().end()},
+                                  {req.unprotect().begin(), req.unprotect().end()});
+      unit = ResolveUnit(tx, *space, unit->unit_id());  // the upgrade below reads them
+      if (!unit.ok()) return unit.status();
+    }
+    if (upgrade) {
+      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
+      if (!change_set.ok()) return change_set.status();
+      if (auto s = Upgrade(tx, p, *space, *unit, req, *change_set, &out); !s.ok()) return s;
     }
     bool writes_data = req.has_data() || !req.restore().empty();
     if (!writes_data && req.change_set() == "-") {
@@ -303,7 +322,7 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
     out = *tag;
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("tag '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 

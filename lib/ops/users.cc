@@ -49,7 +49,7 @@ absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::N
     out.user = *user;
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("user '", nu.username, "'"));
   out.token = *token;
   return out;
 }

@@ -57,7 +57,7 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
     out.set_link_count(links);
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("space '", req.slug(), "'"));
   return out;
 }
 
@@ -107,7 +107,7 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
     out = *link;
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("a link '", req.slug(), "' or one between these units"));
   return out;
 }
 
@@ -179,7 +179,7 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
     out = *f;
     return absl::OkStatus();
   });
-  if (!st.ok()) return st;
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("filter '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 

@@ -33,9 +33,9 @@ v1::Link ReadLink(const pqxx::row& r) {
   return l;
 }
 
-const std::string kFilterSelect = absl::StrCat(
-    "SELECT f.id, f.space_id, f.slug, f.from_entity, f.where_field, ", Rfc3339("f.created_at"),
-    " FROM filters f WHERE TRUE");
+const std::string kFilterSelect =
+    absl::StrCat("SELECT f.id, f.space_id, f.slug, f.from_entity, f.where_field, ",
+                 Rfc3339("f.created_at"), " FROM filters f WHERE TRUE");
 
 v1::Filter ReadFilter(const pqxx::row& r) {
   v1::Filter f;
@@ -84,6 +84,23 @@ std::optional<v1::Link> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
   return ReadLink(r[0]);
 }
 
+std::vector<v1::Link> LinksFrom(Tx& tx, const std::string& from_unit_id,
+                                const std::string& update_type) {
+  Query q(kLinkSelect);
+  q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
+                        "::uuid AND l.update_type = ", q.Param(update_type), " ORDER BY l.slug"));
+  std::vector<v1::Link> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
+  return out;
+}
+
+void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num) {
+  tx.exec_params(
+      "UPDATE links SET upstream_revision_num = $2, updated_at = now(), version = version + 1"
+      " WHERE id = $1::uuid",
+      link_id, upstream_revision_num);
+}
+
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,
                                                 std::string_view where) {
@@ -109,8 +126,7 @@ absl::StatusOr<v1::Filter> InsertFilter(Tx& tx, const NewFilter& nf) {
   return *f;
 }
 
-std::optional<v1::Filter> FindFilter(Tx& tx, const std::string& space_id,
-                                     const std::string& ref) {
+std::optional<v1::Filter> FindFilter(Tx& tx, const std::string& space_id, const std::string& ref) {
   Query q(kFilterSelect);
   std::string p = q.Param(ref);
   q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid AND (f.slug = ", p,

@@ -32,6 +32,11 @@ std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id,
 std::optional<v1::Link> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
                                         const std::string& to_unit_id,
                                         const std::string& update_type);
+// The Links of `update_type` that `from_unit_id` takes changes through.
+std::vector<v1::Link> LinksFrom(Tx& tx, const std::string& from_unit_id,
+                                const std::string& update_type);
+// Moves a Link's merge cursor.
+void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num);
 // space_id empty: every Space the caller can see.
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,

@@ -15,7 +15,7 @@ const std::string kUnitSelect = absl::StrCat(
     ", u.head_revision_num, u.last_released_revision_num,"
     " coalesce(u.upstream_unit_id::text, ''), coalesce(hr.data_hash, ''), ",
     Rfc3339("u.created_at"), ", ", Rfc3339("u.updated_at"),
-    ", u.version, coalesce(u.change_set_id::text, '')"
+    ", u.version, coalesce(u.change_set_id::text, ''), u.protected_paths"
     " FROM units u JOIN spaces s ON s.id = u.space_id"
     " LEFT JOIN components c ON c.id = s.component_id"
     " LEFT JOIN revisions hr ON hr.unit_id = u.id AND hr.revision_num = u.head_revision_num"
@@ -38,6 +38,7 @@ v1::Unit ReadUnit(const pqxx::row& r) {
   u.set_updated_at(r[12].as<std::string>());
   u.set_version(r[13].as<int64_t>());
   u.set_change_set_id(r[14].as<std::string>());
+  for (auto& path : ReadTextArray(r[15])) u.add_protected_paths(path);
   return u;
 }
 
@@ -46,7 +47,11 @@ const std::string kRevisionSelect = absl::StrCat(
     " coalesce(r.author_id::text, ''), coalesce(a.username, ''), r.description,"
     " coalesce(r.upstream_unit_id::text, ''), r.upstream_revision_num, r.restored_from_num,"
     " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors)), ",
-    Rfc3339("r.created_at"), ", coalesce(r.change_set_id::text, '')",
+    Rfc3339("r.created_at"),
+    ", coalesce(r.change_set_id::text, ''),"
+    " ARRAY(SELECT x FROM jsonb_array_elements(r.conflicts) c, LATERAL (VALUES"
+    " (c->>'Path'), (c->>'Reason'), (coalesce(c->>'UpstreamValue', '')),"
+    " (coalesce(c->>'DownstreamValue', ''))) v(x))",
     " FROM revisions r LEFT JOIN users a ON a.id = r.author_id WHERE TRUE");
 
 v1::Revision ReadRevision(const pqxx::row& r) {
@@ -66,6 +71,14 @@ v1::Revision ReadRevision(const pqxx::row& r) {
   for (auto& e : ReadTextArray(r[12])) v.add_validation_errors(e);
   v.set_created_at(r[13].as<std::string>());
   v.set_change_set_id(r[14].as<std::string>());
+  std::vector<std::string> flat = ReadTextArray(r[15]);
+  for (size_t i = 0; i + 3 < flat.size(); i += 4) {
+    v1::Conflict* c = v.add_conflicts();
+    c->set_path(flat[i]);
+    c->set_reason(flat[i + 1]);
+    c->set_upstream_value(flat[i + 2]);
+    c->set_downstream_value(flat[i + 3]);
+  }
   return v;
 }
 
@@ -75,11 +88,14 @@ absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& nu) {
   pqxx::row r = tx.exec_params1(
       "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations)"
       " VALUES ($1::uuid, $2, $3, $4::jsonb, $5::jsonb) RETURNING id",
-      nu.space_id, nu.slug, nu.toolchain_type, JsonObject(nu.labels),
-      JsonObject(nu.annotations));
+      nu.space_id, nu.slug, nu.toolchain_type, JsonObject(nu.labels), JsonObject(nu.annotations));
   auto u = FindUnit(tx, nu.space_id, r[0].as<std::string>());
   if (!u) return absl::InternalError("unit vanished after insert");
   return *u;
+}
+
+void LockUnit(Tx& tx, const std::string& unit_id) {
+  tx.exec_params("SELECT 1 FROM units WHERE id = $1::uuid FOR UPDATE", unit_id);
 }
 
 absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
@@ -99,10 +115,12 @@ absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
   int64_t num = head[0][0].as<int64_t>();
   tx.exec_params(
       "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
-      " description, restored_from_num, change_set_id) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
-      " NULLIF($6, '')::uuid, $7, $8, NULLIF($9, '')::uuid)",
+      " description, restored_from_num, change_set_id, upstream_unit_id, upstream_revision_num,"
+      " conflicts) VALUES ($1::uuid, $2::uuid, $3, $4, $5, NULLIF($6, '')::uuid, $7, $8,"
+      " NULLIF($9, '')::uuid, NULLIF($10, '')::uuid, $11, $12::jsonb)",
       unit_id, head[0][1].as<std::string>(), num, rev.data, rev.data_hash, rev.author_id,
-      rev.description, rev.restored_from_num, rev.change_set_id);
+      rev.description, rev.restored_from_num, rev.change_set_id, rev.upstream_unit_id,
+      rev.upstream_revision_num, rev.conflicts_json);
   auto v = FindRevision(tx, unit_id, num);
   if (!v) return absl::InternalError("revision vanished after insert");
   return *v;
@@ -118,11 +136,10 @@ std::optional<v1::Unit> FindUnit(Tx& tx, const std::string& space_id, const std:
   return ReadUnit(r[0]);
 }
 
-absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller,
-                                                const UnitQuery& uq) {
+absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller, const UnitQuery& uq) {
   Query q(kUnitSelect);
-  if (!uq.space_id.empty()) q.Append(absl::StrCat(" AND u.space_id = ", q.Param(uq.space_id),
-                                                  "::uuid"));
+  if (!uq.space_id.empty())
+    q.Append(absl::StrCat(" AND u.space_id = ", q.Param(uq.space_id), "::uuid"));
   AndVisible(q, caller, "u.space_id");
   if (auto st = q.AndWhere(uq.where, UnitSchema()); !st.ok()) return st;
   if (auto st = q.AndWhere(uq.filter_where, UnitSchema()); !st.ok()) return st;
@@ -157,9 +174,9 @@ absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit) {
   if (!deps.empty()) {
     std::vector<std::string> names;
     for (const auto& r : deps) names.push_back(r[0].as<std::string>());
-    return absl::FailedPreconditionError(
-        absl::StrCat("unit '", unit.slug(), "' is linked from downstream units: ",
-                     absl::StrJoin(names, ", "), "; delete those first"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "unit '", unit.slug(), "' is linked from downstream units: ", absl::StrJoin(names, ", "),
+        "; delete those first"));
   }
   tx.exec_params("DELETE FROM units WHERE id = $1::uuid", unit.unit_id());
   return absl::OkStatus();
@@ -168,11 +185,30 @@ absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit) {
 std::optional<v1::Revision> FindRevision(Tx& tx, const std::string& unit_id, int64_t num) {
   Query q(kRevisionSelect);
   q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id),
-                        "::uuid AND r.revision_num = ", q.Param(std::to_string(num)),
-                        "::bigint"));
+                        "::uuid AND r.revision_num = ", q.Param(std::to_string(num)), "::bigint"));
   pqxx::result r = q.Exec(tx);
   if (r.empty()) return std::nullopt;
   return ReadRevision(r[0]);
+}
+
+std::vector<v1::Revision> RevisionRange(Tx& tx, const std::string& unit_id, int64_t first,
+                                        int64_t last) {
+  Query q(kRevisionSelect);
+  q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id), "::uuid AND r.revision_num BETWEEN ",
+                        q.Param(std::to_string(first)), "::bigint AND ",
+                        q.Param(std::to_string(last)), "::bigint ORDER BY r.revision_num"));
+  std::vector<v1::Revision> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadRevision(row));
+  return out;
+}
+
+void ChangeProtectedPaths(Tx& tx, const std::string& unit_id, const std::vector<std::string>& add,
+                          const std::vector<std::string>& remove) {
+  tx.exec_params(
+      "UPDATE units SET protected_paths = ARRAY(SELECT DISTINCT p FROM unnest(protected_paths"
+      " || $2::text[]) p WHERE p <> ALL($3::text[]) ORDER BY p), updated_at = now(),"
+      " version = version + 1 WHERE id = $1::uuid",
+      unit_id, TextArrayLiteral(add), TextArrayLiteral(remove));
 }
 
 absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::string& unit_id,

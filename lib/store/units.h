@@ -34,10 +34,17 @@ struct NewRevision {
   int64_t restored_from_num = 0;
   int64_t expected_head = 0;  // 0: any; else ABORTED unless the head is still this
   std::string change_set_id;  // the ChangeSet the revision is written in, if any
+  // Where merged data came from (empty / 0 when written directly).
+  std::string upstream_unit_id;
+  int64_t upstream_revision_num = 0;
+  std::string conflicts_json = "[]";  // withheld changes, as a JSON array of Conflict objects
 };
 
 // Inserts a Unit with no revisions (head 0); ALREADY_EXISTS if the slug is taken.
 absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& u);
+// Takes the Unit's row lock until the transaction ends, so that what the caller reads of the
+// Unit next (its head, its data hash) stays true until its write lands.
+void LockUnit(Tx& tx, const std::string& unit_id);
 // Writes the next revision of the Unit and moves its head to it.
 absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
                                             const NewRevision& rev);
@@ -63,6 +70,12 @@ absl::Status UpdateUnitMetadata(Tx& tx, const std::string& unit_id, const UnitCh
 absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit);
 
 std::optional<v1::Revision> FindRevision(Tx& tx, const std::string& unit_id, int64_t num);
+// Revisions first..last (inclusive) of the Unit, in order, in one query.
+std::vector<v1::Revision> RevisionRange(Tx& tx, const std::string& unit_id, int64_t first,
+                                        int64_t last);
+// Adds and removes protected paths of the Unit (kept sorted and unique).
+void ChangeProtectedPaths(Tx& tx, const std::string& unit_id, const std::vector<std::string>& add,
+                          const std::vector<std::string>& remove);
 absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::string& unit_id,
                                                         std::string_view where);
 

@@ -1,0 +1,161 @@
+#include "lib/ops/functions.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/config/json.h"
+#include "lib/config/yaml.h"
+#include "lib/functions/registry.h"
+#include "lib/ops/access.h"
+#include "lib/ops/change_sets.h"
+#include "lib/store/units.h"
+#include "lib/util/sha256.h"
+
+namespace cub::ops {
+namespace {
+
+using functions::FunctionKind;
+
+v1::FunctionSpec ToProto(const functions::FunctionSpec& f) {
+  v1::FunctionSpec out;
+  out.set_name(f.name);
+  out.set_kind(functions::FunctionKindName(f.kind));
+  out.set_toolchain_type(f.toolchain);
+  out.set_description(f.description);
+  out.set_signature(f.Signature());
+  for (const auto& param : f.parameters) {
+    v1::FunctionParameter* pp = out.add_parameters();
+    pp->set_name(param.name);
+    pp->set_type(param.type);
+    pp->set_required(param.required);
+    pp->set_description(param.description);
+  }
+  return out;
+}
+
+// Runs the function over one Unit's head; for a set that changed something (and not a dry
+// run), writes the new revision.
+absl::Status RunOnUnit(store::Tx& tx, const Principal& p, const v1::Space& space,
+                       const v1::Unit& unit, const functions::Arguments& args,
+                       const v1::InvokeFunctionRequest& req, v1::FunctionUnitResult* out) {
+  const functions::Registry& registry = functions::Registry::Default();
+  out->set_unit_id(unit.unit_id());
+  out->set_unit_slug(unit.slug());
+  std::string data;
+  if (unit.head_revision_num() > 0) {
+    auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+    if (!head) return absl::InternalError("head revision missing");
+    data = head->data();
+  }
+  auto unit_error = [&unit](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat("unit '", unit.slug(), "': ", s.message()));
+  };
+  if (args.spec().kind == FunctionKind::kVet) {
+    auto vet = registry.VetYaml(args, data);
+    if (!vet.ok()) return unit_error(vet.status());
+    out->set_passed(vet->passed);
+    for (const auto& e : vet->errors) out->add_errors(e);
+    return absl::OkStatus();
+  }
+  auto docs = config::ParseYaml(data);
+  if (!docs.ok()) return unit_error(docs.status());
+  if (args.spec().kind == FunctionKind::kGet) {
+    auto got = registry.Get(args, *docs);
+    if (!got.ok()) return unit_error(got.status());
+    for (const auto& v : got->values) {
+      v1::FunctionValue* fv = out->add_values();
+      fv->set_resource(v.resource);
+      fv->set_path(v.path);
+      fv->set_value(v.value);
+    }
+    return absl::OkStatus();
+  }
+  auto set = registry.Set(args, *std::move(docs));
+  if (!set.ok()) return unit_error(set.status());
+  out->set_matched(static_cast<int32_t>(set->matched));
+  for (const auto& m : set->mutations) {
+    v1::Mutation* pm = out->add_mutations();
+    pm->set_path(absl::StrCat(m.resource, ": ", m.path));
+    pm->set_kind(m.old_value.empty() ? "Add" : "Replace");
+    pm->set_old_value(m.old_value);
+    pm->set_new_value(m.new_value);
+  }
+  if (!set->changed || req.dry_run()) return absl::OkStatus();
+  auto change_set = ChangeSetForWrite(tx, p, space, unit, req.change_set());
+  if (!change_set.ok()) return change_set.status();
+  store::NewRevision rev;
+  rev.data = config::EmitYaml(set->docs);
+  rev.data_hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(set->docs)));
+  rev.author_id = p.user_id;
+  rev.description =
+      req.change_desc().empty() ? absl::StrCat(req.function(), " (function)") : req.change_desc();
+  rev.change_set_id = *change_set;
+  auto written = store::AppendRevision(tx, unit.unit_id(), rev);
+  if (!written.ok()) return written.status();
+  out->set_revision_num(static_cast<int32_t>(written->revision_num()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ListFunctionsResponse> ListFunctions(const v1::ListFunctionsRequest& req) {
+  v1::ListFunctionsResponse out;
+  for (const auto* f : functions::Registry::Default().List(req.toolchain_type())) {
+    *out.add_functions() = ToProto(*f);
+  }
+  return out;
+}
+
+absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool& db,
+                                                          const Principal& p,
+                                                          const v1::InvokeFunctionRequest& req) {
+  const functions::Registry& registry = functions::Registry::Default();
+  auto args = registry.Parse(req.function(), {req.arguments().begin(), req.arguments().end()});
+  if (!args.ok()) return args.status();
+  const std::string kind = functions::FunctionKindName(args->spec().kind);
+  if (!req.kind().empty() && req.kind() != kind) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(req.function(), " is a ", kind, " function; run it with cub function ", kind));
+  }
+  if (!req.unit().empty() && !req.where().empty()) {
+    return absl::InvalidArgumentError("select Units with a unit or with --where, not both");
+  }
+  const bool writes = args->spec().kind == FunctionKind::kSet && !req.dry_run();
+  v1::InvokeFunctionResponse out;
+  auto run = [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), writes ? Access::kWrite : Access::kRead);
+    if (!space.ok()) return space.status();
+    std::vector<v1::Unit> units;
+    if (!req.unit().empty()) {
+      auto unit = ResolveUnit(tx, *space, req.unit());
+      if (!unit.ok()) return unit.status();
+      units.push_back(*unit);
+    } else {
+      store::UnitQuery q;
+      q.space_id = space->space_id();
+      q.where = req.where();
+      auto listed = store::ListUnits(tx, ToCaller(p), q);
+      if (!listed.ok()) return listed.status();
+      units = *std::move(listed);
+    }
+    if (units.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("no unit of space '", space->slug(), "' matches the selection"));
+    }
+    for (auto& unit : units) {
+      if (unit.toolchain_type() != args->spec().toolchain) continue;
+      if (writes) {
+        // Edit the head as it is once no one else can write it, so no write is lost.
+        store::LockUnit(tx, unit.unit_id());
+        auto fresh = store::FindUnit(tx, space->space_id(), unit.unit_id());
+        if (!fresh) return absl::NotFoundError(absl::StrCat("unit '", unit.slug(), "' vanished"));
+        unit = *fresh;
+      }
+      if (auto s = RunOnUnit(tx, p, *space, unit, *args, req, out.add_units()); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+  absl::Status st = writes ? store::WithTransaction(db, run) : store::WithReadTransaction(db, run);
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops

@@ -1,0 +1,212 @@
+#include "lib/ops/upgrade.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/config/diff.h"
+#include "lib/config/json.h"
+#include "lib/config/merge.h"
+#include "lib/config/protection.h"
+#include "lib/config/yaml.h"
+#include "lib/ops/access.h"
+#include "lib/ops/units.h"
+#include "lib/store/links.h"
+#include "lib/store/units.h"
+#include "lib/util/json_text.h"
+#include "lib/util/sha256.h"
+
+namespace cub::ops {
+namespace {
+
+struct Source {
+  v1::Space space;
+  v1::Unit unit;
+  std::optional<v1::Link> link;  // the Link whose cursor the upgrade moves, if any
+};
+
+absl::StatusOr<Source> FindSource(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                  const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
+  Source src;
+  std::vector<v1::Link> links = store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit");
+  std::string space_ref, unit_ref;
+  if (req.merge_source().empty()) {
+    if (links.size() != 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "unit '", unit.slug(), "' has ", links.empty() ? "no" : std::to_string(links.size()),
+          " UpgradeUnit link", links.size() == 1 ? "" : "s",
+          " to upgrade from; name the source with --merge-source"));
+    }
+    space_ref = links[0].to_space_id();
+    unit_ref = links[0].to_unit_id();
+  } else {
+    unit_ref = req.merge_source();
+    space_ref = space.space_id();
+    if (auto slash = unit_ref.find('/'); slash != std::string::npos) {
+      space_ref = unit_ref.substr(0, slash);
+      unit_ref = unit_ref.substr(slash + 1);
+    }
+  }
+  auto up_space = ResolveSpace(tx, p, space_ref, Access::kRead);
+  if (!up_space.ok()) return up_space.status();
+  auto up = ResolveUnit(tx, *up_space, unit_ref);
+  if (!up.ok()) return up.status();
+  src.space = *up_space;
+  src.unit = *up;
+  for (const auto& l : links) {
+    if (l.to_unit_id() == up->unit_id()) src.link = l;
+  }
+  return src;
+}
+
+std::string ConflictsJson(const std::vector<config::Conflict>& conflicts) {
+  std::string out = "[";
+  for (const auto& c : conflicts) {
+    if (out.size() > 1) out += ',';
+    absl::StrAppend(&out, "{\"Path\":", JsonQuote(c.path),
+                    ",\"Reason\":", JsonQuote(config::ConflictReasonName(c.reason)),
+                    ",\"UpstreamValue\":", JsonQuote(c.UpstreamJson()), ",\"DownstreamValue\":",
+                    JsonQuote(c.downstream ? config::EmitJson(*c.downstream, false) : ""), "}");
+  }
+  return out + "]";
+}
+
+absl::StatusOr<std::vector<config::Node>> Parse(const v1::Revision& rev, const std::string& what) {
+  auto docs = config::ParseYaml(rev.data());
+  if (!docs.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " revision ", rev.revision_num(), " does not parse: ", docs.status().message()));
+  }
+  return *std::move(docs);
+}
+
+}  // namespace
+
+absl::Status ValidateProtectedPaths(const google::protobuf::RepeatedPtrField<std::string>& paths) {
+  for (const auto& path : paths) {
+    if (auto parsed = config::ParsePath(path); !parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("protected path '", path, "': ", parsed.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
+                     const v1::Unit& unit, const v1::UpdateUnitRequest& req,
+                     const std::string& change_set_id, v1::UpdateUnitResponse* out) {
+  auto src = FindSource(tx, p, space, unit, req);
+  if (!src.ok()) return src.status();
+  int64_t base = req.merge_base() > 0 ? req.merge_base()
+                                      : (src->link ? src->link->upstream_revision_num() : 0);
+  int64_t end = req.merge_end() > 0 ? req.merge_end() : src->unit.head_revision_num();
+  if (end > src->unit.head_revision_num() || base < 0 || base > end) {
+    return absl::InvalidArgumentError(absl::StrCat("merge range ", base, "..", end, " of unit '",
+                                                   src->unit.slug(), "' is not valid (its head is ",
+                                                   src->unit.head_revision_num(), ")"));
+  }
+  if (base == end) {
+    out->set_unchanged(true);
+    return absl::OkStatus();
+  }
+
+  // Parse each upstream revision of the range once.
+  std::vector<v1::Revision> upstream =
+      store::RevisionRange(tx, src->unit.unit_id(), std::max<int64_t>(base, 1), end);
+  std::vector<std::vector<config::Node>> docs;  // docs[i] = state at revision base + i
+  if (base == 0) docs.emplace_back();
+  for (const auto& rev : upstream) {
+    auto parsed = Parse(rev, absl::StrCat("upstream unit '", src->unit.slug(), "'"));
+    if (!parsed.ok()) return parsed.status();
+    docs.push_back(*std::move(parsed));
+  }
+  auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+  std::vector<config::Node> current;
+  if (head) {
+    auto parsed = Parse(*head, absl::StrCat("unit '", unit.slug(), "'"));
+    if (!parsed.ok()) return parsed.status();
+    current = *std::move(parsed);
+  }
+  std::vector<std::string> protected_paths(unit.protected_paths().begin(),
+                                           unit.protected_paths().end());
+  auto protection = config::Protection::Parse(protected_paths);
+  if (!protection.ok()) return protection.status();
+
+  // Replay: one step per upstream revision; squash: one step for the whole range.
+  std::vector<std::pair<size_t, size_t>> steps;
+  if (req.squash()) {
+    steps.push_back({0, docs.size() - 1});
+  } else {
+    for (size_t i = 1; i < docs.size(); ++i) steps.push_back({i - 1, i});
+  }
+  for (const auto& [from, to] : steps) {
+    config::Change change = config::ComputeChange(docs[from], docs[to]);
+    config::MergeResult merged = config::Apply(change, std::move(current), *protection);
+    current = std::move(merged.documents);
+    if (!merged.changed && merged.conflicts.empty()) continue;
+    int64_t upstream_num = base + static_cast<int64_t>(to);
+    store::NewRevision rev;
+    rev.data = config::EmitYaml(current);
+    rev.data_hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(current)));
+    rev.author_id = p.user_id;
+    rev.description = req.change_desc().empty()
+                          ? absl::StrCat("Upgraded from ", src->space.slug(), "/", src->unit.slug(),
+                                         " revision ", upstream_num)
+                          : req.change_desc();
+    rev.change_set_id = change_set_id;
+    rev.upstream_unit_id = src->unit.unit_id();
+    rev.upstream_revision_num = upstream_num;
+    rev.conflicts_json = ConflictsJson(merged.conflicts);
+    auto written = store::AppendRevision(tx, unit.unit_id(), rev);
+    if (!written.ok()) return written.status();
+    *out->add_revisions() = *written;
+    *out->mutable_revision() = *written;
+  }
+  if (out->revisions_size() == 0) out->set_unchanged(true);
+  if (src->link && end > src->link->upstream_revision_num()) {
+    store::SetLinkCursor(tx, src->link->link_id(), end);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::DiffUnitResponse> DiffUnit(store::ConnectionPool& db, const Principal& p,
+                                              const v1::DiffUnitRequest& req) {
+  v1::DiffUnitResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto unit = ResolveUnit(tx, *space, req.unit());
+    if (!unit.ok()) return unit.status();
+    auto to = ResolveRevision(tx, p, *space, *unit, req.to());
+    if (!to.ok()) return to.status();
+    int64_t from = *to - 1;
+    if (!req.from().empty()) {
+      auto f = ResolveRevision(tx, p, *space, *unit, req.from());
+      if (!f.ok()) return f.status();
+      from = *f;
+    }
+    std::vector<config::Node> before, after;
+    for (auto& [num, docs] : {std::pair<int64_t, std::vector<config::Node>*>{from, &before},
+                              std::pair<int64_t, std::vector<config::Node>*>{*to, &after}}) {
+      if (num == 0) continue;
+      auto rev = store::FindRevision(tx, unit->unit_id(), num);
+      if (!rev) return absl::NotFoundError(absl::StrCat("revision ", num, " not found"));
+      auto parsed = Parse(*rev, absl::StrCat("unit '", unit->slug(), "'"));
+      if (!parsed.ok()) return parsed.status();
+      *docs = *std::move(parsed);
+    }
+    out.set_from_revision_num(static_cast<int32_t>(from));
+    out.set_to_revision_num(static_cast<int32_t>(*to));
+    for (const auto& m : config::Diff(before, after)) {
+      v1::Mutation* pm = out.add_mutations();
+      pm->set_path(m.path);
+      pm->set_kind(config::MutationKindName(m.kind));
+      if (m.kind != config::MutationKind::kAdd)
+        pm->set_old_value(config::EmitJson(m.old_value, false));
+      if (m.kind != config::MutationKind::kRemove)
+        pm->set_new_value(config::EmitJson(m.new_value, false));
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops
