@@ -54,7 +54,7 @@ void AddGet(CLI::App* group, Env& env) {
     if (!client) return kExitFailed;
     cub::v1::ChangeSet cs;
     if (!client->Call(&ChangeSetService::Stub::GetChangeSet, req, &cs)) return kExitFailed;
-    return env.printer().Document(cs);
+    return env.printer().Fields(cs);
   });
 }
 

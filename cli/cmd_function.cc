@@ -66,9 +66,10 @@ void AddExplain(CLI::App* group, Env& env) {
 
 void AddInvoke(CLI::App* group, Env& env, const std::string& kind, const std::string& help) {
   struct Opts {
-    std::string space, unit, where, change_desc, change_set;
+    std::string space, unit, where, change_desc, change_set, invocation;
     bool dry_run = false;
     std::vector<std::string> words;  // FUNCTION ARGS...
+    std::vector<std::string> params;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(kind, help);
@@ -81,15 +82,23 @@ void AddInvoke(CLI::App* group, Env& env, const std::string& kind, const std::st
     cmd->add_flag("--dry-run", o->dry_run, "Show what would change; write nothing");
     cmd->add_option("--changeset", o->change_set, "Write in this open ChangeSet (SPACE/NAME)");
   }
-  cmd->add_option("FUNCTION", o->words, "-- FUNCTION ARGS... (see cub function explain)")
-      ->required();
+  CLI::Option* words =
+      cmd->add_option("FUNCTION", o->words, "-- FUNCTION ARGS... (see cub function explain)");
+  cmd->add_option("--invocation", o->invocation, "Run this saved Invocation (SPACE/NAME)")
+      ->excludes(words);
+  AddKeyValueFlag(cmd, "--param", &o->params, "A parameter value for --invocation (repeatable)");
   OnRun(cmd, env, [&env, o, kind] {
+    if (o->words.empty() && o->invocation.empty()) {
+      return UsageError("name a function (-- FUNCTION ARGS...) or --invocation SPACE/NAME");
+    }
     cub::v1::InvokeFunctionRequest req;
+    req.set_invocation(o->invocation);
+    PutKeyValues(o->params, req.mutable_params());
     req.set_space(o->space);
     req.set_unit(o->unit);
     req.set_where(o->where);
     req.set_kind(kind);
-    req.set_function(o->words[0]);
+    if (!o->words.empty()) req.set_function(o->words[0]);
     for (size_t i = 1; i < o->words.size(); ++i) req.add_arguments(o->words[i]);
     req.set_change_desc(o->change_desc);
     req.set_dry_run(o->dry_run);
@@ -134,8 +143,8 @@ void AddInvoke(CLI::App* group, Env& env, const std::string& kind, const std::st
     }
     int rc = printer.Text(text);
     if (failed > 0) {
-      PrintFailure(
-          absl::StrCat(req.function(), " failed on ", failed, " unit", failed == 1 ? "" : "s"));
+      PrintFailure(absl::StrCat(req.function().empty() ? req.invocation() : req.function(),
+                                " failed on ", failed, " unit", failed == 1 ? "" : "s"));
       return kExitFailed;
     }
     return rc;

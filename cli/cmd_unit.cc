@@ -152,9 +152,11 @@ void AddUpdate(CLI::App* group, Env& env) {
                   "First upstream revision of the range (exclusive)");
   cmd->add_option("--merge-end", o->merge_end, "Last upstream revision of the range (inclusive)");
   cmd->add_option("--protect", o->protect, "Hold this path against merges (repeatable)")
-      ->type_name("PATH");
+      ->type_name("PATH")
+      ->allow_extra_args(false);
   cmd->add_option("--unprotect", o->unprotect, "Stop holding this path (repeatable)")
-      ->type_name("PATH");
+      ->type_name("PATH")
+      ->allow_extra_args(false);
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations,
                   "Set an annotation; KEY= removes it (repeatable)");

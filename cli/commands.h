@@ -71,6 +71,7 @@ void AddLinkCommands(CLI::App& app, Env& env);
 void AddFilterCommands(CLI::App& app, Env& env);
 void AddChangeSetCommands(CLI::App& app, Env& env);
 void AddFunctionCommands(CLI::App& app, Env& env);
+void AddInvocationCommands(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

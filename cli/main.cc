@@ -75,6 +75,7 @@ int Main(int argc, char** argv) {
   AddFilterCommands(app, env);
   AddChangeSetCommands(app, env);
   AddFunctionCommands(app, env);
+  AddInvocationCommands(app, env);
   Finish(&app, true);
 
   try {

@@ -195,6 +195,29 @@ class FunctionServiceImpl final : public v1::FunctionService::Service {
   store::ConnectionPool& db_;
 };
 
+class InvocationServiceImpl final : public v1::InvocationService::Service {
+ public:
+  explicit InvocationServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateInvocation(ServerContext* ctx, const v1::CreateInvocationRequest* req,
+                          v1::Invocation* resp) override {
+    return Respond(db_, ctx, "InvocationService/CreateInvocation", resp,
+                   [&](const Principal& p) { return ops::CreateInvocation(db_, p, *req); });
+  }
+  Status GetInvocation(ServerContext* ctx, const v1::GetInvocationRequest* req,
+                       v1::Invocation* resp) override {
+    return Respond(db_, ctx, "InvocationService/GetInvocation", resp,
+                   [&](const Principal& p) { return ops::GetInvocation(db_, p, *req); });
+  }
+  Status ListInvocations(ServerContext* ctx, const v1::ListInvocationsRequest* req,
+                         v1::ListInvocationsResponse* resp) override {
+    return Respond(db_, ctx, "InvocationService/ListInvocations", resp,
+                   [&](const Principal& p) { return ops::ListInvocations(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
 class TagServiceImpl final : public v1::TagService::Service {
  public:
   explicit TagServiceImpl(store::ConnectionPool& db) : db_(db) {}
@@ -282,6 +305,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<TagServiceImpl>(db));
   out.push_back(std::make_unique<ChangeSetServiceImpl>(db));
   out.push_back(std::make_unique<FunctionServiceImpl>(db));
+  out.push_back(std::make_unique<InvocationServiceImpl>(db));
   out.push_back(std::make_unique<VariantServiceImpl>(db));
   out.push_back(std::make_unique<LinkServiceImpl>(db));
   out.push_back(std::make_unique<FilterServiceImpl>(db));

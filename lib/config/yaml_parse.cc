@@ -266,7 +266,9 @@ class Builder {
     bool whole_line = true;
     for (size_t i = line_start; i < at && whole_line; ++i) whole_line = IsBlank(text_[i]);
     if (whole_line) {
-      AppendLine(&pending_head_, comment);
+      // Below a trailing comment that waits for its node ("key: # c", "- # c"), whole-line
+      // comments come after that node's first line: they belong to its first entry or item.
+      AppendLine(pending_line_.empty() ? &pending_head_ : &pending_inner_head_, comment);
       return;
     }
     const bool same_line_as_value =
@@ -289,20 +291,23 @@ class Builder {
   void TakeKeyComments() {
     if (pending_head_.empty() && pending_line_.empty()) return;
     std::string& head = stack_.back().key_comments;
-    if (!pending_head_.empty()) AppendLine(&head, pending_head_);
-    if (!pending_line_.empty()) AppendLine(&head, pending_line_);
-    pending_head_.clear();
-    pending_line_.clear();
+    for (std::string* pending : {&pending_head_, &pending_line_, &pending_inner_head_}) {
+      if (!pending->empty()) AppendLine(&head, *pending);
+      pending->clear();
+    }
   }
 
   // Gives a node that starts now (a value, an item or a root) its head and line comments:
   // a mapping value takes its key's head comments, an item or root the pending ones.
+  // Whole-line comments that followed the node's pending line comment go to its first entry or
+  // item (to the node's own head if it is a scalar).
   void AttachStartComments(Node* node) {
     const bool own_key = !stack_.empty() && stack_.back().node.IsMapping();
     if (pending_line_.empty() &&
         (own_key ? stack_.back().key_comments.empty() : pending_head_.empty())) {
       return;
     }
+    const bool collection = node->IsMapping() || node->IsSequence();
     Comments c;
     if (!stack_.empty() && stack_.back().node.IsMapping()) {
       c.head = std::move(stack_.back().key_comments);
@@ -313,6 +318,14 @@ class Builder {
     }
     c.line = std::move(pending_line_);
     pending_line_.clear();
+    if (!pending_inner_head_.empty()) {
+      if (collection) {
+        AppendLine(&pending_head_, pending_inner_head_);
+      } else {
+        AppendLine(&c.head, pending_inner_head_);
+      }
+      pending_inner_head_.clear();
+    }
     if (!c.empty()) node->set_comments(std::move(c));
   }
 
@@ -323,10 +336,10 @@ class Builder {
         !(pending_head_.empty() && pending_line_.empty())) {
       const Comments* old = docs_.back().comments();
       Comments c = old != nullptr ? *old : Comments();
-      if (!pending_head_.empty()) AppendLine(&c.foot, pending_head_);
-      if (!pending_line_.empty()) AppendLine(&c.foot, pending_line_);
-      pending_head_.clear();
-      pending_line_.clear();
+      for (std::string* pending : {&pending_head_, &pending_line_, &pending_inner_head_}) {
+        if (!pending->empty()) AppendLine(&c.foot, *pending);
+        pending->clear();
+      }
       docs_.back().set_comments(std::move(c));
     }
     document_closed_ = false;
@@ -581,6 +594,7 @@ class Builder {
   size_t last_value_end_ = 0;
   std::string pending_head_;           // whole-line comments not yet attached
   std::string pending_line_;           // a trailing comment waiting for the node that starts next
+  std::string pending_inner_head_;     // whole-line comments below pending_line_
   bool document_closed_ = false;       // a document ended and the next has not started
   bool closed_document_kept_ = false;  // ... and it was not empty
   const size_t alias_budget_;

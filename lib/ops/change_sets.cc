@@ -18,11 +18,12 @@ std::string QualifiedName(store::Tx& tx, const v1::ChangeSet& c) {
 }  // namespace
 
 absl::StatusOr<v1::ChangeSet> ResolveChangeSet(store::Tx& tx, const Principal& p,
-                                               const v1::Space& space, const std::string& ref) {
+                                               const v1::Space& space, const std::string& ref,
+                                               Access access) {
   v1::Space cs_space = space;
   std::string name = ref;
   if (auto slash = ref.find('/'); slash != std::string::npos) {
-    auto other = ResolveSpace(tx, p, ref.substr(0, slash), Access::kRead);
+    auto other = ResolveSpace(tx, p, ref.substr(0, slash), access);
     if (!other.ok()) return other.status();
     cs_space = *other;
     name = ref.substr(slash + 1);
@@ -51,7 +52,8 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
         "unit '", unit.slug(), "' is in open changeset '", name, "': name it with --changeset ",
         name, ", or take the unit out with --changeset -"));
   }
-  auto c = ResolveChangeSet(tx, p, space, ref);
+  // Joining marks the ChangeSet's start Tag: a write to its Space.
+  auto c = ResolveChangeSet(tx, p, space, ref, Access::kWrite);
   if (!c.ok()) return c.status();
   if (c->state() != "Open") {
     return absl::FailedPreconditionError(
@@ -82,6 +84,9 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
 absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const Principal& p,
                                               const v1::CreateChangeSetRequest& req) {
   if (auto s = ValidateSlug("changeset", req.slug()); !s.ok()) return s;
+  if (req.slug().size() > 120) {  // its Tags add "-start" / "-end" within the 128 limit
+    return absl::InvalidArgumentError("changeset names are at most 120 characters long");
+  }
   v1::ChangeSet out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
@@ -113,7 +118,9 @@ absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const P
     out = *c;
     return absl::OkStatus();
   });
-  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("changeset '", req.slug(), "' in space '", req.space(), "'"));
+  if (!st.ok())
+    return AlreadyExistsAs(
+        st, absl::StrCat("changeset '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "cub/v1/unit.pb.h"
+#include "lib/ops/access.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
 #include "lib/store/transaction.h"
@@ -27,9 +28,11 @@ absl::StatusOr<v1::ListChangeSetsResponse> ListChangeSets(store::ConnectionPool&
 absl::StatusOr<v1::ChangeSet> CloseChangeSet(store::ConnectionPool& db, const Principal& p,
                                              const v1::CloseChangeSetRequest& req);
 
-// The ChangeSet `ref` ("SPACE/NAME", or "NAME" in `space`), which the caller may read.
+// The ChangeSet `ref` ("SPACE/NAME", or "NAME" in `space`), if the caller has `access` to
+// its Space.
 absl::StatusOr<v1::ChangeSet> ResolveChangeSet(store::Tx& tx, const Principal& p,
-                                               const v1::Space& space, const std::string& ref);
+                                               const v1::Space& space, const std::string& ref,
+                                               Access access = Access::kRead);
 
 // Settles which ChangeSet a write to `unit` belongs to, given what the request named
 // (`ref`: "" for none, "-" to leave, or a ChangeSet): joins or leaves as asked, and refuses a

@@ -1,11 +1,18 @@
 #include "lib/ops/functions.h"
 
+#include <map>
+#include <set>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/config/json.h"
 #include "lib/config/yaml.h"
 #include "lib/functions/registry.h"
+#include "lib/functions/template.h"
 #include "lib/ops/access.h"
 #include "lib/ops/change_sets.h"
+#include "lib/ops/input.h"
+#include "lib/store/invocations.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
 
@@ -86,7 +93,7 @@ absl::Status RunOnUnit(store::Tx& tx, const Principal& p, const v1::Space& space
   rev.data_hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(set->docs)));
   rev.author_id = p.user_id;
   rev.description =
-      req.change_desc().empty() ? absl::StrCat(req.function(), " (function)") : req.change_desc();
+      req.change_desc().empty() ? absl::StrCat(args.spec().name, " (function)") : req.change_desc();
   rev.change_set_id = *change_set;
   auto written = store::AppendRevision(tx, unit.unit_id(), rev);
   if (!written.ok()) return written.status();
@@ -94,7 +101,160 @@ absl::Status RunOnUnit(store::Tx& tx, const Principal& p, const v1::Space& space
   return absl::OkStatus();
 }
 
+absl::Status CheckParamValue(const v1::InvocationParameter& param, const std::string& value) {
+  int64_t n;
+  if (param.type() == "int" && !absl::SimpleAtoi(value, &n)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parameter '", param.name(), "' is an int; got '", value, "'"));
+  }
+  if (param.type() == "bool" && value != "true" && value != "false") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "parameter '", param.name(), "' is a bool (true or false); got '", value, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// The function name and arguments a run of `inv` with `params` makes: required parameters
+// present, no undeclared ones, values of the declared type, templates expanded.
+absl::StatusOr<std::vector<std::string>> BindInvocation(
+    const v1::Invocation& inv, const google::protobuf::Map<std::string, std::string>& params) {
+  std::map<std::string, std::string> values(params.begin(), params.end());
+  for (const auto& [name, value] : values) {
+    bool declared = false;
+    for (const auto& param : inv.parameters()) {
+      if (param.name() != name) continue;
+      declared = true;
+      if (auto s = CheckParamValue(param, value); !s.ok()) return s;
+    }
+    if (!declared) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invocation '", inv.slug(), "' has no parameter '", name, "'"));
+    }
+  }
+  for (const auto& param : inv.parameters()) {
+    if (param.required() && values.count(param.name()) == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invocation '", inv.slug(), "' needs parameter '", param.name(), "' (",
+                       param.type(), "): pass --param ", param.name(), "=VALUE"));
+    }
+  }
+  std::vector<std::string> args;
+  for (const auto& a : inv.arguments()) {
+    auto expanded = functions::ExpandTemplate(a, values);
+    if (!expanded.ok()) return expanded.status();
+    args.push_back(*std::move(expanded));
+  }
+  return args;
+}
+
+absl::StatusOr<v1::Invocation> ResolveInvocation(store::Tx& tx, const Principal& p,
+                                                 const std::string& default_space,
+                                                 const std::string& ref) {
+  std::string space_ref = default_space, name = ref;
+  if (auto slash = ref.find('/'); slash != std::string::npos) {
+    space_ref = ref.substr(0, slash);
+    name = ref.substr(slash + 1);
+  }
+  auto space = ResolveSpace(tx, p, space_ref, Access::kRead);
+  if (!space.ok()) return space.status();
+  auto inv = store::FindInvocation(tx, space->space_id(), name);
+  if (!inv) {
+    return absl::NotFoundError(
+        absl::StrCat("invocation '", name, "' not found in space '", space->slug(), "'"));
+  }
+  return *inv;
+}
+
 }  // namespace
+
+absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const Principal& p,
+                                                const v1::CreateInvocationRequest& req) {
+  if (auto s = ValidateSlug("invocation", req.slug()); !s.ok()) return s;
+  const functions::FunctionSpec* spec = functions::Registry::Default().Find(req.function());
+  if (spec == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("no function named '", req.function(), "'; see cub function list"));
+  }
+  if (spec->toolchain != req.toolchain_type()) {
+    return absl::InvalidArgumentError(absl::StrCat(req.function(), " works on ", spec->toolchain,
+                                                   ", not ", req.toolchain_type()));
+  }
+  std::set<std::string> declared;
+  for (const auto& param : req.parameters()) {
+    if (auto s = ValidateSlug("parameter", param.name()); !s.ok()) return s;
+    if (param.type() != "string" && param.type() != "int" && param.type() != "bool") {
+      return absl::InvalidArgumentError(absl::StrCat("parameter '", param.name(), "' has type '",
+                                                     param.type(), "': use string, int or bool"));
+    }
+    if (!declared.insert(param.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter '", param.name(), "' is declared twice"));
+    }
+  }
+  std::map<std::string, std::string> samples;
+  for (const auto& a : req.arguments()) {
+    auto names = functions::TemplateParams(a);
+    if (!names.ok()) return names.status();
+    for (const auto& n : *names) {
+      if (declared.count(n) == 0) {
+        return absl::InvalidArgumentError(absl::StrCat("argument '", a, "' uses parameter '", n,
+                                                       "', which is not declared (--parameter ", n,
+                                                       ":string:true)"));
+      }
+    }
+  }
+  v1::Invocation inv;
+  inv.set_slug(req.slug());
+  inv.set_toolchain_type(req.toolchain_type());
+  inv.set_function_name(req.function());
+  *inv.mutable_arguments() = req.arguments();
+  *inv.mutable_parameters() = req.parameters();
+  v1::Invocation out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    if (store::FindInvocation(tx, space->space_id(), req.slug())) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "invocation '", req.slug(), "' already exists in space '", space->slug(), "'"));
+    }
+    inv.set_space_id(space->space_id());
+    auto saved = store::InsertInvocation(tx, inv, p.user_id);
+    if (!saved.ok()) return saved.status();
+    out = *saved;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("invocation '", req.slug(), "'"));
+  return out;
+}
+
+absl::StatusOr<v1::Invocation> GetInvocation(store::ConnectionPool& db, const Principal& p,
+                                             const v1::GetInvocationRequest& req) {
+  v1::Invocation out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto inv = ResolveInvocation(tx, p, req.space(), req.invocation());
+    if (!inv.ok()) return inv.status();
+    out = *inv;
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(store::ConnectionPool& db,
+                                                            const Principal& p,
+                                                            const v1::ListInvocationsRequest& req) {
+  v1::ListInvocationsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    for (auto& inv : store::ListInvocations(tx, space->space_id())) {
+      *out.add_invocations() = std::move(inv);
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
 
 absl::StatusOr<v1::ListFunctionsResponse> ListFunctions(const v1::ListFunctionsRequest& req) {
   v1::ListFunctionsResponse out;
@@ -108,12 +268,31 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
                                                           const Principal& p,
                                                           const v1::InvokeFunctionRequest& req) {
   const functions::Registry& registry = functions::Registry::Default();
-  auto args = registry.Parse(req.function(), {req.arguments().begin(), req.arguments().end()});
+  std::string function = req.function();
+  std::vector<std::string> words(req.arguments().begin(), req.arguments().end());
+  if (!req.invocation().empty()) {
+    if (!function.empty() || !words.empty()) {
+      return absl::InvalidArgumentError("give either an invocation or a function, not both");
+    }
+    absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+      auto inv = ResolveInvocation(tx, p, req.space(), req.invocation());
+      if (!inv.ok()) return inv.status();
+      auto bound = BindInvocation(*inv, req.params());
+      if (!bound.ok()) return bound.status();
+      function = inv->function_name();
+      words = *std::move(bound);
+      return absl::OkStatus();
+    });
+    if (!st.ok()) return st;
+  } else if (!req.params().empty()) {
+    return absl::InvalidArgumentError("--param goes with --invocation");
+  }
+  auto args = registry.Parse(function, words);
   if (!args.ok()) return args.status();
   const std::string kind = functions::FunctionKindName(args->spec().kind);
   if (!req.kind().empty() && req.kind() != kind) {
     return absl::InvalidArgumentError(
-        absl::StrCat(req.function(), " is a ", kind, " function; run it with cub function ", kind));
+        absl::StrCat(function, " is a ", kind, " function; run it with cub function ", kind));
   }
   if (!req.unit().empty() && !req.where().empty()) {
     return absl::InvalidArgumentError("select Units with a unit or with --where, not both");

@@ -18,6 +18,16 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
                                                           const Principal& p,
                                                           const v1::InvokeFunctionRequest& req);
 
+// Saves a function call with declared parameters. The function must exist for the toolchain,
+// every template argument may name only declared parameters, and a parameter's type is one
+// of string, int and bool.
+absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const Principal& p,
+                                                const v1::CreateInvocationRequest& req);
+absl::StatusOr<v1::Invocation> GetInvocation(store::ConnectionPool& db, const Principal& p,
+                                             const v1::GetInvocationRequest& req);
+absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(
+    store::ConnectionPool& db, const Principal& p, const v1::ListInvocationsRequest& req);
+
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_FUNCTIONS_H_

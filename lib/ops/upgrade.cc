@@ -92,6 +92,11 @@ absl::Status ValidateProtectedPaths(const google::protobuf::RepeatedPtrField<std
 absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
                      const v1::Unit& unit, const v1::UpdateUnitRequest& req,
                      const std::string& change_set_id, v1::UpdateUnitResponse* out) {
+  if (unit.toolchain_type() != "Kubernetes/YAML" && unit.toolchain_type() != "ConfigHub/YAML") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("unit '", unit.slug(), "' holds ", unit.toolchain_type(),
+                     " data, which cannot be merged structurally; write it directly instead"));
+  }
   auto src = FindSource(tx, p, space, unit, req);
   if (!src.ok()) return src.status();
   int64_t base = req.merge_base() > 0 ? req.merge_base()

@@ -464,7 +464,8 @@ expect_ok cub space grant secret editor --user bob
 # Any role on a space lets one make a variant of it (and be its admin).
 expect_ok as_bob cub variant create bobvar secret
 expect_ok as_bob cub space permissions bobvar -o json
-expect_eq "admin,admin,editor,viewer" "$(slugs Role)" "bobvar's grants: copied (admin, editor bob, viewer team-b), plus bob's admin"
+expect_eq "admin,admin,editor,viewer" "$(slugs Role)" \
+  "bobvar's grants: copied (admin, editor bob, viewer team-b), plus bob's admin"
 expect_ok as_bob cub space delete bobvar
 expect_fail 1 "not found" cub space get bobvar
 expect_ok as_bob cub unit update --space secret plan "$D/web2.yaml" --change-desc "by bob"
@@ -677,13 +678,15 @@ expect_spaces "Labels.name ~ '^.本.\$'" "secret"
 expect_spaces "Labels.name LIKE '日%'" "secret"
 expect_spaces "CreatedAt > '2000-01-01T00:00:00Z' AND Version >= 1 AND Slug = 'base'" "base"
 expect_spaces "SpaceID = '$BASE_ID'" "base"
-expect_ok cub unit list --space "*" --where "UpstreamUnitID IS NULL AND Space.Slug IN ('base', 'dev')" -o json
+expect_ok cub unit list --space "*" -o json \
+  --where "UpstreamUnitID IS NULL AND Space.Slug IN ('base', 'dev')"
 expect_eq "base,base,base" "$(slugs SpaceSlug)" "UpstreamUnitID IS NULL"
 expect_ok cub link list --space "*" --where "AutoUpdate = true" -o json
 expect_eq "same-space" "$(slugs)" "boolean field"
 expect_ok cub unit list --space base --where "HeadRevisionNum > 1" -o json
 expect_eq "web" "$(slugs)" "unit where over an int"
-expect_ok cub unit list --space base --where "Labels.app = 'web' AND ToolchainType = 'Kubernetes/YAML'" -o json
+expect_ok cub unit list --space base -o json \
+  --where "Labels.app = 'web' AND ToolchainType = 'Kubernetes/YAML'"
 expect_eq "web" "$(slugs)" "unit where over labels"
 expect_ok cub revision list --space base --unit web --where "Description LIKE 'Restored%'" -o json
 expect_eq "3,4,6,7" "$(slugs RevisionNum)" "revision list --where"
@@ -950,29 +953,29 @@ section "races (known bugs)"
 # database; cub talks to it through --server and --token (a context's token goes only to
 # the context's server).
 e2e_start_cubd third
-S3=${CUBD_GRPC[third]}
-expect_ok cub --server "$S3" --token "$ADMIN_TOKEN" unit create --space base same "$D/web1.yaml"
+c3=(cub --server "${CUBD_GRPC[third]}" --token "$ADMIN_TOKEN")
+expect_ok "${c3[@]}" unit create --space base same "$D/web1.yaml"
 # Ten rounds of two concurrent updates carrying the same new data (the race is lost in some
 # rounds only).
 same_outputs=""
 for round in 1 2 3 4 5 6 7 8 9 10; do
   sed "s/replicas: 1/replicas: 20$round/" "$D/web1.yaml" >"$D/same$round.yaml"
-  cub --server "$S3" --token "$ADMIN_TOKEN" unit update --space base same "$D/same$round.yaml" >"$D/s1.out" 2>&1 &
+  "${c3[@]}" unit update --space base same "$D/same$round.yaml" >"$D/s1.out" 2>&1 &
   p1=$!
-  cub --server "$S3" --token "$ADMIN_TOKEN" unit update --space base same "$D/same$round.yaml" >"$D/s2.out" 2>&1 &
+  "${c3[@]}" unit update --space base same "$D/same$round.yaml" >"$D/s2.out" 2>&1 &
   p2=$!
   wait "$p1"
   wait "$p2"
   same_outputs+="$(cat "$D/s1.out") | $(cat "$D/s2.out")"$'\n'
 done
-expect_ok cub --server "$S3" --token "$ADMIN_TOKEN" revision list --space base --unit same
+expect_ok "${c3[@]}" revision list --space base --unit same
 same_revisions=$(($(wc -l <<<"$OUT") - 1))  # table rows under the header
 # Two concurrent creates of the same space slug, five times.
 race_losers=""
 for round in 1 2 3 4 5; do
-  cub --server "$S3" --token "$ADMIN_TOKEN" space create "race$round" >"$D/r1.out" 2>&1 &
+  "${c3[@]}" space create "race$round" >"$D/r1.out" 2>&1 &
   p1=$!
-  cub --server "$S3" --token "$ADMIN_TOKEN" variant create "race$round" base >"$D/r2.out" 2>&1 &
+  "${c3[@]}" variant create "race$round" base >"$D/r2.out" 2>&1 &
   p2=$!
   wait "$p1"
   wait "$p2"

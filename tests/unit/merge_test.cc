@@ -404,6 +404,17 @@ TEST_CASE("Comments in flow style, odd places and hand-set text stay comments", 
   CHECK(MustParse(emitted) == docs);
   CHECK(EmitYaml(MustParse(emitted)) == emitted);
 
+  // Comments below "key: # c" or "- # c" belong to the first entry or item, and stay there.
+  const std::string nested =
+      "a: # on a\n  # above x\n  x: 1\nb:\n  - # on the item\n    # above the inner item\n"
+      "    - 1\n";
+  docs = MustParse(nested);
+  CHECK(At(docs, 0, "a").comments()->line == "# on a");
+  CHECK(At(docs, 0, "a.x").comments()->head == "# above x");
+  CHECK(At(docs, 0, "b.0").comments()->line == "# on the item");
+  CHECK(At(docs, 0, "b.0.0").comments()->head == "# above the inner item");
+  CHECK(EmitYaml(docs) == nested);
+
   // Text that is not a comment, or could end a line, is made safe.
   Node n = Node::Map();
   Node& v = n.Set("k", Node::String("v"));

@@ -1,0 +1,75 @@
+#include "lib/workflow/model.h"
+
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+
+namespace cub::workflow {
+
+bool operator==(const Stage& a, const Stage& b) {
+  return std::tie(a.name, a.where_space, a.prerequisites, a.release_prerequisites) ==
+         std::tie(b.name, b.where_space, b.prerequisites, b.release_prerequisites);
+}
+
+bool operator==(const Final& a, const Final& b) { return a.prerequisites == b.prerequisites; }
+
+bool operator==(const CustomPrerequisite& a, const CustomPrerequisite& b) {
+  return std::tie(a.name, a.expression, a.description) ==
+         std::tie(b.name, b.expression, b.description);
+}
+
+bool operator==(const AttestationPrerequisite& a, const AttestationPrerequisite& b) {
+  return std::tie(a.name, a.type, a.count, a.from_user_ids, a.from_groups, a.distinct_groups,
+                  a.max_age, a.allow_authors, a.ignore_fail, a.description) ==
+         std::tie(b.name, b.type, b.count, b.from_user_ids, b.from_groups, b.distinct_groups,
+                  b.max_age, b.allow_authors, b.ignore_fail, b.description);
+}
+
+bool operator==(const Workflow& a, const Workflow& b) {
+  return a.stages == b.stages && a.final == b.final &&
+         a.custom_prerequisites == b.custom_prerequisites &&
+         a.attestation_prerequisites == b.attestation_prerequisites;
+}
+
+bool IsBuiltinPrerequisite(std::string_view name) {
+  return name == kValidated || name == kReleased || name == kHealthy;
+}
+
+const Stage* FindStage(const Workflow& w, std::string_view name) {
+  for (const Stage& s : w.stages) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const CustomPrerequisite* FindCustomPrerequisite(const Workflow& w, std::string_view name) {
+  for (const CustomPrerequisite& c : w.custom_prerequisites) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+const AttestationPrerequisite* FindAttestationPrerequisite(const Workflow& w,
+                                                           std::string_view name) {
+  for (const AttestationPrerequisite& a : w.attestation_prerequisites) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<absl::Duration> ParseMaxAge(std::string_view text) {
+  if (text.empty()) return absl::InfiniteDuration();
+  absl::Duration d;
+  if (!absl::ParseDuration(absl::string_view(text.data(), text.size()), &d)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MaxAge '", std::string(text),
+                     "' is not a duration: use a number with a unit h, m or s, such as 72h"));
+  }
+  if (d <= absl::ZeroDuration() || d == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MaxAge '", std::string(text), "' must be a positive, finite duration, such as 72h"));
+  }
+  return d;
+}
+
+}  // namespace cub::workflow

@@ -1,0 +1,204 @@
+#include "lib/workflow/parse.h"
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/config/yaml.h"
+#include "lib/workflow/names.h"
+
+namespace cub::workflow {
+namespace {
+
+using config::Node;
+
+std::string Field(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string(name) : absl::StrCat(path, ".", std::string(name));
+}
+
+std::string Item(const std::string& path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
+
+absl::Status WrongType(const std::string& path, const char* want, const Node& got) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": must be ", want, ", got ", config::KindName(got.kind())));
+}
+
+// Refuses the first key of mapping `m` that is neither in `allowed` nor in `skip`.
+absl::Status CheckFields(const Node& m, const std::string& path,
+                         const std::vector<std::string>& allowed,
+                         const std::vector<std::string>& skip = {}) {
+  for (const auto& [key, value] : m.AsMapping()) {
+    bool known = false;
+    for (const std::string& a : allowed) known = known || a == key;
+    for (const std::string& s : skip) known = known || s == key;
+    if (known) continue;
+    std::string hint = DidYouMean(key, allowed);
+    if (hint.empty()) hint = absl::StrCat(" (fields: ", absl::StrJoin(allowed, ", "), ")");
+    return absl::InvalidArgumentError(absl::StrCat(Field(path, key), ": unknown field", hint));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadString(const Node& m, std::string_view key, const std::string& path,
+                        std::string* out) {
+  const Node* v = m.Find(key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  if (!v->IsString()) return WrongType(Field(path, key), "a string", *v);
+  *out = v->AsString();
+  return absl::OkStatus();
+}
+
+absl::Status ReadStringList(const Node& m, std::string_view key, const std::string& path,
+                            std::vector<std::string>* out) {
+  const Node* v = m.Find(key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  std::string p = Field(path, key);
+  if (!v->IsSequence()) return WrongType(p, "a list", *v);
+  out->clear();
+  for (size_t i = 0; i < v->AsSequence().size(); ++i) {
+    const Node& item = v->AsSequence()[i];
+    if (!item.IsString()) return WrongType(Item(p, i), "a string", item);
+    out->push_back(item.AsString());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadBool(const Node& m, std::string_view key, const std::string& path, bool* out) {
+  const Node* v = m.Find(key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  if (!v->IsBool()) return WrongType(Field(path, key), "true or false", *v);
+  *out = v->AsBool();
+  return absl::OkStatus();
+}
+
+absl::Status ReadInt(const Node& m, std::string_view key, const std::string& path, int* out) {
+  const Node* v = m.Find(key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  if (!v->IsInt()) return WrongType(Field(path, key), "an integer", *v);
+  int64_t n = v->AsInt();
+  if (n < std::numeric_limits<int>::min() || n > std::numeric_limits<int>::max()) {
+    return absl::InvalidArgumentError(absl::StrCat(Field(path, key), ": ", n, " is out of range"));
+  }
+  *out = static_cast<int>(n);
+  return absl::OkStatus();
+}
+
+// Calls read(item, item_path) for each item of the list under `key`, each of which must be a
+// mapping.
+template <typename ReadItem>
+absl::Status ReadMappingList(const Node& m, std::string_view key, const std::string& path,
+                             ReadItem read) {
+  const Node* v = m.Find(key);
+  if (v == nullptr || v->IsNull()) return absl::OkStatus();
+  std::string p = Field(path, key);
+  if (!v->IsSequence()) return WrongType(p, "a list", *v);
+  for (size_t i = 0; i < v->AsSequence().size(); ++i) {
+    const Node& item = v->AsSequence()[i];
+    std::string ip = Item(p, i);
+    if (!item.IsMapping()) return WrongType(ip, "a mapping", item);
+    if (absl::Status s = read(item, ip); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadStage(const Node& m, const std::string& path, Stage* out) {
+  if (absl::Status s =
+          CheckFields(m, path, {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites"});
+      !s.ok()) {
+    return s;
+  }
+  absl::Status s = ReadString(m, "Name", path, &out->name);
+  if (s.ok()) s = ReadString(m, "WhereSpace", path, &out->where_space);
+  if (s.ok()) s = ReadStringList(m, "Prerequisites", path, &out->prerequisites);
+  if (s.ok()) s = ReadStringList(m, "ReleasePrerequisites", path, &out->release_prerequisites);
+  return s;
+}
+
+absl::Status ReadCustom(const Node& m, const std::string& path, CustomPrerequisite* out) {
+  if (absl::Status s = CheckFields(m, path, {"Name", "Expression", "Description"}); !s.ok()) {
+    return s;
+  }
+  absl::Status s = ReadString(m, "Name", path, &out->name);
+  if (s.ok()) s = ReadString(m, "Expression", path, &out->expression);
+  if (s.ok()) s = ReadString(m, "Description", path, &out->description);
+  return s;
+}
+
+absl::Status ReadAttestation(const Node& m, const std::string& path, AttestationPrerequisite* out) {
+  if (absl::Status s =
+          CheckFields(m, path,
+                      {"Name", "Type", "Count", "FromUserIDs", "FromGroups", "DistinctGroups",
+                       "MaxAge", "AllowAuthors", "IgnoreFail", "Description"});
+      !s.ok()) {
+    return s;
+  }
+  absl::Status s = ReadString(m, "Name", path, &out->name);
+  if (s.ok()) s = ReadString(m, "Type", path, &out->type);
+  if (s.ok()) s = ReadInt(m, "Count", path, &out->count);
+  if (s.ok()) s = ReadStringList(m, "FromUserIDs", path, &out->from_user_ids);
+  if (s.ok()) s = ReadStringList(m, "FromGroups", path, &out->from_groups);
+  if (s.ok()) s = ReadBool(m, "DistinctGroups", path, &out->distinct_groups);
+  if (s.ok()) s = ReadString(m, "MaxAge", path, &out->max_age);
+  if (s.ok()) s = ReadBool(m, "AllowAuthors", path, &out->allow_authors);
+  if (s.ok()) s = ReadBool(m, "IgnoreFail", path, &out->ignore_fail);
+  if (s.ok()) s = ReadString(m, "Description", path, &out->description);
+  return s;
+}
+
+}  // namespace
+
+absl::StatusOr<Workflow> WorkflowFromNode(const Node& doc, const ParseOptions& options) {
+  if (doc.IsNull()) return absl::InvalidArgumentError("workflow is empty");
+  if (!doc.IsMapping()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workflow must be a mapping of Stages, Final, CustomPrerequisites and "
+                     "AttestationPrerequisites, got ",
+                     config::KindName(doc.kind())));
+  }
+  if (absl::Status s = CheckFields(
+          doc, "", {"Stages", "Final", "CustomPrerequisites", "AttestationPrerequisites"},
+          options.skip_fields);
+      !s.ok()) {
+    return s;
+  }
+  Workflow w;
+  absl::Status s = ReadMappingList(doc, "Stages", "", [&](const Node& m, const std::string& p) {
+    w.stages.emplace_back();
+    return ReadStage(m, p, &w.stages.back());
+  });
+  if (!s.ok()) return s;
+  if (const Node* final = doc.Find("Final"); final != nullptr && !final->IsNull()) {
+    if (!final->IsMapping()) return WrongType("Final", "a mapping", *final);
+    if (s = CheckFields(*final, "Final", {"Prerequisites"}); !s.ok()) return s;
+    if (s = ReadStringList(*final, "Prerequisites", "Final", &w.final.prerequisites); !s.ok()) {
+      return s;
+    }
+  }
+  s = ReadMappingList(doc, "CustomPrerequisites", "", [&](const Node& m, const std::string& p) {
+    w.custom_prerequisites.emplace_back();
+    return ReadCustom(m, p, &w.custom_prerequisites.back());
+  });
+  if (!s.ok()) return s;
+  s = ReadMappingList(doc, "AttestationPrerequisites", "",
+                      [&](const Node& m, const std::string& p) {
+                        w.attestation_prerequisites.emplace_back();
+                        return ReadAttestation(m, p, &w.attestation_prerequisites.back());
+                      });
+  if (!s.ok()) return s;
+  return w;
+}
+
+absl::StatusOr<Workflow> ParseWorkflow(std::string_view text, const ParseOptions& options) {
+  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(text);
+  if (!docs.ok()) return docs.status();
+  if (docs->empty()) return absl::InvalidArgumentError("workflow is empty");
+  if (docs->size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workflow must be one document, got ", docs->size()));
+  }
+  return WorkflowFromNode(docs->front(), options);
+}
+
+}  // namespace cub::workflow
