@@ -72,6 +72,7 @@ void AddFilterCommands(CLI::App& app, Env& env);
 void AddChangeSetCommands(CLI::App& app, Env& env);
 void AddFunctionCommands(CLI::App& app, Env& env);
 void AddInvocationCommands(CLI::App& app, Env& env);
+void AddChangeWorkflowCommands(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

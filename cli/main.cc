@@ -76,6 +76,7 @@ int Main(int argc, char** argv) {
   AddChangeSetCommands(app, env);
   AddFunctionCommands(app, env);
   AddInvocationCommands(app, env);
+  AddChangeWorkflowCommands(app, env);
   Finish(&app, true);
 
   try {

@@ -1,11 +1,13 @@
 #include "server/services.h"
 
 #include "cub/v1/auth.grpc.pb.h"
+#include "cub/v1/changeworkflow.grpc.pb.h"
 #include "cub/v1/function.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
 #include "lib/ops/change_sets.h"
+#include "lib/ops/change_workflows.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/units.h"
@@ -218,6 +220,41 @@ class InvocationServiceImpl final : public v1::InvocationService::Service {
   store::ConnectionPool& db_;
 };
 
+class ChangeWorkflowServiceImpl final : public v1::ChangeWorkflowService::Service {
+ public:
+  explicit ChangeWorkflowServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateChangeWorkflow(ServerContext* ctx, const v1::CreateChangeWorkflowRequest* req,
+                              v1::ChangeWorkflow* resp) override {
+    return Respond(db_, ctx, "ChangeWorkflowService/CreateChangeWorkflow", resp,
+                   [&](const Principal& p) { return ops::CreateChangeWorkflow(db_, p, *req); });
+  }
+  Status GetChangeWorkflow(ServerContext* ctx, const v1::GetChangeWorkflowRequest* req,
+                           v1::ChangeWorkflow* resp) override {
+    return Respond(db_, ctx, "ChangeWorkflowService/GetChangeWorkflow", resp,
+                   [&](const Principal& p) { return ops::GetChangeWorkflow(db_, p, *req); });
+  }
+  Status ListChangeWorkflows(ServerContext* ctx, const v1::ListChangeWorkflowsRequest* req,
+                             v1::ListChangeWorkflowsResponse* resp) override {
+    return Respond(db_, ctx, "ChangeWorkflowService/ListChangeWorkflows", resp,
+                   [&](const Principal& p) { return ops::ListChangeWorkflows(db_, p, *req); });
+  }
+  Status UpdateChangeWorkflow(ServerContext* ctx, const v1::UpdateChangeWorkflowRequest* req,
+                              v1::ChangeWorkflow* resp) override {
+    return Respond(db_, ctx, "ChangeWorkflowService/UpdateChangeWorkflow", resp,
+                   [&](const Principal& p) { return ops::UpdateChangeWorkflow(db_, p, *req); });
+  }
+  Status DeleteChangeWorkflow(ServerContext* ctx, const v1::DeleteChangeWorkflowRequest* req,
+                              v1::DeleteChangeWorkflowResponse* resp) override {
+    return Respond(db_, ctx, "ChangeWorkflowService/DeleteChangeWorkflow", resp,
+                   Empty<v1::DeleteChangeWorkflowResponse>([&](const Principal& p) {
+                     return ops::DeleteChangeWorkflow(db_, p, *req);
+                   }));
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
 class TagServiceImpl final : public v1::TagService::Service {
  public:
   explicit TagServiceImpl(store::ConnectionPool& db) : db_(db) {}
@@ -306,6 +343,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<ChangeSetServiceImpl>(db));
   out.push_back(std::make_unique<FunctionServiceImpl>(db));
   out.push_back(std::make_unique<InvocationServiceImpl>(db));
+  out.push_back(std::make_unique<ChangeWorkflowServiceImpl>(db));
   out.push_back(std::make_unique<VariantServiceImpl>(db));
   out.push_back(std::make_unique<LinkServiceImpl>(db));
   out.push_back(std::make_unique<FilterServiceImpl>(db));
