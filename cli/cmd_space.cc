@@ -96,27 +96,35 @@ void AddList(CLI::App* group, Env& env) {
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
     std::string name, component, display_name;
-    std::vector<std::string> labels, annotations;
+    std::vector<std::string> labels, annotations, validators, remove_validators;
   };
   auto o = std::make_shared<Opts>();
-  CLI::App* cmd =
-      group->add_subcommand("update", "Change a Space's labels, annotations or component");
+  CLI::App* cmd = group->add_subcommand(
+      "update", "Change a Space's labels, annotations, component or validators");
   cmd->add_option("NAME", o->name, "Space slug or ID")->required();
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations,
                   "Set an annotation; KEY= removes it (repeatable)");
   cmd->add_option("--component", o->component, "Move the Space to this component");
   cmd->add_option("--display-name", o->display_name, "New human-readable name");
+  cmd->add_option("--validator", o->validators,
+                  "Vet every new revision with this saved vet Invocation (SPACE/NAME; repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--remove-validator", o->remove_validators, "Stop using this validator")
+      ->allow_extra_args(false);
   OnRun(cmd, env, [&env, o] {
     if (o->labels.empty() && o->annotations.empty() && o->component.empty() &&
-        o->display_name.empty()) {
+        o->display_name.empty() && o->validators.empty() && o->remove_validators.empty()) {
       return UsageError(
-          "nothing to update: pass --label, --annotation, --component or --display-name");
+          "nothing to update: pass --label, --annotation, --component, --display-name, "
+          "--validator or --remove-validator");
     }
     cub::v1::UpdateSpaceRequest req;
     req.set_space(o->name);
     req.set_component(o->component);
     req.set_display_name(o->display_name);
+    for (const auto& v : o->validators) req.add_add_validating_invocations(v);
+    for (const auto& v : o->remove_validators) req.add_remove_validating_invocations(v);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
     auto client = Connect(env);

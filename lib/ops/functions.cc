@@ -12,6 +12,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
+#include "lib/ops/validation.h"
 #include "lib/store/invocations.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
@@ -95,6 +96,7 @@ absl::Status RunOnUnit(store::Tx& tx, const Principal& p, const v1::Space& space
   rev.description =
       req.change_desc().empty() ? absl::StrCat(args.spec().name, " (function)") : req.change_desc();
   rev.change_set_id = *change_set;
+  if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
   auto written = store::AppendRevision(tx, unit.unit_id(), rev);
   if (!written.ok()) return written.status();
   out->set_revision_num(static_cast<int32_t>(written->revision_num()));
@@ -114,8 +116,8 @@ absl::Status CheckParamValue(const v1::InvocationParameter& param, const std::st
   return absl::OkStatus();
 }
 
-// The function name and arguments a run of `inv` with `params` makes: required parameters
-// present, no undeclared ones, values of the declared type, templates expanded.
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> BindInvocation(
     const v1::Invocation& inv, const google::protobuf::Map<std::string, std::string>& params) {
   std::map<std::string, std::string> values(params.begin(), params.end());
@@ -164,8 +166,6 @@ absl::StatusOr<v1::Invocation> ResolveInvocation(store::Tx& tx, const Principal&
   }
   return *inv;
 }
-
-}  // namespace
 
 absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const Principal& p,
                                                 const v1::CreateInvocationRequest& req) {

@@ -7,6 +7,7 @@
 #include "cub/v1/function.pb.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
+#include "lib/store/transaction.h"
 
 namespace cub::ops {
 
@@ -27,6 +28,16 @@ absl::StatusOr<v1::Invocation> GetInvocation(store::ConnectionPool& db, const Pr
                                              const v1::GetInvocationRequest& req);
 absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(
     store::ConnectionPool& db, const Principal& p, const v1::ListInvocationsRequest& req);
+
+// The arguments a run of `inv` with `params` passes to its function: required parameters
+// present, no undeclared ones, values of the declared type, templates expanded.
+absl::StatusOr<std::vector<std::string>> BindInvocation(
+    const v1::Invocation& inv, const google::protobuf::Map<std::string, std::string>& params);
+
+// The Invocation `ref` ("SPACE/NAME", or "NAME" in `default_space`), which `p` may read.
+absl::StatusOr<v1::Invocation> ResolveInvocation(store::Tx& tx, const Principal& p,
+                                                 const std::string& default_space,
+                                                 const std::string& ref);
 
 }  // namespace cub::ops
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
+#include "lib/ops/validation.h"
 #include "lib/store/spaces.h"
 #include "lib/store/users.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 // The user or group a grant names, checked to exist (for a user).
 absl::StatusOr<std::pair<std::string, std::string>> Grantee(store::Tx& tx,
-                                                           const v1::GrantRequest& req) {
+                                                            const v1::GrantRequest& req) {
   if (req.username().empty() == req.group().empty()) {
     return absl::InvalidArgumentError("name exactly one of a user or a group");
   }
@@ -105,6 +106,11 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
       if (auto s = ValidateSlug("component", req.component()); !s.ok()) return s;
       c.component_id = store::EnsureComponent(tx, req.component());
     }
+    c.add_validators.assign(req.add_validating_invocations().begin(),
+                            req.add_validating_invocations().end());
+    c.remove_validators.assign(req.remove_validating_invocations().begin(),
+                               req.remove_validating_invocations().end());
+    if (auto s = CheckValidators(tx, p, c.add_validators); !s.ok()) return s;
     c.expected_version = req.version();
     auto updated = store::UpdateSpace(tx, space->space_id(), c);
     if (!updated.ok()) return updated.status();
@@ -128,8 +134,8 @@ absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal&
                                      const v1::GrantRequest& req) {
   Role role;
   if (!ParseRole(req.role(), &role)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown role '", req.role(), "': use viewer, editor, approver or admin"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown role '", req.role(), "': use viewer, editor, approver or admin"));
   }
   v1::Permission out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
@@ -155,8 +161,8 @@ absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal
                                       const v1::GrantRequest& req) {
   Role role;
   if (!ParseRole(req.role(), &role)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown role '", req.role(), "': use viewer, editor, approver or admin"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown role '", req.role(), "': use viewer, editor, approver or admin"));
   }
   v1::Permission out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
@@ -178,8 +184,9 @@ absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal
   return out;
 }
 
-absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(
-    store::ConnectionPool& db, const Principal& p, const v1::ListPermissionsRequest& req) {
+absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(store::ConnectionPool& db,
+                                                            const Principal& p,
+                                                            const v1::ListPermissionsRequest& req) {
   v1::ListPermissionsResponse out;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
     auto space = ResolveSpace(tx, p, req.space(), Access::kRead);

@@ -7,6 +7,7 @@
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
 #include "lib/ops/upgrade.h"
+#include "lib/ops/validation.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
@@ -82,6 +83,7 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
     if (!unit.ok()) return unit.status();
     store::NewRevision rev{req.data(), *hash, p.user_id,
                            req.change_desc().empty() ? "Created" : req.change_desc()};
+    if (auto s = RunValidators(tx, *space, toolchain, &rev); !s.ok()) return s;
     auto written = store::AppendRevision(tx, unit->unit_id(), rev);
     if (!written.ok()) return written.status();
     auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
@@ -89,7 +91,9 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
     out.set_data(req.data());
     return absl::OkStatus();
   });
-  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("unit '", req.slug(), "' in space '", req.space(), "'"));
+  if (!st.ok())
+    return AlreadyExistsAs(st,
+                           absl::StrCat("unit '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 
@@ -207,6 +211,7 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
       if (rev.data_hash == unit->data_hash() && unit->head_revision_num() > 0) {
         out.set_unchanged(true);
       } else {
+        if (auto s = RunValidators(tx, *space, unit->toolchain_type(), &rev); !s.ok()) return s;
         auto written = store::AppendRevision(tx, unit->unit_id(), rev);
         if (!written.ok()) return written.status();
         *out.mutable_revision() = *written;
@@ -322,7 +327,8 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
     out = *tag;
     return absl::OkStatus();
   });
-  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("tag '", req.slug(), "' in space '", req.space(), "'"));
+  if (!st.ok())
+    return AlreadyExistsAs(st, absl::StrCat("tag '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
 #include "lib/ops/units.h"
+#include "lib/ops/validation.h"
 #include "lib/store/links.h"
 #include "lib/store/units.h"
 #include "lib/util/json_text.h"
@@ -159,6 +160,7 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
     rev.upstream_unit_id = src->unit.unit_id();
     rev.upstream_revision_num = upstream_num;
     rev.conflicts_json = ConflictsJson(merged.conflicts);
+    if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
     auto written = store::AppendRevision(tx, unit.unit_id(), rev);
     if (!written.ok()) return written.status();
     *out->add_revisions() = *written;

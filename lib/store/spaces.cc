@@ -9,13 +9,14 @@
 namespace cub::store {
 namespace {
 
-const std::string kSpaceSelect = absl::StrCat(
-    "SELECT s.id, s.slug, s.display_name, ", MapAsArray("s.labels"), ", ",
-    MapAsArray("s.annotations"),
-    ", coalesce(s.component_id::text, ''), coalesce(c.slug, ''),"
-    " coalesce(s.upstream_space_id::text, ''), ",
-    Rfc3339("s.created_at"), ", ", Rfc3339("s.updated_at"),
-    ", s.version FROM spaces s LEFT JOIN components c ON c.id = s.component_id WHERE TRUE");
+const std::string kSpaceSelect =
+    absl::StrCat("SELECT s.id, s.slug, s.display_name, ", MapAsArray("s.labels"), ", ",
+                 MapAsArray("s.annotations"),
+                 ", coalesce(s.component_id::text, ''), coalesce(c.slug, ''),"
+                 " coalesce(s.upstream_space_id::text, ''), ",
+                 Rfc3339("s.created_at"), ", ", Rfc3339("s.updated_at"),
+                 ", s.version, s.validating_invocations"
+                 " FROM spaces s LEFT JOIN components c ON c.id = s.component_id WHERE TRUE");
 
 v1::Space ReadSpace(const pqxx::row& r) {
   v1::Space s;
@@ -30,6 +31,7 @@ v1::Space ReadSpace(const pqxx::row& r) {
   s.set_created_at(r[8].as<std::string>());
   s.set_updated_at(r[9].as<std::string>());
   s.set_version(r[10].as<int64_t>());
+  for (auto& v : ReadTextArray(r[11])) s.add_validating_invocations(v);
   return s;
 }
 
@@ -40,8 +42,8 @@ absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& ns) {
       "INSERT INTO spaces (slug, display_name, labels, annotations, component_id,"
       " upstream_space_id) VALUES ($1, $2, $3::jsonb, $4::jsonb, NULLIF($5, '')::uuid,"
       " NULLIF($6, '')::uuid) RETURNING id",
-      ns.slug, ns.display_name, JsonObject(ns.labels), JsonObject(ns.annotations),
-      ns.component_id, ns.upstream_space_id);
+      ns.slug, ns.display_name, JsonObject(ns.labels), JsonObject(ns.annotations), ns.component_id,
+      ns.upstream_space_id);
   auto s = FindSpace(tx, r[0].as<std::string>());
   if (!s) return absl::InternalError("space vanished after insert");
   return *s;
@@ -69,8 +71,7 @@ absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
   return out;
 }
 
-absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id,
-                                      const SpaceChanges& c) {
+absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const SpaceChanges& c) {
   Query q("UPDATE spaces SET updated_at = now(), version = version + 1");
   if (c.display_name) q.Append(absl::StrCat(", display_name = ", q.Param(*c.display_name)));
   if (!c.labels.empty()) {
@@ -82,15 +83,21 @@ absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id,
   if (c.component_id) {
     q.Append(absl::StrCat(", component_id = NULLIF(", q.Param(*c.component_id), ", '')::uuid"));
   }
+  if (!c.add_validators.empty() || !c.remove_validators.empty()) {
+    q.Append(absl::StrCat(
+        ", validating_invocations = ARRAY(SELECT DISTINCT v FROM unnest(validating_invocations || ",
+        q.Param(TextArrayLiteral(c.add_validators)), "::text[]) v WHERE v <> ALL(",
+        q.Param(TextArrayLiteral(c.remove_validators)), "::text[]) ORDER BY v)"));
+  }
   q.Append(absl::StrCat(" WHERE id = ", q.Param(space_id), "::uuid"));
   if (c.expected_version != 0) {
-    q.Append(absl::StrCat(" AND version = ", q.Param(std::to_string(c.expected_version)),
-                          "::bigint"));
+    q.Append(
+        absl::StrCat(" AND version = ", q.Param(std::to_string(c.expected_version)), "::bigint"));
   }
   q.Append(" RETURNING id");
   if (q.Exec(tx).empty()) {
-    return absl::AbortedError(absl::StrCat(
-        "space was changed by someone else (expected version ", c.expected_version, ")"));
+    return absl::AbortedError(absl::StrCat("space was changed by someone else (expected version ",
+                                           c.expected_version, ")"));
   }
   auto s = FindSpace(tx, space_id);
   if (!s) return absl::NotFoundError("space vanished during update");

@@ -37,6 +37,8 @@ struct SpaceChanges {
   std::map<std::string, std::string> labels;       // "" value removes the key
   std::map<std::string, std::string> annotations;  // "" value removes the key
   std::optional<std::string> component_id;
+  std::vector<std::string> add_validators;     // "SPACE/NAME" of vet Invocations
+  std::vector<std::string> remove_validators;
   int64_t expected_version = 0;  // 0: any
 };
 // ABORTED if expected_version is set and the Space has moved on.

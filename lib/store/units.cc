@@ -116,11 +116,12 @@ absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
   tx.exec_params(
       "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
       " description, restored_from_num, change_set_id, upstream_unit_id, upstream_revision_num,"
-      " conflicts) VALUES ($1::uuid, $2::uuid, $3, $4, $5, NULLIF($6, '')::uuid, $7, $8,"
-      " NULLIF($9, '')::uuid, NULLIF($10, '')::uuid, $11, $12::jsonb)",
+      " conflicts, validation_errors) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
+      " NULLIF($6, '')::uuid, $7, $8, NULLIF($9, '')::uuid, NULLIF($10, '')::uuid, $11,"
+      " $12::jsonb, $13::jsonb)",
       unit_id, head[0][1].as<std::string>(), num, rev.data, rev.data_hash, rev.author_id,
       rev.description, rev.restored_from_num, rev.change_set_id, rev.upstream_unit_id,
-      rev.upstream_revision_num, rev.conflicts_json);
+      rev.upstream_revision_num, rev.conflicts_json, JsonArray(rev.validation_errors));
   auto v = FindRevision(tx, unit_id, num);
   if (!v) return absl::InternalError("revision vanished after insert");
   return *v;

@@ -38,6 +38,7 @@ struct NewRevision {
   std::string upstream_unit_id;
   int64_t upstream_revision_num = 0;
   std::string conflicts_json = "[]";  // withheld changes, as a JSON array of Conflict objects
+  std::vector<std::string> validation_errors;  // what the Space's validators found
 };
 
 // Inserts a Unit with no revisions (head 0); ALREADY_EXISTS if the slug is taken.
