@@ -198,10 +198,11 @@ void AppendSingleQuoted(std::string_view s, std::string* out) {
   out->push_back('\'');
 }
 
-// Appends one comment line: a '#' first, and characters that YAML readers could take for a
-// line break (or that are not printable) replaced by spaces, so a comment can never turn into
-// content.
+// Appends one comment line: a '#' first, characters that YAML readers could take for a line
+// break (or that are not printable) replaced by spaces, so a comment can never turn into
+// content, and no trailing white space.
 void AppendComment(std::string_view line, std::string* out) {
+  const size_t begin = out->size();
   if (line.empty() || line[0] != '#') out->append("# ");
   size_t pos = 0;
   while (pos < line.size()) {
@@ -216,6 +217,8 @@ void AppendComment(std::string_view line, std::string* out) {
       out->push_back(' ');
     }
   }
+  // Trailing white space would not be read back as part of the comment.
+  while (out->size() > begin + 1 && (out->back() == ' ' || out->back() == '\t')) out->pop_back();
 }
 
 bool HasHead(const Node& n) { return n.comments() != nullptr && !n.comments()->head.empty(); }

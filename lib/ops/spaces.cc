@@ -130,8 +130,14 @@ absl::Status DeleteSpace(store::ConnectionPool& db, const Principal& p,
   });
 }
 
-absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal& p,
-                                     const v1::GrantRequest& req) {
+namespace {
+
+// Grant and Revoke: the same checks, one store call apart.
+using RoleChange = absl::Status (*)(store::Tx&, const std::string&, const std::string&,
+                                    const std::string&, const std::string&);
+
+absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Principal& p,
+                                          const v1::GrantRequest& req, RoleChange change) {
   Role role;
   if (!ParseRole(req.role(), &role)) {
     return absl::InvalidArgumentError(
@@ -143,8 +149,7 @@ absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal&
     if (!space.ok()) return space.status();
     auto who = Grantee(tx, req);
     if (!who.ok()) return who.status();
-    if (auto s = store::GrantRole(tx, space->space_id(), req.role(), who->first, who->second);
-        !s.ok()) {
+    if (auto s = change(tx, space->space_id(), req.role(), who->first, who->second); !s.ok()) {
       return s;
     }
     out.set_space_id(space->space_id());
@@ -157,31 +162,16 @@ absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal&
   return out;
 }
 
+}  // namespace
+
+absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal& p,
+                                     const v1::GrantRequest& req) {
+  return ChangeRole(db, p, req, &store::GrantRole);
+}
+
 absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal& p,
                                       const v1::GrantRequest& req) {
-  Role role;
-  if (!ParseRole(req.role(), &role)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown role '", req.role(), "': use viewer, editor, approver or admin"));
-  }
-  v1::Permission out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
-    if (!space.ok()) return space.status();
-    auto who = Grantee(tx, req);
-    if (!who.ok()) return who.status();
-    if (auto s = store::RevokeRole(tx, space->space_id(), req.role(), who->first, who->second);
-        !s.ok()) {
-      return s;
-    }
-    out.set_space_id(space->space_id());
-    out.set_role(req.role());
-    out.set_username(req.username());
-    out.set_group(req.group());
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return ChangeRole(db, p, req, &store::RevokeRole);
 }
 
 absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(store::ConnectionPool& db,

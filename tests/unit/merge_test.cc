@@ -419,9 +419,11 @@ TEST_CASE("Comments in flow style, odd places and hand-set text stay comments", 
   Node n = Node::Map();
   Node& v = n.Set("k", Node::String("v"));
   v.set_comments(Comments{"no hash\nsecond", "line\nbreak\u2028x", ""});
+  n.Set("k2", Node::String("w")).set_comments(Comments{"", "# ends in NEL\u0085", ""});
   const std::string out = EmitYaml({n});
-  CHECK(out == "# no hash\n# second\nk: v # line break x\n");
+  CHECK(out == "# no hash\n# second\nk: v # line break x\nk2: w # ends in NEL\n");
   CHECK(MustParse(out) == std::vector<Node>{n});
+  CHECK(EmitYaml(MustParse(out)) == out);
 }
 
 TEST_CASE("Single-quoted scalars read as YAML 1.2 says", "[yaml]") {
