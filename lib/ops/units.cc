@@ -148,6 +148,11 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
   if (int(req.has_data()) + int(!req.restore().empty()) + int(upgrade) > 1) {
     return absl::InvalidArgumentError("give only one of new data, --restore and --upgrade");
   }
+  if (!req.change_set().empty() && req.change_set() != "-" && !req.has_data() &&
+      req.restore().empty() && !upgrade) {
+    return absl::InvalidArgumentError(
+        "--changeset goes with a write of data (FILE, --restore or --upgrade)");
+  }
   if (auto s = ValidateProtectedPaths(req.protect()); !s.ok()) return s;
   if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
   if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;

@@ -36,6 +36,8 @@ expect_ok cub unit get --space app a -o json
 expect_eq 2 "$(jget Unit.HeadRevisionNum)" "refused write changed nothing"
 expect_ok cub unit update --space app b "$E2E_TMP/v2.yaml"   # b is not in it
 
+expect_fail 1 "--changeset goes with a write" cub unit update --space app b --label x=y --changeset release-1
+
 section "leave and rejoin"
 expect_ok cub unit update --space app a --changeset -
 expect_ok cub unit get --space app a -o json
