@@ -46,7 +46,18 @@ fi
 printf '$ cub auth login --server %s --token <token>\n' "$LISTEN"
 "$BIN/cub" auth login --server "$LISTEN" --token "$token"
 # Shows each sample command as it could be typed, then runs it.
-cub() { printf '$ cub'; printf ' %q' "$@"; printf '\n'; "$BIN/cub" "$@"; }
+cub() {
+  printf '$ cub'
+  local a
+  for a in "$@"; do
+    if [[ $a =~ ^[A-Za-z0-9_./:=,@+-]+$ ]]; then printf ' %s' "$a"
+    elif [[ $a != *"'"* ]]; then printf " '%s'" "$a"
+    elif [[ $a != *[\$\`\"\\!]* ]]; then printf ' "%s"' "$a"
+    else printf ' %q' "$a"; fi
+  done
+  printf '\n'
+  "$BIN/cub" "$@"
+}
 
 step "a fresh sample: remove what an earlier run left"
 for s in acme-prod acme-dev acme-base; do "$BIN/cub" space delete "$s" >/dev/null 2>&1 || true; done
