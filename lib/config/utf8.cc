@@ -1,37 +1,11 @@
 #include "lib/config/utf8.h"
 
+#include "lib/util/utf8.h"
+
 namespace cub::config {
 
 bool DecodeUtf8(std::string_view s, size_t* pos, char32_t* cp) {
-  const size_t i = *pos;
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) {
-    *cp = b0;
-    *pos = i + 1;
-    return true;
-  }
-  size_t len;
-  char32_t min;
-  char32_t value;
-  if ((b0 & 0xe0) == 0xc0) {
-    len = 2, min = 0x80, value = b0 & 0x1f;
-  } else if ((b0 & 0xf0) == 0xe0) {
-    len = 3, min = 0x800, value = b0 & 0x0f;
-  } else if ((b0 & 0xf8) == 0xf0) {
-    len = 4, min = 0x10000, value = b0 & 0x07;
-  } else {
-    return false;
-  }
-  if (s.size() - i < len) return false;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xc0) != 0x80) return false;
-    value = (value << 6) | (b & 0x3f);
-  }
-  if (value < min || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) return false;
-  *cp = value;
-  *pos = i + len;
-  return true;
+  return cub::DecodeUtf8(s, pos, cp);
 }
 
 }  // namespace cub::config

@@ -1,0 +1,25 @@
+// UTF-8 decoding and encoding shared by the where language, the YAML reader and CEL.
+// Strict: overlong forms, surrogates and code points past U+10FFFF are invalid.
+#ifndef CUB_LIB_UTIL_UTF8_H_
+#define CUB_LIB_UTIL_UTF8_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cub {
+
+// Decodes the code point starting at s[*pos] (which must be < s.size()) into *cp and moves
+// *pos past it. On invalid or truncated input returns false and leaves *pos and *cp alone.
+bool DecodeUtf8(std::string_view s, size_t* pos, char32_t* cp);
+
+// The offset of the first invalid sequence, or npos when all of `s` is valid UTF-8.
+size_t FindInvalidUtf8(std::string_view s);
+
+// Appends the encoding of `cp`; false (and nothing appended) for a surrogate or cp > U+10FFFF.
+bool AppendUtf8(uint32_t cp, std::string* out);
+
+}  // namespace cub
+
+#endif  // CUB_LIB_UTIL_UTF8_H_
