@@ -25,6 +25,9 @@ namespace cub::config {
 // separated by `---`; empty ones (nothing but comments or whitespace) are skipped, an explicit
 // `null` document is kept. Anchors and aliases are resolved into copies.
 //
+// Single-quoted and block scalars are read from the source text per YAML 1.2 (scalar_text.h),
+// working around libfyaml 0.7.12's misreadings of some of them.
+//
 // Supported: the core-schema tags !!str !!int !!float !!bool !!null !!seq !!map and the
 // non-specific tag `!` (which makes a scalar a string). Mapping keys must be scalars and are
 // kept as their text (`1: a` has the key "1"); `<<` is an ordinary key (merge keys are YAML
@@ -39,10 +42,11 @@ namespace cub::config {
 // Errors, all InvalidArgument with a message "yaml: line L, column C: <what>" (1-based):
 // syntax errors as libfyaml reports them, malformed UTF-8 and control characters other than
 // tab, LF and CR (YAML allows only printable characters), duplicate keys in a mapping,
-// unknown aliases, other tags, non-scalar keys, a block scalar at the root of a document whose
-// content is not indented (libfyaml 0.7.12 misreads it), nesting deeper than 1,000 sequences and
-// mappings (Nodes are walked recursively), and aliases that would expand to more than
-// 100,000 + 10 * text.size() nodes (a "billion laughs" guard).
+// unknown aliases, other tags, non-scalar keys, a block scalar with lines below it indented as
+// if they belonged to it (libfyaml 0.7.12 reads some such layouts differently from the spec;
+// see scalar_text.h), nesting deeper than 1,000 sequences and mappings (Nodes are walked
+// recursively), and aliases that would expand to more than 100,000 + 10 * text.size() nodes
+// (a "billion laughs" guard).
 absl::StatusOr<std::vector<Node>> ParseYaml(std::string_view text);
 
 // Writes `docs` as block-style YAML, documents separated by "---" lines, ending in a newline

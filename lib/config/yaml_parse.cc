@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/config/scalar.h"
+#include "lib/config/scalar_text.h"
 #include "lib/config/utf8.h"
 #include "lib/config/yaml.h"
 
@@ -109,50 +110,6 @@ void DiscardDiagOutput(fy_diag*, void*, const char*, size_t) {}
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
-// The value of a single-quoted scalar whose text between the quotes is `raw`, per YAML 1.2:
-// "''" is one quote; a line break becomes a space, or n line breaks where n empty lines
-// follow it; white space around line breaks is dropped. Read here rather than through
-// fy_token_get_text, which in libfyaml 0.7.12 leaks memory on runs of "''" (libfyaml issue
-// #233), reads 'a''''b' as "a'''", and keeps the break before a closing quote that starts a
-// line as "\n"; this agrees with other YAML readers (checked against PyYAML).
-std::string SingleQuotedValue(std::string_view raw) {
-  std::string out;
-  out.reserve(raw.size());
-  size_t blank_lines = 0;
-  bool first = true;
-  size_t pos = 0;
-  while (true) {
-    size_t end = raw.find_first_of("\r\n", pos);
-    const bool last = end == std::string_view::npos;
-    if (last) end = raw.size();
-    std::string_view line = raw.substr(pos, end - pos);
-    if (!first) {
-      while (!line.empty() && IsBlank(line.front())) line.remove_prefix(1);
-    }
-    if (!last) {
-      while (!line.empty() && IsBlank(line.back())) line.remove_suffix(1);
-    }
-    if (!first) {
-      if (line.empty() && !last) {
-        ++blank_lines;
-      } else if (blank_lines == 0) {
-        out.push_back(' ');
-      } else {
-        out.append(blank_lines, '\n');
-        blank_lines = 0;
-      }
-    }
-    for (size_t i = 0; i < line.size(); ++i) {
-      out.push_back(line[i]);
-      if (line[i] == '\'' && i + 1 < line.size() && line[i + 1] == '\'') ++i;
-    }
-    first = false;
-    if (last) break;
-    pos = end + (raw[end] == '\r' && end + 1 < raw.size() && raw[end + 1] == '\n' ? 2 : 1);
-  }
-  return out;
-}
-
 // Appends `line` to a '\n'-separated list of comment lines.
 void AppendLine(std::string* lines, std::string_view line) {
   if (!lines->empty()) lines->push_back('\n');
@@ -225,6 +182,7 @@ class Builder {
     size_t height = 1;      // container levels in this subtree so far
     bool has_key = false;   // mappings: a key is waiting for its value
     bool flow = false;      // written [...] or {...}
+    int indent = -1;        // the column it starts at
     std::string key;
     std::string key_comments;  // mappings: head comments of the entry whose key is `key`
     std::unordered_set<std::string> keys;  // mappings above kSmallMapping entries
@@ -362,19 +320,19 @@ class Builder {
 
   absl::Status OnScalar(fy_event* event) {
     fy_token* token = event->scalar.value;
-    std::string single_quoted;
+    std::string read;  // the value, when read from the source rather than from libfyaml
     std::string_view text;
-    if (!SingleQuoted(token, &single_quoted)) {
-      text = TokenText(token);
+    if (absl::Status s = ReadFromSource(token, &read); !s.ok()) return s;
+    if (fy_token_scalar_style(token) == FYSS_SINGLE_QUOTED ||
+        fy_token_scalar_style(token) == FYSS_LITERAL ||
+        fy_token_scalar_style(token) == FYSS_FOLDED) {
+      text = read;
     } else {
-      text = single_quoted;
+      text = TokenText(token);
     }
     fy_token* tag = event->scalar.tag;
     fy_token* anchor = event->scalar.anchor;
     const Position pos = PositionOf(event);
-    if (stack_.empty() && RootBlockAtColumnZero(token)) {
-      return ErrorAt(pos, "a block scalar at the root of a document must be indented");
-    }
     const bool is_key = ExpectingKey();
     if (is_key && scan_comments_) {
       TakeKeyComments();
@@ -400,38 +358,56 @@ class Builder {
     return absl::OkStatus();
   }
 
-  // Whether `token` is a literal or folded block scalar whose content starts in column 0,
-  // which only a document root can be. libfyaml 0.7.12 misreads those (drops line breaks, or
-  // returns uninitialised bytes); libyaml and PyYAML refuse them, and so does ParseYaml.
-  bool RootBlockAtColumnZero(fy_token* token) const {
+  // Reads the value of a single-quoted or block scalar from the source (see scalar_text.h).
+  // A block scalar that libfyaml delimits otherwise than the YAML spec does is refused:
+  // libfyaml's view of what follows it is then wrong too.
+  absl::Status ReadFromSource(fy_token* token, std::string* value) const {
     const enum fy_scalar_style style = fy_token_scalar_style(token);
-    if (style != FYSS_LITERAL && style != FYSS_FOLDED) return false;
-    const fy_mark* start = fy_token_start_mark(token);
-    if (start == nullptr) return false;
-    // The token starts at its first content line; the first line that is not blank sets the
-    // content's indentation.
-    for (size_t pos = start->input_pos; pos < text_.size();) {
-      size_t end = text_.find_first_of("\r\n", pos);
-      if (end == std::string_view::npos) end = text_.size();
-      const std::string_view line = text_.substr(pos, end - pos);
-      const size_t first = line.find_first_not_of(' ');
-      if (first != std::string_view::npos) return first == 0;
-      pos = end + 1;
+    if (style != FYSS_SINGLE_QUOTED && style != FYSS_LITERAL && style != FYSS_FOLDED) {
+      return absl::OkStatus();
     }
-    return false;
-  }
-
-  // Reads a single-quoted scalar's value from the source text (see SingleQuotedValue); false
-  // for other scalars.
-  bool SingleQuoted(fy_token* token, std::string* value) const {
-    if (fy_token_scalar_style(token) != FYSS_SINGLE_QUOTED) return false;
     const fy_mark* start = fy_token_start_mark(token);
     const fy_mark* end = fy_token_end_mark(token);
-    if (start == nullptr || end == nullptr || start->input_pos > end->input_pos ||
-        end->input_pos > text_.size()) {
-      return false;
+    const bool marked = start != nullptr && end != nullptr && start->input_pos <= end->input_pos &&
+                        end->input_pos <= text_.size();
+    if (style == FYSS_SINGLE_QUOTED && marked) {
+      *value = SingleQuotedValue(text_.substr(start->input_pos, end->input_pos - start->input_pos));
+      return absl::OkStatus();
     }
-    *value = SingleQuotedValue(text_.substr(start->input_pos, end->input_pos - start->input_pos));
+    BlockScalar block;
+    if (style != FYSS_SINGLE_QUOTED && marked &&
+        ReadBlockScalar(text_, start->input_pos, ParentIndent(), &block)) {
+      if (!SameExtent(block.content_end, end->input_pos)) {
+        return ErrorAt(Position{start->line + 1, 1},
+                       "unsupported block scalar layout: a line below it is indented as if it "
+                       "were part of it");
+      }
+      *value = std::move(block.value);
+      return absl::OkStatus();
+    }
+    *value = std::string(TokenText(token));  // not found in the source: take libfyaml's
+    return absl::OkStatus();
+  }
+
+  // The indentation of the block collection being filled; -1 at a document's root.
+  int ParentIndent() const { return stack_.empty() ? -1 : stack_.back().indent; }
+
+  // Whether a block scalar ending at `mine` (by the spec) and at `theirs` (by libfyaml) is the
+  // same: only empty lines, or comment lines libfyaml took for content, between them.
+  bool SameExtent(size_t mine, size_t theirs) const {
+    if (theirs <= mine) {
+      return text_.substr(theirs, mine - theirs).find_first_not_of(" \t\r\n") ==
+             std::string_view::npos;
+    }
+    std::string_view between = text_.substr(mine, theirs - mine);
+    while (!between.empty()) {
+      size_t eol = between.find_first_of("\r\n");
+      if (eol == std::string_view::npos) eol = between.size();
+      const std::string_view line = between.substr(0, eol);
+      const size_t first = line.find_first_not_of(" \t");
+      if (first != std::string_view::npos && line[first] != '#') return false;
+      between.remove_prefix(std::min(between.size(), eol + 1));
+    }
     return true;
   }
 
@@ -523,6 +499,7 @@ class Builder {
     Frame& frame = stack_.emplace_back();
     frame.node = std::move(node);
     frame.flow = fy_event_get_node_style(event) == FYNS_FLOW;
+    if (const fy_mark* start = fy_event_start_mark(event)) frame.indent = start->column;
     if (fy_token* anchor = fy_event_get_anchor_token(event)) frame.anchor = TokenText(anchor);
     return absl::OkStatus();
   }
