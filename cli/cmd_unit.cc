@@ -120,7 +120,8 @@ void AddList(CLI::App* group, Env& env) {
 
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, unit, file, change_desc, restore, change_set, merge_source;
+    std::string space, unit, file, change_desc, restore, change_set, merge_source, change_order,
+        prior_revisions;
     std::vector<std::string> labels, annotations, protect, unprotect;
     bool upgrade = false, squash = false;
     int merge_base = 0, merge_end = 0;
@@ -151,6 +152,15 @@ void AddUpdate(CLI::App* group, Env& env) {
   cmd->add_option("--merge-base", o->merge_base,
                   "First upstream revision of the range (exclusive)");
   cmd->add_option("--merge-end", o->merge_end, "Last upstream revision of the range (inclusive)");
+  cmd->add_option("--change-order", o->change_order,
+                  "With --upgrade: move this ChangeOrder (BASE/NAME) into the Unit, ungated; its "
+                  "range is the ChangeOrder's")
+      ->type_name("BASE/NAME");
+  cmd->add_option("--prior-revisions", o->prior_revisions,
+                  "With --change-order: what to do with revisions the Unit wrote before the "
+                  "change's start (default: the ChangeOrder's)")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
   cmd->add_option("--protect", o->protect, "Hold this path against merges (repeatable)")
       ->type_name("PATH")
       ->allow_extra_args(false);
@@ -162,6 +172,12 @@ void AddUpdate(CLI::App* group, Env& env) {
                   "Set an annotation; KEY= removes it (repeatable)");
   OnRun(cmd, env, [&env, o] {
     bool upgrade = o->upgrade || !o->merge_source.empty();
+    if (!o->change_order.empty() && !upgrade) {
+      return UsageError("--change-order needs --upgrade: the change is moved in by upgrading");
+    }
+    if (!o->prior_revisions.empty() && o->change_order.empty()) {
+      return UsageError("--prior-revisions needs --change-order");
+    }
     if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty() &&
         o->change_set != "-" && !upgrade && o->protect.empty() && o->unprotect.empty()) {
       return UsageError(
@@ -190,6 +206,8 @@ void AddUpdate(CLI::App* group, Env& env) {
     req.set_merge_source(o->merge_source);
     req.set_merge_base(o->merge_base);
     req.set_merge_end(o->merge_end);
+    req.set_change_order(o->change_order);
+    req.set_prior_revisions(o->prior_revisions);
     for (const auto& path : o->protect) req.add_protect(path);
     for (const auto& path : o->unprotect) req.add_unprotect(path);
     PutKeyValues(o->labels, req.mutable_labels());

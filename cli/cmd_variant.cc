@@ -1,17 +1,42 @@
 // `cub variant create`: clone an upstream Space, all its Units, into a new Space whose Units
 // are linked back to the upstream ones, so later changes there can be promoted down.
+// `cub variant promote --change-order`: move a ChangeOrder into the Spaces of its next stage
+// (or named ones), gated by its ChangeWorkflow.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
 
 namespace cub::cli {
 namespace {
 
+using cub::v1::ChangeOrderService;
 using cub::v1::VariantService;
+
+// "1 space", "3 spaces".
+std::string Count(int n, const std::string& noun) {
+  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
+}
+
+// Accepts BASE/NAME with both parts present.
+CLI::Validator BaseSlashName() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const size_t slash = value.find('/');
+        if (slash == std::string::npos || slash == 0 || slash + 1 == value.size()) {
+          return "expected BASE/NAME (the ChangeOrder's Space, a slash, its name), got '" + value +
+                 "'";
+        }
+        return "";
+      },
+      "");
+}
 
 void AddCreate(CLI::App* group, Env& env) {
   struct Opts {
@@ -45,11 +70,168 @@ void AddCreate(CLI::App* group, Env& env) {
   });
 }
 
+// -o mutations: the values each Unit changed (or would change), by Space and Unit.
+std::string MutationsText(const cub::v1::PromoteResponse& resp) {
+  std::string out;
+  for (const auto& s : resp.spaces()) {
+    absl::StrAppend(&out, "Space ", s.space().empty() ? s.space_id() : s.space(), ": ", s.status(),
+                    s.error().empty() ? "" : absl::StrCat(": ", s.error()), "\n");
+    for (const auto& u : s.units()) {
+      absl::StrAppend(&out, "  Unit ", u.unit().empty() ? u.unit_id() : u.unit(), ": ", u.action(),
+                      u.error().empty() ? "" : absl::StrCat(": ", u.error()), "\n");
+      if (u.mutations_size() == 0) continue;
+      Table t;  // No header: Render's first line is empty and dropped below.
+      for (const auto& m : u.mutations()) {
+        t.rows.push_back({m.kind(), m.path(),
+                          absl::StrCat(m.old_value().empty() ? "(none)" : m.old_value(), " -> ",
+                                       m.new_value().empty() ? "(none)" : m.new_value())});
+      }
+      const std::string rendered = t.Render().substr(1);
+      size_t start = 0;
+      while (start < rendered.size()) {
+        const size_t end = rendered.find('\n', start);
+        absl::StrAppend(&out, "    ", rendered.substr(start, end - start), "\n");
+        start = end + 1;
+      }
+    }
+  }
+  return out;
+}
+
+// One row per (Space, Unit); a Space with no Units, or with an error of its own, gets a row
+// of its own with its status in ACTION.
+std::string PromoteTable(const cub::v1::PromoteResponse& resp) {
+  Table t{{"SPACE", "UNIT", "ACTION", "START", "END", "REVISIONS", "ERROR"}, {}};
+  auto num = [](int n) { return n == 0 ? std::string() : absl::StrCat(n); };
+  for (const auto& s : resp.spaces()) {
+    const std::string space = s.space().empty() ? s.space_id() : s.space();
+    if (s.units_size() == 0 || !s.error().empty()) {
+      t.rows.push_back({space, "", s.status(), "", "", "", s.error()});
+    }
+    for (const auto& u : s.units()) {
+      t.rows.push_back({space, u.unit().empty() ? u.unit_id() : u.unit(), u.action(),
+                        num(u.start_revision_num()), num(u.end_revision_num()),
+                        absl::StrCat(u.revisions_written()), u.error()});
+    }
+  }
+  return t.rows.empty() ? "" : t.Render();
+}
+
+// The closing line; `stage` is the Stage promoted into, if any.
+std::string PromoteSummary(const cub::v1::PromoteResponse& resp, const std::string& change_order,
+                           const std::string& stage, bool dry_run) {
+  const std::string target = stage.empty() ? "" : absl::StrCat(" into stage ", stage);
+  std::string line;
+  if (dry_run) {
+    absl::StrAppend(&line, "Dry run of change order ", change_order, target, ": ",
+                    Count(resp.landed(), "space"), " would land, ", resp.already(),
+                    " already have it, ", resp.failed(), " would fail (",
+                    Count(resp.revisions_written(), "revision"), " would be written)");
+  } else {
+    absl::StrAppend(&line, "Promoted change order ", change_order, target, ": ",
+                    Count(resp.landed(), "space"), " landed, ", resp.already(), " already had it, ",
+                    resp.failed(), " failed (", Count(resp.revisions_written(), "revision"),
+                    " written)");
+  }
+  if (resp.overridden_gates_size() > 0) {
+    absl::StrAppend(&line, "; forced past ", absl::StrJoin(resp.overridden_gates(), ", "));
+  }
+  return line + "\n";
+}
+
+void AddPromote(CLI::App* group, Env& env) {
+  struct Opts {
+    std::vector<std::string> spaces;
+    std::string change_order, target_stage, where_space, prior_revisions, force_reason;
+    bool dry_run = false, force = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "promote",
+      "Promote a ChangeOrder into the Spaces of its next stage (or of --target-stage), or into "
+      "the Spaces named or selected");
+  CLI::Option* spaces = cmd->add_option(
+      "SPACE", o->spaces, "Promote into these Spaces only (slugs or IDs) rather than a stage");
+  cmd->add_option("--change-order", o->change_order,
+                  "The ChangeOrder to promote, BASE/NAME. Required: promotion without a "
+                  "ChangeOrder is not supported yet")
+      ->type_name("BASE/NAME")
+      ->required()
+      ->check(BaseSlashName());
+  cmd->add_option("--target-stage", o->target_stage,
+                  "Stage to promote into (default: the first the change has not reached)")
+      ->type_name("STAGE");
+  cmd->add_option("--where-space", o->where_space,
+                  "Where expression selecting the Spaces to promote into, rather than a stage")
+      ->type_name("EXPR")
+      ->excludes(spaces);
+  cmd->add_option("--prior-revisions", o->prior_revisions,
+                  "What to do with revisions a target wrote before the change's start "
+                  "(default: the ChangeOrder's)")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Report what would be upgraded and added, and what would fail; write nothing "
+                "(-o mutations: the values that would change)");
+  cmd->add_flag("--force", o->force, "Promote past gates that do not hold (needs --force-reason)");
+  cmd->add_option("--force-reason", o->force_reason,
+                  "Why the gates are overridden; recorded on the ChangeOrder")
+      ->type_name("TEXT");
+  OnRun(cmd, env, [&env, o] {
+    if (o->force && o->force_reason.empty()) {
+      return UsageError(
+          "--force requires --force-reason: say why the gates are overridden (it is recorded "
+          "on the ChangeOrder)");
+    }
+    if (!o->force && !o->force_reason.empty()) {
+      return UsageError("--force-reason is only used with --force");
+    }
+    const bool mutations = env.globals.output == "mutations";
+    cub::v1::PromoteRequest req;
+    req.set_change_order(o->change_order);
+    for (const auto& s : o->spaces) req.add_spaces(s);
+    req.set_where_space(o->where_space);
+    req.set_target_stage(o->target_stage);
+    req.set_prior_revisions(o->prior_revisions);
+    req.set_dry_run(o->dry_run);
+    req.set_mutations(mutations);
+    req.set_force(o->force);
+    req.set_force_reason(o->force_reason);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::PromoteResponse resp;
+    if (!client->Call(&ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
+    const std::string name = resp.change_order().empty() ? o->change_order : resp.change_order();
+    const std::string stage = resp.target_stage().empty() ? o->target_stage : resp.target_stage();
+    const bool dry_run = resp.dry_run() || o->dry_run;
+    std::vector<std::string> failed;
+    for (const auto& s : resp.spaces()) {
+      if (s.status() == "Failed") failed.push_back(s.space().empty() ? s.space_id() : s.space());
+    }
+    const Printer printer = env.printer();
+    int rc;
+    if (!printer.table()) {
+      rc = printer.Document(resp);
+    } else {
+      rc = printer.Text(absl::StrCat(mutations ? MutationsText(resp) : PromoteTable(resp),
+                                     PromoteSummary(resp, name, stage, dry_run)));
+    }
+    if (failed.empty() && resp.failed() == 0) return rc;
+    const int count = std::max<int>(resp.failed(), failed.size());
+    PrintFailure(absl::StrCat(
+        "change order ", name, dry_run ? " would fail in " : " failed in ", Count(count, "space"),
+        failed.empty() ? "" : absl::StrCat(": ", absl::StrJoin(failed, ", "))));
+    return kExitFailed;
+  });
+}
+
 }  // namespace
 
 void AddVariantCommands(CLI::App& app, Env& env) {
-  CLI::App* group = app.add_subcommand("variant", "Create variants (Spaces cloned from a base)");
+  CLI::App* group = app.add_subcommand(
+      "variant", "Create variants (Spaces cloned from a base) and promote changes into them");
   AddCreate(group, env);
+  AddPromote(group, env);
 }
 
 }  // namespace cub::cli

@@ -73,6 +73,7 @@ void AddChangeSetCommands(CLI::App& app, Env& env);
 void AddFunctionCommands(CLI::App& app, Env& env);
 void AddInvocationCommands(CLI::App& app, Env& env);
 void AddChangeWorkflowCommands(CLI::App& app, Env& env);
+void AddChangeOrderCommands(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

@@ -77,6 +77,7 @@ int Main(int argc, char** argv) {
   AddFunctionCommands(app, env);
   AddInvocationCommands(app, env);
   AddChangeWorkflowCommands(app, env);
+  AddChangeOrderCommands(app, env);
   Finish(&app, true);
 
   try {

@@ -1,14 +1,17 @@
 #include "server/services.h"
 
 #include "cub/v1/auth.grpc.pb.h"
+#include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
 #include "cub/v1/function.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/change_workflows.h"
 #include "lib/ops/functions.h"
+#include "lib/ops/promote.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/units.h"
 #include "lib/ops/upgrade.h"
@@ -255,6 +258,39 @@ class ChangeWorkflowServiceImpl final : public v1::ChangeWorkflowService::Servic
   store::ConnectionPool& db_;
 };
 
+class ChangeOrderServiceImpl final : public v1::ChangeOrderService::Service {
+ public:
+  explicit ChangeOrderServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateChangeOrder(ServerContext* ctx, const v1::CreateChangeOrderRequest* req,
+                           v1::ChangeOrder* resp) override {
+    return Respond(db_, ctx, "ChangeOrderService/CreateChangeOrder", resp,
+                   [&](const Principal& p) { return ops::CreateChangeOrder(db_, p, *req); });
+  }
+  Status GetChangeOrder(ServerContext* ctx, const v1::GetChangeOrderRequest* req,
+                        v1::ChangeOrder* resp) override {
+    return Respond(db_, ctx, "ChangeOrderService/GetChangeOrder", resp,
+                   [&](const Principal& p) { return ops::GetChangeOrder(db_, p, *req); });
+  }
+  Status ListChangeOrders(ServerContext* ctx, const v1::ListChangeOrdersRequest* req,
+                          v1::ListChangeOrdersResponse* resp) override {
+    return Respond(db_, ctx, "ChangeOrderService/ListChangeOrders", resp,
+                   [&](const Principal& p) { return ops::ListChangeOrders(db_, p, *req); });
+  }
+  Status UpdateChangeOrder(ServerContext* ctx, const v1::UpdateChangeOrderRequest* req,
+                           v1::ChangeOrder* resp) override {
+    return Respond(db_, ctx, "ChangeOrderService/UpdateChangeOrder", resp,
+                   [&](const Principal& p) { return ops::UpdateChangeOrder(db_, p, *req); });
+  }
+  Status Promote(ServerContext* ctx, const v1::PromoteRequest* req,
+                 v1::PromoteResponse* resp) override {
+    return Respond(db_, ctx, "ChangeOrderService/Promote", resp,
+                   [&](const Principal& p) { return ops::Promote(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
 class TagServiceImpl final : public v1::TagService::Service {
  public:
   explicit TagServiceImpl(store::ConnectionPool& db) : db_(db) {}
@@ -344,6 +380,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<FunctionServiceImpl>(db));
   out.push_back(std::make_unique<InvocationServiceImpl>(db));
   out.push_back(std::make_unique<ChangeWorkflowServiceImpl>(db));
+  out.push_back(std::make_unique<ChangeOrderServiceImpl>(db));
   out.push_back(std::make_unique<VariantServiceImpl>(db));
   out.push_back(std::make_unique<LinkServiceImpl>(db));
   out.push_back(std::make_unique<FilterServiceImpl>(db));

@@ -11,32 +11,45 @@ namespace {
 
 const char* NeededRole(Access a) {
   switch (a) {
-    case Access::kRead: return "viewer";
-    case Access::kWrite: return "editor or admin";
-    case Access::kApprove: return "approver or admin";
-    case Access::kAdmin: return "admin";
+    case Access::kRead:
+      return "viewer";
+    case Access::kWrite:
+      return "editor or admin";
+    case Access::kApprove:
+      return "approver or admin";
+    case Access::kAdmin:
+      return "admin";
   }
   return "admin";
 }
 
 const char* Verb(Access a) {
   switch (a) {
-    case Access::kRead: return "read";
-    case Access::kWrite: return "change";
-    case Access::kApprove: return "approve in";
-    case Access::kAdmin: return "administer";
+    case Access::kRead:
+      return "read";
+    case Access::kWrite:
+      return "change";
+    case Access::kApprove:
+      return "approve in";
+    case Access::kAdmin:
+      return "administer";
   }
   return "use";
 }
 
 }  // namespace
 
-store::Caller ToCaller(const Principal& p) {
-  return store::Caller{p.admin, p.user_id, p.groups};
+store::Caller ToCaller(const Principal& p) { return store::Caller{p.admin, p.user_id, p.groups}; }
+
+SpacedRef SplitRef(const std::string& ref, const std::string& default_space) {
+  if (auto slash = ref.find('/'); slash != std::string::npos) {
+    return SpacedRef{ref.substr(0, slash), ref.substr(slash + 1)};
+  }
+  return SpacedRef{default_space, ref};
 }
 
-absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p,
-                                       const std::string& ref, Access access) {
+absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const std::string& ref,
+                                       Access access) {
   if (ref.empty()) return absl::InvalidArgumentError("a space is required (--space)");
   auto space = store::FindSpace(tx, ref);
   if (!space) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
@@ -50,10 +63,10 @@ absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p,
   if (!Allows(roles, access)) {
     std::vector<std::string> held;
     for (Role r : roles) held.push_back(RoleName(r));
-    return absl::PermissionDeniedError(absl::StrCat(
-        "user '", p.username, "' may not ", Verb(access), " space '", space->slug(),
-        "': that needs the ", NeededRole(access), " role, and they hold ",
-        absl::StrJoin(held, ", ")));
+    return absl::PermissionDeniedError(
+        absl::StrCat("user '", p.username, "' may not ", Verb(access), " space '", space->slug(),
+                     "': that needs the ", NeededRole(access), " role, and they hold ",
+                     absl::StrJoin(held, ", ")));
   }
   return *space;
 }
@@ -69,8 +82,7 @@ absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space,
   return *unit;
 }
 
-absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p,
-                                          const std::string& ref,
+absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p, const std::string& ref,
                                           const std::string& default_space,
                                           const std::string& entity) {
   if (ref.empty()) return std::string();
@@ -92,8 +104,8 @@ absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p,
         absl::StrCat("filter '", name, "' not found in space '", space->slug(), "'"));
   }
   if (filter->from() != entity) {
-    return absl::InvalidArgumentError(absl::StrCat("filter '", ref, "' selects ",
-                                                   filter->from(), "s, not ", entity, "s"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("filter '", ref, "' selects ", filter->from(), "s, not ", entity, "s"));
   }
   return filter->where_field();
 }

@@ -18,18 +18,23 @@ namespace cub::ops {
 
 store::Caller ToCaller(const Principal& p);
 
+// A reference to an entity kept in a Space: "SPACE/NAME", or "NAME" in `default_space`.
+struct SpacedRef {
+  std::string space;
+  std::string name;
+};
+SpacedRef SplitRef(const std::string& ref, const std::string& default_space);
+
 // The Space named by slug or ID, if `p` may perform `access` on it.
-absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p,
-                                       const std::string& ref, Access access);
+absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const std::string& ref,
+                                       Access access);
 
 // The Unit `ref` (slug or ID) of `space`; NOT_FOUND naming both otherwise.
-absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space,
-                                     const std::string& ref);
+absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space, const std::string& ref);
 
 // The where expression of a saved Filter, "space/name" or "name" (in `default_space`),
 // which must select `entity` ("Space" or "Unit"). Empty `ref` gives "".
-absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p,
-                                          const std::string& ref,
+absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p, const std::string& ref,
                                           const std::string& default_space,
                                           const std::string& entity);
 

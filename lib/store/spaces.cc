@@ -71,6 +71,17 @@ absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
   return out;
 }
 
+absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std::string>& ids,
+                                                   std::string_view where) {
+  Query q(kSpaceSelect);
+  q.Append(absl::StrCat(" AND s.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
+  if (auto st = q.AndWhere(where, SpaceSchema()); !st.ok()) return st;
+  q.Append(" ORDER BY s.slug");
+  std::vector<v1::Space> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadSpace(row));
+  return out;
+}
+
 absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const SpaceChanges& c) {
   Query q("UPDATE spaces SET updated_at = now(), version = version + 1");
   if (c.display_name) q.Append(absl::StrCat(", display_name = ", q.Param(*c.display_name)));

@@ -32,18 +32,22 @@ absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view where,
                                                   std::string_view filter_where);
 
+// The Spaces among `space_ids` that match `where` (may be empty), by slug, whoever asks.
+absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx,
+                                                   const std::vector<std::string>& space_ids,
+                                                   std::string_view where);
+
 struct SpaceChanges {
   std::optional<std::string> display_name;
   std::map<std::string, std::string> labels;       // "" value removes the key
   std::map<std::string, std::string> annotations;  // "" value removes the key
   std::optional<std::string> component_id;
-  std::vector<std::string> add_validators;     // "SPACE/NAME" of vet Invocations
+  std::vector<std::string> add_validators;  // "SPACE/NAME" of vet Invocations
   std::vector<std::string> remove_validators;
   int64_t expected_version = 0;  // 0: any
 };
 // ABORTED if expected_version is set and the Space has moved on.
-absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id,
-                                      const SpaceChanges& c);
+absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const SpaceChanges& c);
 // FAILED_PRECONDITION naming the dependents when variants or Links from other Spaces depend
 // on it.
 absl::Status DeleteSpace(Tx& tx, const v1::Space& space);

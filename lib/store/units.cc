@@ -51,7 +51,7 @@ const std::string kRevisionSelect = absl::StrCat(
     ", coalesce(r.change_set_id::text, ''),"
     " ARRAY(SELECT x FROM jsonb_array_elements(r.conflicts) c, LATERAL (VALUES"
     " (c->>'Path'), (c->>'Reason'), (coalesce(c->>'UpstreamValue', '')),"
-    " (coalesce(c->>'DownstreamValue', ''))) v(x))",
+    " (coalesce(c->>'DownstreamValue', ''))) v(x)), coalesce(r.change_order_id::text, '')",
     " FROM revisions r LEFT JOIN users a ON a.id = r.author_id WHERE TRUE");
 
 v1::Revision ReadRevision(const pqxx::row& r) {
@@ -79,6 +79,7 @@ v1::Revision ReadRevision(const pqxx::row& r) {
     c->set_upstream_value(flat[i + 2]);
     c->set_downstream_value(flat[i + 3]);
   }
+  v.set_change_order_id(r[16].as<std::string>());
   return v;
 }
 
@@ -116,12 +117,13 @@ absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
   tx.exec_params(
       "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
       " description, restored_from_num, change_set_id, upstream_unit_id, upstream_revision_num,"
-      " conflicts, validation_errors) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
+      " conflicts, validation_errors, change_order_id) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
       " NULLIF($6, '')::uuid, $7, $8, NULLIF($9, '')::uuid, NULLIF($10, '')::uuid, $11,"
-      " $12::jsonb, $13::jsonb)",
+      " $12::jsonb, $13::jsonb, NULLIF($14, '')::uuid)",
       unit_id, head[0][1].as<std::string>(), num, rev.data, rev.data_hash, rev.author_id,
       rev.description, rev.restored_from_num, rev.change_set_id, rev.upstream_unit_id,
-      rev.upstream_revision_num, rev.conflicts_json, JsonArray(rev.validation_errors));
+      rev.upstream_revision_num, rev.conflicts_json, JsonArray(rev.validation_errors),
+      rev.change_order_id);
   auto v = FindRevision(tx, unit_id, num);
   if (!v) return absl::InternalError("revision vanished after insert");
   return *v;

@@ -39,6 +39,7 @@ struct NewRevision {
   int64_t upstream_revision_num = 0;
   std::string conflicts_json = "[]";  // withheld changes, as a JSON array of Conflict objects
   std::vector<std::string> validation_errors;  // what the Space's validators found
+  std::string change_order_id;  // the ChangeOrder the revision moves into the Unit, if any
 };
 
 // Inserts a Unit with no revisions (head 0); ALREADY_EXISTS if the slug is taken.
@@ -59,8 +60,7 @@ struct UnitQuery {
   std::string filter_where;
   std::string where_space;  // where expression over the Units' Spaces
 };
-absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller,
-                                                const UnitQuery& q);
+absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller, const UnitQuery& q);
 
 struct UnitChanges {
   std::map<std::string, std::string> labels;       // "" value removes the key

@@ -1,0 +1,294 @@
+// `cub changeorder ...`: create, show, list and update ChangeOrders, the names of changes made
+// in a base Space and moved stage by stage (with `cub variant promote --change-order`).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/commands.h"
+#include "cub/v1/changeorder.grpc.pb.h"
+
+namespace cub::cli {
+namespace {
+
+using cub::v1::ChangeOrder;
+using cub::v1::ChangeOrderService;
+
+constexpr char kSpaceHelp[] = "Base Space (the one the change was made in): slug or ID";
+
+// "1 unit", "3 units".
+std::string Count(int n, const std::string& noun) {
+  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
+}
+
+// "3: id, id, id", or "0".
+std::string IdList(const google::protobuf::RepeatedPtrField<std::string>& ids) {
+  if (ids.empty()) return "0";
+  return absl::StrCat(ids.size(), ": ", absl::StrJoin(ids, ", "));
+}
+
+std::string Who(const std::string& user, const std::string& user_id) {
+  return user.empty() ? user_id : user;
+}
+
+// The FIELD VALUE listing of `cub changeorder get`. A field with several entries takes one row
+// each, the FIELD cell left empty after the first.
+std::string Describe(const ChangeOrder& c) {
+  Table t{{"FIELD", "VALUE"}, {}};
+  auto row = [&t](const std::string& field, const std::string& value) {
+    t.rows.push_back({field, value});
+  };
+  auto rows = [&t](const std::string& field, const std::vector<std::string>& values) {
+    for (size_t i = 0; i < values.size(); ++i) t.rows.push_back({i == 0 ? field : "", values[i]});
+  };
+  row("Slug", c.slug());
+  row("ID", c.change_order_id());
+  row("Space", c.space_slug().empty() ? c.space_id() : c.space_slug());
+  row("Description", c.description());
+  row("State", c.state());
+  row("Stage", c.stage());
+  row("Completed", c.completed() ? "yes" : "no");
+  row("Change Workflow", c.change_workflow().empty() ? "none" : c.change_workflow());
+  row("Update Type", c.update_type());
+  row("Prior Revisions", c.prior_revisions());
+  if (!c.where_space().empty()) row("Where Space", c.where_space());
+  row("Changed Units", absl::StrCat(c.changed_unit_count()));
+  row("In-Scope Spaces", IdList(c.in_scope_space_ids()));
+  row("Resolved Spaces", IdList(c.resolved_space_ids()));
+  row("Released Spaces", IdList(c.released_space_ids()));
+  if (!c.aborted_reason().empty()) row("Aborted Reason", c.aborted_reason());
+
+  std::vector<std::string> skipped;
+  for (const auto& s : c.skipped_units()) {
+    skipped.push_back(absl::StrCat(s.unit().empty() ? s.unit_id() : s.unit(), ": ", s.reason()));
+  }
+  if (skipped.empty()) skipped.push_back("none");
+  rows("Skipped Units", skipped);
+
+  // The most recent failure: the latest At (timestamps of one format sort as text); on a tie,
+  // the one recorded last.
+  const cub::v1::PromotionFailure* last = nullptr;
+  for (const auto& f : c.promotion_failures()) {
+    if (last == nullptr || f.at() >= last->at()) last = &f;
+  }
+  if (last != nullptr) {
+    std::vector<std::string> lines;
+    std::string head = absl::StrCat("by ", Who(last->user(), last->user_id()), " at ", last->at(),
+                                    ", stage ", last->stage().empty() ? "(none)" : last->stage(),
+                                    ": ", Count(last->landed(), "space"), " landed");
+    if (c.promotion_failures_size() > 1) {
+      absl::StrAppend(&head, " (latest of ", c.promotion_failures_size(), ")");
+    }
+    lines.push_back(head);
+    for (const auto& s : last->spaces()) {
+      lines.push_back(absl::StrCat("  ", s.space().empty() ? s.space_id() : s.space(), ": ",
+                                   s.error().empty() ? "failed" : s.error()));
+      for (const auto& u : s.units())
+        lines.push_back(absl::StrCat("    ", u.unit(), ": ", u.error()));
+    }
+    rows("Promotion Failure", lines);
+  }
+
+  std::vector<std::string> overrides;
+  for (const auto& o : c.promotion_overrides()) {
+    overrides.push_back(absl::StrCat("by ", Who(o.user(), o.user_id()), " at ", o.at(), ", stage ",
+                                     o.stage().empty() ? "(none)" : o.stage(), ": ", o.reason()));
+    if (o.failed_gates_size() > 0) {
+      overrides.push_back(absl::StrCat("  failed gates: ", absl::StrJoin(o.failed_gates(), ", ")));
+    }
+  }
+  if (!overrides.empty()) rows("Promotion Overrides", overrides);
+  return t.Render();
+}
+
+void AddCreate(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, name, description, change_workflow, where_space_field, space_filter,
+        component, end_tag, prior_revisions, update_type;
+    std::vector<std::string> in_scope_spaces;
+    bool allow_exists = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "create", "Name a change already made in the base, fixing its range and where it goes");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("NAME", o->name, "Slug of the new ChangeOrder")->required();
+  cmd->add_option("--description", o->description, "What the change is")->required();
+  cmd->add_option("--change-workflow", o->change_workflow,
+                  "The ChangeWorkflow that orders its stages")
+      ->type_name("SPACE/WORKFLOW");
+  cmd->add_option("--in-scope-space", o->in_scope_spaces,
+                  "A Space the change is headed for (repeatable, or comma-separated); default: "
+                  "wherever the base's Links reach")
+      ->type_name("SPACE")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("--where-space-field", o->where_space_field,
+                  "Where expression selecting the Spaces in scope")
+      ->type_name("EXPR");
+  cmd->add_option("--space-filter", o->space_filter,
+                  "Saved Filter over Spaces selecting the Spaces in scope")
+      ->type_name("SPACE/FILTER");
+  cmd->add_option("--component", o->component,
+                  "Select the Spaces of this component (added to --where-space-field)");
+  cmd->add_option("--end-tag", o->end_tag,
+                  "Tag marking each Unit's end revision, SPACE/TAG or TAG (default: the heads)")
+      ->type_name("TAG");
+  cmd->add_option("--prior-revisions", o->prior_revisions,
+                  "Default for its promotions: what to do with revisions a target wrote before "
+                  "the change's start; All also marks unchanged Units at their heads")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
+  cmd->add_option("--update-type", o->update_type,
+                  "Links the change follows: UpgradeUnit (the clone lineage, default) or "
+                  "MergeUnits")
+      ->type_name("TYPE")
+      ->check(CLI::IsMember({"UpgradeUnit", "MergeUnits"}));
+  cmd->add_flag("--allow-exists", o->allow_exists,
+                "Succeed with the existing ChangeOrder if the name is taken (its range is the "
+                "one fixed then)");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::CreateChangeOrderRequest req;
+    req.set_space(o->space);
+    req.set_slug(o->name);
+    req.set_description(o->description);
+    req.set_change_workflow(o->change_workflow);
+    for (const auto& s : o->in_scope_spaces) {
+      std::string space(absl::StripAsciiWhitespace(s));
+      if (!space.empty()) req.add_in_scope_spaces(space);
+    }
+    req.set_where_space_field(o->where_space_field);
+    req.set_space_filter(o->space_filter);
+    req.set_component(o->component);
+    req.set_end_tag(o->end_tag);
+    req.set_prior_revisions(o->prior_revisions);
+    req.set_update_type(o->update_type);
+    req.set_allow_exists(o->allow_exists);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    ChangeOrder c;
+    if (!client->Call(&ChangeOrderService::Stub::CreateChangeOrder, req, &c)) return kExitFailed;
+    const std::string space = c.space_slug().empty() ? o->space : c.space_slug();
+    return env.printer().Confirm(
+        c, absl::StrCat("ChangeOrder ", c.slug(), " created in ", space, ": ",
+                        Count(c.changed_unit_count(), "unit"), " changed, ",
+                        Count(c.in_scope_space_ids_size(), "space"), " in scope"));
+  });
+}
+
+void AddGet(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, name;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "get", "Show a ChangeOrder: where it has got to, what it skipped, its last failure");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::GetChangeOrderRequest req;
+    req.set_space(o->space);
+    req.set_change_order(o->name);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    ChangeOrder c;
+    if (!client->Call(&ChangeOrderService::Stub::GetChangeOrder, req, &c)) return kExitFailed;
+    const Printer printer = env.printer();
+    if (!printer.table()) return printer.Document(c);
+    return printer.Text(Describe(c));
+  });
+}
+
+void AddList(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, where;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "list", "List the ChangeOrders of a base Space, or of every Space you can see");
+  cmd->add_option("--space", o->space, "Base Space slug or ID (default: every Space)");
+  cmd->add_option("--where", o->where,
+                  "Where expression over ChangeOrders (e.g. State = 'InProgress')");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::ListChangeOrdersRequest req;
+    req.set_space(o->space);
+    req.mutable_options()->set_where(o->where);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::ListChangeOrdersResponse resp;
+    if (!client->Call(&ChangeOrderService::Stub::ListChangeOrders, req, &resp)) {
+      return kExitFailed;
+    }
+    return env.printer().List<ChangeOrder>(
+        resp.change_orders(),
+        {"SPACE", "NAME", "STATE", "STAGE", "COMPLETED", "IN-SCOPE", "RESOLVED", "RELEASED"},
+        [](const ChangeOrder& c) -> std::vector<std::string> {
+          return {c.space_slug().empty() ? c.space_id() : c.space_slug(),
+                  c.slug(),
+                  c.state(),
+                  c.stage(),
+                  c.completed() ? "yes" : "no",
+                  absl::StrCat(c.in_scope_space_ids_size()),
+                  absl::StrCat(c.resolved_space_ids_size()),
+                  absl::StrCat(c.released_space_ids_size())};
+        });
+  });
+}
+
+void AddUpdate(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, name, description, aborted_reason;
+    bool refresh_spaces = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "update", "Change a ChangeOrder's description, abort it, or evaluate its scope again");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  cmd->add_option("--description", o->description, "New description");
+  cmd->add_option("--aborted-reason", o->aborted_reason,
+                  "Abort the ChangeOrder, saying why: no promotion takes it any further");
+  cmd->add_flag("--refresh-spaces", o->refresh_spaces,
+                "Evaluate the scope selection (--where-space-field, --space-filter, --component) "
+                "again");
+  OnRun(cmd, env, [&env, o, cmd] {
+    const bool description = cmd->count("--description") > 0;
+    const bool aborted_reason = cmd->count("--aborted-reason") > 0;
+    if (!description && !aborted_reason && !o->refresh_spaces) {
+      return UsageError(
+          "nothing to update: pass --description, --aborted-reason or --refresh-spaces");
+    }
+    cub::v1::UpdateChangeOrderRequest req;
+    req.set_space(o->space);
+    req.set_change_order(o->name);
+    if (description) req.set_description(o->description);
+    if (aborted_reason) req.set_aborted_reason(o->aborted_reason);
+    req.set_refresh_spaces(o->refresh_spaces);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    ChangeOrder c;
+    if (!client->Call(&ChangeOrderService::Stub::UpdateChangeOrder, req, &c)) return kExitFailed;
+    std::string line = absl::StrCat("ChangeOrder ", c.slug(), " updated");
+    if (!c.state().empty()) absl::StrAppend(&line, ": State ", c.state());
+    if (o->refresh_spaces) {
+      absl::StrAppend(&line, c.state().empty() ? ": " : ", ",
+                      Count(c.in_scope_space_ids_size(), "space"), " in scope");
+    }
+    return env.printer().Confirm(c, line);
+  });
+}
+
+}  // namespace
+
+void AddChangeOrderCommands(CLI::App& app, Env& env) {
+  CLI::App* group = app.add_subcommand(
+      "changeorder", "Manage ChangeOrders, named changes promoted from a base stage by stage");
+  AddCreate(group, env);
+  AddGet(group, env);
+  AddList(group, env);
+  AddUpdate(group, env);
+}
+
+}  // namespace cub::cli

@@ -1,0 +1,632 @@
+#include "lib/ops/change_orders.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "lib/ops/access.h"
+#include "lib/ops/gates.h"
+#include "lib/ops/input.h"
+#include "lib/store/change_sets.h"
+#include "lib/store/change_workflows.h"
+#include "lib/store/promotion.h"
+#include "lib/store/schemas.h"
+#include "lib/store/spaces.h"
+#include "lib/store/tags.h"
+#include "lib/util/json_text.h"
+#include "lib/where/where.h"
+#include "lib/workflow/parse.h"
+
+namespace cub::ops {
+namespace {
+
+constexpr char kConfigHubYaml[] = "ConfigHub/YAML";
+
+const std::set<std::string>& PriorRevisionModes() {
+  static const auto* k = new std::set<std::string>{"Include", "Skip", "Error", "All"};
+  return *k;
+}
+
+absl::Status CheckPriorRevisions(const std::string& mode) {
+  if (mode.empty() || PriorRevisionModes().count(mode)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
+}
+
+// The fields `cub changeorder list --where` can name; all are evaluated in memory, since
+// most are derived at read.
+const where::Schema& ChangeOrderSchema() {
+  using where::FieldType;
+  static const auto* s =
+      new where::Schema("ChangeOrder", {
+                                           {"ChangeOrderID", FieldType::kUuid, ""},
+                                           {"SpaceID", FieldType::kUuid, ""},
+                                           {"Slug", FieldType::kString, ""},
+                                           {"Description", FieldType::kString, ""},
+                                           {"ChangeWorkflow", FieldType::kString, ""},
+                                           {"UpdateType", FieldType::kString, ""},
+                                           {"PriorRevisions", FieldType::kString, ""},
+                                           {"State", FieldType::kString, ""},
+                                           {"Stage", FieldType::kString, ""},
+                                           {"Completed", FieldType::kBool, ""},
+                                           {"AbortedReason", FieldType::kString, ""},
+                                           {"InScopeSpaceIDs", FieldType::kStringList, ""},
+                                           {"ResolvedSpaceIDs", FieldType::kStringList, ""},
+                                           {"ReleasedSpaceIDs", FieldType::kStringList, ""},
+                                           {"CreatedAt", FieldType::kTime, ""},
+                                           {"UpdatedAt", FieldType::kTime, ""},
+                                       });
+  return *s;
+}
+
+class ChangeOrderRecord : public where::Record {
+ public:
+  explicit ChangeOrderRecord(const v1::ChangeOrder& c) : c_(c) {}
+  where::Value Get(const where::FieldDef& f) const override {
+    auto list = [](const auto& r) { return std::vector<std::string>(r.begin(), r.end()); };
+    const std::string& n = f.name;
+    if (n == "ChangeOrderID") return c_.change_order_id();
+    if (n == "SpaceID") return c_.space_id();
+    if (n == "Slug") return c_.slug();
+    if (n == "Description") return c_.description();
+    if (n == "ChangeWorkflow") return c_.change_workflow();
+    if (n == "UpdateType") return c_.update_type();
+    if (n == "PriorRevisions") return c_.prior_revisions();
+    if (n == "State") return c_.state();
+    if (n == "Stage") return c_.stage();
+    if (n == "Completed") return c_.completed();
+    if (n == "AbortedReason") return c_.aborted_reason();
+    if (n == "InScopeSpaceIDs") return list(c_.in_scope_space_ids());
+    if (n == "ResolvedSpaceIDs") return list(c_.resolved_space_ids());
+    if (n == "ReleasedSpaceIDs") return list(c_.released_space_ids());
+    if (n == "CreatedAt") return c_.created_at();
+    if (n == "UpdatedAt") return c_.updated_at();
+    return std::monostate{};
+  }
+
+ private:
+  const v1::ChangeOrder& c_;
+};
+
+absl::StatusOr<ResolvedChangeOrder> Resolved(const v1::Space& base, store::StoredChangeOrder co) {
+  ResolvedChangeOrder out{base, std::move(co), std::nullopt};
+  if (!out.co.workflow_json.empty()) {
+    auto w = workflow::ParseWorkflow(out.co.workflow_json);
+    if (!w.ok()) {
+      return absl::InternalError(
+          absl::StrCat("change order '", out.co.slug,
+                       "': its workflow copy does not read back: ", w.status().message()));
+    }
+    out.workflow = *std::move(w);
+  }
+  return out;
+}
+
+// The Spaces a ChangeOrder is headed for, as fixed at creation (or --refresh-spaces).
+struct Scope {
+  std::vector<std::string> space_ids;  // the base first
+  std::string where_space;             // the selection, if one was given
+};
+
+absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1::Space& base,
+                                    const std::string& update_type,
+                                    const std::vector<std::string>& listed,
+                                    const std::string& where_field, const std::string& filter_ref,
+                                    const std::string& component) {
+  auto downstream = store::DownstreamSpaces(tx, base.space_id(), update_type);
+  Scope scope;
+  scope.space_ids.push_back(base.space_id());
+  std::vector<std::string> clauses;
+  if (!where_field.empty()) clauses.push_back(absl::StrCat("(", where_field, ")"));
+  if (!component.empty()) {
+    if (auto s = ValidateSlug("component", component); !s.ok()) return s;
+    clauses.push_back(absl::StrCat("(Component.Slug = '", component, "')"));
+  }
+  auto filter_where = ResolveFilter(tx, p, filter_ref, base.slug(), "Space");
+  if (!filter_where.ok()) return filter_where.status();
+  if (!filter_where->empty()) clauses.push_back(absl::StrCat("(", *filter_where, ")"));
+  scope.where_space = absl::StrJoin(clauses, " AND ");
+
+  std::vector<v1::Space> chosen;
+  if (listed.empty() && scope.where_space.empty()) {
+    // No selection: wherever the base's Links reach.
+    std::vector<std::string> ids;
+    for (const auto& [id, ups] : downstream) ids.push_back(id);
+    auto spaces = store::SpacesAmong(tx, ids, "");
+    if (!spaces.ok()) return spaces.status();
+    chosen = *std::move(spaces);
+  } else {
+    for (const auto& ref : listed) {
+      auto s = ResolveSpace(tx, p, ref, Access::kRead);
+      if (!s.ok()) return s.status();
+      chosen.push_back(*s);
+    }
+    if (!scope.where_space.empty()) {
+      auto matched = store::ListSpaces(tx, ToCaller(p), scope.where_space, "");
+      if (!matched.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("space selection: ", matched.status().message()));
+      }
+      chosen.insert(chosen.end(), matched->begin(), matched->end());
+    }
+  }
+  std::map<std::string, std::string> slugs;  // id -> slug of what was chosen
+  for (const auto& s : chosen) slugs[s.space_id()] = s.slug();
+  slugs[base.space_id()] = base.slug();
+  for (const auto& [id, slug] : slugs) {
+    if (id == base.space_id()) continue;
+    auto it = downstream.find(id);
+    if (it == downstream.end()) {
+      // A selection may match Spaces that have nothing to do with the base; only a Space
+      // named explicitly is an error.
+      if (std::find(listed.begin(), listed.end(), slug) != listed.end() ||
+          std::find(listed.begin(), listed.end(), id) != listed.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("space '", slug, "' is not downstream of '",
+                                                       base.slug(), "' by ", update_type,
+                                                       " Links, so the change cannot reach it"));
+      }
+      continue;
+    }
+    for (const auto& up : it->second) {
+      if (!slugs.count(up)) {
+        auto up_space = store::FindSpace(tx, up);
+        return absl::InvalidArgumentError(absl::StrCat(
+            "space '", slug, "' is in scope but '", up_space ? up_space->slug() : up,
+            "', which it takes the change from, is not: a change moves hop by hop along Links,"
+            " so every Space between the base and one in scope must be in scope too"));
+      }
+    }
+    scope.space_ids.push_back(id);
+  }
+  return scope;
+}
+
+struct UnitRange {
+  const store::PromotionUnit* unit;
+  int64_t start = 0, end = 0;
+};
+
+// Where the change starts and ends in each Unit of the base; SkippedUnits as JSON.
+absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space& base,
+                                                 const std::vector<store::PromotionUnit>& units,
+                                                 const std::vector<std::string>& scope,
+                                                 const std::string& update_type,
+                                                 const std::optional<v1::Tag>& end_tag,
+                                                 std::string* skipped_json) {
+  std::map<std::string, int64_t> end_marks;
+  if (end_tag) {
+    for (const auto& m : store::ListTagMarks(tx, end_tag->tag_id())) {
+      end_marks[m.unit_id()] = m.revision_num();
+    }
+  }
+  std::vector<std::string> followers_from(scope.begin() + 1, scope.end());
+  std::map<std::string, std::vector<const store::PromotionLink*>> followers;
+  auto links = store::LoadLinksInto(tx, base.space_id(), followers_from, update_type);
+  for (const auto& l : links) followers[l.to_unit_id].push_back(&l);
+  std::map<std::string, std::string> space_slugs;
+  if (!links.empty()) {
+    auto spaces = store::SpacesAmong(tx, followers_from, "");
+    if (!spaces.ok()) return spaces.status();
+    for (const auto& s : *spaces) space_slugs[s.space_id()] = s.slug();
+  }
+
+  std::vector<UnitRange> out;
+  std::vector<std::string> skipped;
+  auto skip = [&](const store::PromotionUnit& u, const std::string& reason) {
+    skipped.push_back(absl::StrCat("{\"UnitID\":", JsonQuote(u.id), ",\"Unit\":", JsonQuote(u.slug),
+                                   ",\"Reason\":", JsonQuote(reason), "}"));
+  };
+  for (const auto& u : units) {
+    if (u.toolchain_type == kConfigHubYaml) {
+      skip(u, "ConfigHub/YAML units are not carried by change orders");
+      continue;
+    }
+    if (u.head == 0) {
+      skip(u, "it has no revisions");
+      continue;
+    }
+    int64_t end = u.head;
+    if (end_tag) {
+      auto it = end_marks.find(u.id);
+      if (it == end_marks.end()) {
+        skip(u, absl::StrCat("the end tag '", end_tag->slug(), "' marks no revision of it"));
+        continue;
+      }
+      end = it->second;
+    } else if (!u.change_set_id.empty()) {
+      auto cs = store::FindChangeSetByID(tx, u.change_set_id);
+      return absl::FailedPreconditionError(
+          absl::StrCat("unit '", u.slug, "' is in change set '", cs ? cs->slug() : u.change_set_id,
+                       "', which is still open: close it and pass its end tag with --end-tag"));
+    }
+    std::map<int64_t, std::vector<std::string>> cursors;
+    for (const auto* l : followers[u.id]) {
+      cursors[l->cursor].push_back(
+          absl::StrCat(space_slugs[l->from_space_id], " (link ", l->slug, ")"));
+    }
+    if (cursors.size() > 1) {
+      std::vector<std::string> parts;
+      for (const auto& [num, who] : cursors) {
+        parts.push_back(absl::StrCat("revision ", num, " in ", absl::StrJoin(who, ", ")));
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "unit '", u.slug, "': the Spaces that follow it have merged up to different revisions (",
+          absl::StrJoin(parts, "; "),
+          "), so the change has no single start; upgrade them to one revision first"));
+    }
+    if (cursors.empty()) {
+      skip(u, "no Space in scope follows it");
+      out.push_back({&u, end, end});
+      continue;
+    }
+    int64_t start = cursors.begin()->first;
+    if (start > end) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("unit '", u.slug, "': the Spaces that follow it have merged revision ",
+                       start, ", past the change's end at revision ", end));
+    }
+    if (start == end)
+      skip(u, absl::StrCat("the Spaces that follow it already have revision ", end));
+    out.push_back({&u, start, end});
+  }
+  *skipped_json = absl::StrCat("[", absl::StrJoin(skipped, ","), "]");
+  return out;
+}
+
+absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Principal& p,
+                                                     const v1::Space& base,
+                                                     const std::string& ref) {
+  if (ref.empty()) return std::optional<v1::Tag>();
+  SpacedRef r = SplitRef(ref, base.slug());
+  auto space = ResolveSpace(tx, p, r.space, Access::kRead);
+  if (!space.ok()) return space.status();
+  auto tag = store::FindTag(tx, space->space_id(), r.name);
+  if (!tag) {
+    return absl::NotFoundError(
+        absl::StrCat("tag '", r.name, "' not found in space '", space->slug(), "'"));
+  }
+  // A ChangeSet's end Tag is placed when it closes: ending at one still open is refused.
+  constexpr std::string_view kEnd = "-end";
+  if (r.name.size() > kEnd.size() &&
+      r.name.compare(r.name.size() - kEnd.size(), kEnd.size(), kEnd) == 0) {
+    auto cs =
+        store::FindChangeSet(tx, space->space_id(), r.name.substr(0, r.name.size() - kEnd.size()));
+    if (cs && cs->end_tag_id() == tag->tag_id() && cs->state() == "Open") {
+      return absl::FailedPreconditionError(
+          absl::StrCat("change set '", cs->slug(),
+                       "' is still open, so its change is not finished:"
+                       " close it before naming its end tag"));
+    }
+  }
+  return std::optional<v1::Tag>(*tag);
+}
+
+absl::StatusOr<v1::Tag> NewChangeOrderTag(store::Tx& tx, const v1::Space& base,
+                                          const std::string& slug, const std::string& suffix,
+                                          const std::string& what) {
+  std::string name = absl::StrCat(slug, suffix);
+  if (store::FindTag(tx, base.space_id(), name)) {
+    return absl::AlreadyExistsError(absl::StrCat("tag '", name, "' already exists in space '",
+                                                 base.slug(),
+                                                 "'; a change order needs it for its own marks"));
+  }
+  return store::InsertTag(tx, store::NewTag{base.space_id(), name, what, {}});
+}
+
+absl::StatusOr<v1::ChangeOrder> ViewOf(store::Tx& tx, const v1::Space& base,
+                                       store::StoredChangeOrder co) {
+  auto rco = Resolved(base, std::move(co));
+  if (!rco.ok()) return rco.status();
+  return ChangeOrderView(*rco);
+}
+
+}  // namespace
+
+absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Principal& p,
+                                                       const std::string& ref,
+                                                       const std::string& default_space,
+                                                       bool for_update) {
+  if (ref.empty()) return absl::InvalidArgumentError("a change order is required (BASE/NAME)");
+  SpacedRef r = SplitRef(ref, default_space);
+  if (r.space.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("change order '", ref, "': name it as BASE-SPACE/NAME"));
+  }
+  auto base = ResolveSpace(tx, p, r.space, Access::kRead);
+  if (!base.ok()) return base.status();
+  auto co = store::FindChangeOrder(tx, base->space_id(), r.name, for_update);
+  if (!co) {
+    return absl::NotFoundError(
+        absl::StrCat("change order '", r.name, "' not found in space '", base->slug(), "'"));
+  }
+  return Resolved(*base, *std::move(co));
+}
+
+absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) {
+  const store::StoredChangeOrder& c = rco.co;
+  v1::ChangeOrder out;
+  // The JSON columns are read through the API's own JSON shape.
+  std::string json = absl::StrCat("{\"SkippedUnits\":", c.skipped_units_json,
+                                  ",\"PromotionFailures\":", c.promotion_failures_json,
+                                  ",\"PromotionOverrides\":", c.promotion_overrides_json);
+  if (!c.workflow_json.empty()) absl::StrAppend(&json, ",\"Workflow\":", c.workflow_json);
+  json += "}";
+  auto st = google::protobuf::util::JsonStringToMessage(json, &out);
+  if (!st.ok()) {
+    return absl::InternalError(
+        absl::StrCat("change order '", c.slug, "' does not read back: ", st.ToString()));
+  }
+  out.set_change_order_id(c.id);
+  out.set_space_id(c.space_id);
+  out.set_space_slug(c.space_slug);
+  out.set_slug(c.slug);
+  out.set_description(c.description);
+  out.set_change_workflow(c.change_workflow);
+  out.set_update_type(c.update_type);
+  out.set_prior_revisions(c.prior_revisions);
+  out.set_where_space(c.where_space);
+  for (const auto& id : c.in_scope_space_ids) out.add_in_scope_space_ids(id);
+  std::set<std::string> resolved(c.resolved_space_ids.begin(), c.resolved_space_ids.end());
+  for (const auto& id : c.in_scope_space_ids) {
+    if (resolved.count(id)) out.add_resolved_space_ids(id);
+  }
+  out.set_stage(c.stage);
+  out.set_completed(c.stage == "Completed");
+  out.set_aborted_reason(c.aborted_reason);
+  out.set_start_tag(c.start_tag);
+  out.set_end_tag(c.end_tag);
+  out.set_publish_tag(c.publish_tag);
+  out.set_created_by(c.created_by);
+  out.set_created_at(c.created_at);
+  out.set_updated_at(c.updated_at);
+  out.set_version(static_cast<int32_t>(c.version));
+  out.set_changed_unit_count(static_cast<int32_t>(c.changed_unit_count));
+  // Released needs Releases, which are not modelled yet: no State reads Released until then.
+  if (!c.aborted_reason.empty()) {
+    out.set_state("Aborted");
+  } else if (out.resolved_space_ids_size() <= 1) {
+    out.set_state("New");
+  } else if (out.resolved_space_ids_size() == out.in_scope_space_ids_size()) {
+    out.set_state("Resolved");
+  } else {
+    out.set_state("InProgress");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco) {
+  auto fresh = store::FindChangeOrder(tx, rco.co.space_id, rco.co.id);
+  if (!fresh) return absl::InternalError("change order vanished");
+  rco.co = *std::move(fresh);
+  if (!rco.workflow || rco.workflow->stages.empty()) return rco.co.stage;
+  auto members = StageMembers(tx, rco);
+  if (!members.ok()) return members.status();
+  std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
+                                 rco.co.resolved_space_ids.end());
+  const auto& stages = rco.workflow->stages;
+  int reached = -1;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    bool all = std::all_of((*members)[i].begin(), (*members)[i].end(),
+                           [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
+    if (!all) break;
+    reached = static_cast<int>(i);
+  }
+  std::string stage = reached >= 0 ? stages[reached].name : "";
+  if (reached == static_cast<int>(stages.size()) - 1) {
+    GateContext ctx{&rco, resolved, absl::Now()};
+    auto failures =
+        GateFailures(tx, ctx, rco.workflow->final.prerequisites, members->back(), "not completed");
+    if (!failures.ok()) return failures.status();
+    if (failures->empty()) stage = "Completed";
+  }
+  auto rank = [&](const std::string& name) -> int {
+    if (name == "Completed") return static_cast<int>(stages.size());
+    for (size_t i = 0; i < stages.size(); ++i) {
+      if (stages[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  if (rank(stage) > rank(rco.co.stage)) {
+    store::ChangeOrderChanges c;
+    c.stage = stage;
+    store::UpdateChangeOrder(tx, rco.co.id, c);
+    rco.co.stage = stage;
+  }
+  return rco.co.stage;
+}
+
+absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::CreateChangeOrderRequest& req) {
+  if (auto s = ValidateSlug("change order", req.slug()); !s.ok()) return s;
+  if (auto s = CheckPriorRevisions(req.prior_revisions()); !s.ok()) return s;
+  const std::string update_type = req.update_type().empty() ? "UpgradeUnit" : req.update_type();
+  if (update_type != "UpgradeUnit" && update_type != "MergeUnits") {
+    if (update_type == "Invoke" || update_type == "TransformPaths" || update_type == "Insert" ||
+        update_type == "Upsert") {
+      return absl::UnimplementedError(
+          absl::StrCat("--update-type ", update_type,
+                       " change orders are not supported yet; use UpgradeUnit or"
+                       " MergeUnits"));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("--update-type '", update_type, "' is not one of UpgradeUnit, MergeUnits"));
+  }
+  v1::ChangeOrder out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto base = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!base.ok()) return base.status();
+    if (auto existing = store::FindChangeOrder(tx, base->space_id(), req.slug())) {
+      if (!req.allow_exists()) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "change order '", req.slug(), "' already exists in space '", base->slug(), "'"));
+      }
+      auto view = ViewOf(tx, *base, *std::move(existing));
+      if (!view.ok()) return view.status();
+      out = *std::move(view);
+      return absl::OkStatus();
+    }
+    store::StoredChangeOrder co;
+    co.space_id = base->space_id();
+    co.slug = req.slug();
+    co.description = req.description();
+    co.update_type = update_type;
+    co.prior_revisions = req.prior_revisions().empty() ? "Include" : req.prior_revisions();
+    co.created_by = p.user_id;
+    if (!req.change_workflow().empty()) {
+      SpacedRef r = SplitRef(req.change_workflow(), "");
+      if (r.space.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("--change-workflow '", req.change_workflow(),
+                                                       "': name it as SPACE/WORKFLOW"));
+      }
+      auto wf_space = ResolveSpace(tx, p, r.space, Access::kRead);
+      if (!wf_space.ok()) return wf_space.status();
+      auto wf = store::FindWorkflow(tx, wf_space->space_id(), r.name);
+      if (!wf) {
+        return absl::NotFoundError(absl::StrCat("changeworkflow '", r.name,
+                                                "' not found in space '", wf_space->slug(), "'"));
+      }
+      co.change_workflow = absl::StrCat(wf_space->slug(), "/", wf->slug);
+      co.workflow_json = wf->definition_json;
+    }
+    auto scope = EvaluateScope(tx, p, *base, update_type,
+                               {req.in_scope_spaces().begin(), req.in_scope_spaces().end()},
+                               req.where_space_field(), req.space_filter(), req.component());
+    if (!scope.ok()) return scope.status();
+    co.in_scope_spaces.assign(req.in_scope_spaces().begin(), req.in_scope_spaces().end());
+    co.where_space = scope->where_space;
+    co.in_scope_space_ids = scope->space_ids;
+    auto end_tag = ResolveEndTag(tx, p, *base, req.end_tag());
+    if (!end_tag.ok()) return end_tag.status();
+
+    auto start = NewChangeOrderTag(tx, *base, co.slug, "-co-start",
+                                   "Where change order " + co.slug + " starts in each unit");
+    if (!start.ok()) return start.status();
+    auto end = NewChangeOrderTag(tx, *base, co.slug, "-co-end",
+                                 "Where change order " + co.slug + " ends in each unit");
+    if (!end.ok()) return end.status();
+    auto publish = NewChangeOrderTag(tx, *base, co.slug, "-co-publish",
+                                     "What a release of change order " + co.slug + " bundles");
+    if (!publish.ok()) return publish.status();
+    co.start_tag_id = start->tag_id();
+    co.end_tag_id = end->tag_id();
+    co.publish_tag_id = publish->tag_id();
+
+    auto units = store::LoadPromotionUnits(
+        tx, {base->space_id()}, {base->space_id()},
+        store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+    auto ranges = FixRanges(tx, *base, units, co.in_scope_space_ids, update_type, *end_tag,
+                            &co.skipped_units_json);
+    if (!ranges.ok()) return ranges.status();
+    store::PromotionWrites marks;
+    for (const auto& r : *ranges) {
+      marks.marks.push_back({co.start_tag_id, r.unit->id, r.start});
+      marks.marks.push_back({co.end_tag_id, r.unit->id, r.end});
+      marks.marks.push_back({co.publish_tag_id, r.unit->id, r.end});
+    }
+    store::WritePromotion(tx, marks);
+    auto stored = store::InsertChangeOrder(tx, co);
+    if (!stored.ok()) return stored.status();
+    auto rco = Resolved(*base, *std::move(stored));
+    if (!rco.ok()) return rco.status();
+    if (auto stage = AdvanceStage(tx, *rco); !stage.ok()) return stage.status();
+    auto view = ChangeOrderView(*rco);
+    if (!view.ok()) return view.status();
+    out = *std::move(view);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                               const v1::GetChangeOrderRequest& req) {
+  v1::ChangeOrder out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto rco = ResolveChangeOrder(tx, p, req.change_order(), req.space(), false);
+    if (!rco.ok()) return rco.status();
+    auto view = ChangeOrderView(*rco);
+    if (!view.ok()) return view.status();
+    out = *std::move(view);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
+    store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req) {
+  v1::ListChangeOrdersResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    std::optional<where::Matcher> matcher;
+    if (!req.options().where().empty()) {
+      auto expr = where::Parse(req.options().where());
+      if (!expr.ok()) return expr.status();
+      auto m = where::Matcher::Create(**expr, ChangeOrderSchema());
+      if (!m.ok()) return m.status();
+      matcher = *std::move(m);
+    }
+    std::string space_id;
+    std::map<std::string, v1::Space> bases;
+    if (!req.space().empty() && req.space() != "*") {
+      auto base = ResolveSpace(tx, p, req.space(), Access::kRead);
+      if (!base.ok()) return base.status();
+      space_id = base->space_id();
+      bases[space_id] = *base;
+    }
+    for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
+      v1::Space base;
+      base.set_space_id(co.space_id);
+      base.set_slug(co.space_slug);
+      auto view = ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co));
+      if (!view.ok()) return view.status();
+      if (matcher) {
+        auto match = matcher->Matches(ChangeOrderRecord(*view));
+        if (!match.ok()) return match.status();
+        if (!*match) continue;
+      }
+      *out.add_change_orders() = *std::move(view);
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::UpdateChangeOrderRequest& req) {
+  v1::ChangeOrder out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto rco = ResolveChangeOrder(tx, p, req.change_order(), req.space(), true);
+    if (!rco.ok()) return rco.status();
+    if (auto w = ResolveSpace(tx, p, rco->base.slug(), Access::kWrite); !w.ok()) {
+      return w.status();
+    }
+    store::ChangeOrderChanges c;
+    if (req.has_description()) c.description = req.description();
+    // Demote (which restores Units) is not available yet, so nothing can have been restored
+    // and an abort may still be cleared; once it is, clearing is refused after a restore.
+    if (req.has_aborted_reason()) c.aborted_reason = req.aborted_reason();
+    if (req.refresh_spaces()) {
+      std::vector<std::string> listed = rco->co.in_scope_spaces;
+      auto scope =
+          EvaluateScope(tx, p, rco->base, rco->co.update_type, listed, rco->co.where_space, "", "");
+      if (!scope.ok()) return scope.status();
+      c.in_scope_space_ids = scope->space_ids;
+    }
+    store::UpdateChangeOrder(tx, rco->co.id, c);
+    if (auto stage = AdvanceStage(tx, *rco); !stage.ok()) return stage.status();
+    auto view = ChangeOrderView(*rco);
+    if (!view.ok()) return view.status();
+    out = *std::move(view);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops

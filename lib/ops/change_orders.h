@@ -1,0 +1,65 @@
+// Use cases on ChangeOrders: naming a change made in a base Space, fixing its scope and range,
+// and reading where it has got to.
+//
+// Creating one fixes, per Unit of the base, where the change starts (the merge cursor of the
+// Links that follow the Unit from the Spaces in scope; they must agree) and ends (the head, or
+// the revision --end-tag marks), and marks both with the ChangeOrder's Tags NAME-co-start and
+// NAME-co-end; NAME-co-publish marks what a Release of the change would bundle. A Unit whose
+// start and end coincide is one the change does not change; it is reported in SkippedUnits.
+// The governing workflow is copied, so editing it later does not change the rules.
+//
+// Reading derives ResolvedSpaceIDs (the Spaces where promotion placed the publish Tag) and State
+// from those marks at read time; Stage is recorded and only moves forward (AdvanceStage).
+#ifndef CUB_LIB_OPS_CHANGE_ORDERS_H_
+#define CUB_LIB_OPS_CHANGE_ORDERS_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cub/v1/changeorder.pb.h"
+#include "lib/ops/principal.h"
+#include "lib/store/change_orders.h"
+#include "lib/store/pool.h"
+#include "lib/store/transaction.h"
+#include "lib/workflow/model.h"
+
+namespace cub::ops {
+
+absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::CreateChangeOrderRequest& req);
+absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                               const v1::GetChangeOrderRequest& req);
+// `where` may name derived fields (State, Stage, Completed, ResolvedSpaceIDs ...): it is
+// evaluated in memory over each ChangeOrder as read.
+absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
+    store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req);
+// Description, AbortedReason (refused once set... cleared only if nothing was restored) and
+// --refresh-spaces; every update also advances the recorded Stage.
+absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::UpdateChangeOrderRequest& req);
+
+// A ChangeOrder found for a caller, with its base and its copy of the workflow.
+struct ResolvedChangeOrder {
+  v1::Space base;
+  store::StoredChangeOrder co;
+  std::optional<workflow::Workflow> workflow;  // none when created without one
+};
+
+// "BASE/NAME" (or "NAME" in `default_space`), readable by `p`. `for_update` locks the row.
+absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Principal& p,
+                                                       const std::string& ref,
+                                                       const std::string& default_space,
+                                                       bool for_update);
+
+// The API view, with derived State; `completed` from the recorded Stage.
+absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco);
+
+// Re-reads where the change is and records the latest Stage every member of which has taken
+// it (or "Completed" once the last Stage also satisfies Final), if that is further along than
+// the recorded one. Returns the recorded Stage afterwards.
+absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_CHANGE_ORDERS_H_

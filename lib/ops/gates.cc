@@ -1,0 +1,128 @@
+#include "lib/ops/gates.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/store/change_orders.h"
+#include "lib/store/spaces.h"
+#include "lib/workflow/custom_gate.h"
+
+namespace cub::ops {
+namespace {
+
+std::string ToJson(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, opts);
+  return out;
+}
+
+// "Variant 'staging'", or "Space 'acme-base'" for the base.
+std::string Who(const GateContext& ctx, const v1::Space& s) {
+  return absl::StrCat(s.space_id() == ctx.rco->base.space_id() ? "Space '" : "Variant '", s.slug(),
+                      "'");
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
+                                                                 const ResolvedChangeOrder& rco) {
+  std::vector<std::vector<v1::Space>> out;
+  if (!rco.workflow) return out;
+  for (const auto& stage : rco.workflow->stages) {
+    auto members = store::SpacesAmong(tx, rco.co.in_scope_space_ids, stage.where_space);
+    if (!members.ok()) {
+      return absl::InternalError(absl::StrCat("stage '", stage.name, "' of change order '",
+                                              rco.co.slug, "': ", members.status().message()));
+    }
+    out.push_back(*std::move(members));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateContext& ctx,
+                                                      const std::vector<std::string>& prerequisites,
+                                                      const std::vector<v1::Space>& over,
+                                                      const std::string& prefix) {
+  const ResolvedChangeOrder& rco = *ctx.rco;
+  std::vector<std::string> failures;
+  std::vector<const v1::Space*> taken;
+  for (const auto& s : over) {
+    if (ctx.resolved.count(s.space_id())) {
+      taken.push_back(&s);
+    } else {
+      failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, s), " has not taken change order '",
+                                      rco.co.slug, "'"));
+    }
+  }
+  if (taken.empty() || prerequisites.empty()) return failures;
+
+  std::map<std::string, workflow::CompiledCustom> customs;
+  if (rco.workflow) {
+    auto compiled = workflow::CompileCustomPrerequisites(*rco.workflow);
+    if (!compiled.ok()) return compiled.status();
+    customs = *std::move(compiled);
+  }
+  std::string co_json;
+  if (!customs.empty()) {
+    auto view = ChangeOrderView(rco);
+    if (!view.ok()) return view.status();
+    co_json = ToJson(*view);
+  }
+  std::vector<std::string> taken_ids;
+  for (const auto* s : taken) taken_ids.push_back(s->space_id());
+
+  for (const auto& name : prerequisites) {
+    if (name == workflow::kValidated) {
+      std::map<std::string, const v1::Space*> by_id;
+      for (const auto* s : taken) by_id[s->space_id()] = s;
+      for (const auto& f :
+           store::ValidationFindings(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids)) {
+        failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *by_id[f.space_id]),
+                                        ": requires Validated: unit '", f.unit_slug, "' revision ",
+                                        f.revision_num,
+                                        " has validation errors: ", absl::StrJoin(f.errors, "; ")));
+      }
+    } else if (name == workflow::kReleased) {
+      // Releases and Targets are not modelled yet, so no Space has a release Target; a Space
+      // without one has nothing to release and passes, as the spec says.
+    } else if (name == workflow::kHealthy) {
+      for (const auto* s : taken) {
+        failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),
+                                        " has no release Target, so it cannot report Healthy"));
+      }
+    } else if (auto it = customs.find(name); it != customs.end()) {
+      for (const auto* s : taken) {
+        auto held = workflow::EvaluateCustom(it->second, ToJson(*s), co_json, "", ctx.now);
+        if (!held.ok()) {
+          failures.push_back(
+              absl::StrCat(prefix, ", ", Who(ctx, *s), ": ", held.status().message()));
+        } else if (!*held) {
+          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), ": ",
+                                          workflow::NotSatisfiedMessage(it->second)));
+        }
+      }
+    } else if (const auto* a = rco.workflow
+                                   ? workflow::FindAttestationPrerequisite(*rco.workflow, name)
+                                   : nullptr) {
+      // Attestations are not recorded yet, so none can count towards the requirement.
+      for (const auto* s : taken) {
+        failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), ": requires ", a->name, ": ",
+                                        a->count, " ", a->type,
+                                        " attestation(s) from eligible attesters who did not write"
+                                        " the change; has 0 of ",
+                                        a->count));
+      }
+    } else {
+      failures.push_back(absl::StrCat(prefix, ": prerequisite '", name,
+                                      "' is not declared by the change order's workflow"));
+    }
+  }
+  return failures;
+}
+
+}  // namespace cub::ops

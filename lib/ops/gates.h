@@ -1,0 +1,43 @@
+// A ChangeWorkflow's stages and gates as they apply to one ChangeOrder: which in-scope Spaces
+// each Stage holds, and which prerequisites fail over a set of Spaces.
+//
+// Gates read current state every time (nothing is cached from an earlier evaluation), with a
+// fixed number of queries per evaluation whatever the number of Spaces.
+#ifndef CUB_LIB_OPS_GATES_H_
+#define CUB_LIB_OPS_GATES_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cub/v1/common.pb.h"
+#include "lib/ops/change_orders.h"
+#include "lib/store/transaction.h"
+
+namespace cub::ops {
+
+// Members of each Stage of the ChangeOrder's workflow, in Stage order: the in-scope Spaces its
+// WhereSpace selects. Empty when the ChangeOrder has no workflow.
+absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
+                                                                 const ResolvedChangeOrder& rco);
+
+// What `rco`'s gates are evaluated with.
+struct GateContext {
+  const ResolvedChangeOrder* rco = nullptr;
+  std::set<std::string> resolved;  // Spaces that have taken the change (the base included)
+  absl::Time now;
+};
+
+// Why `prerequisites` do not hold over `over`, one message per (prerequisite, Space), each
+// starting with `prefix` ("unable to promote to stage 'prod'"). Having taken the change is
+// checked first, whatever the list says. Empty when everything holds.
+absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateContext& ctx,
+                                                      const std::vector<std::string>& prerequisites,
+                                                      const std::vector<v1::Space>& over,
+                                                      const std::string& prefix);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_GATES_H_

@@ -1,0 +1,300 @@
+#include "lib/ops/promote.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <map>
+#include <pqxx/subtransaction>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "lib/ops/access.h"
+#include "lib/ops/change_orders.h"
+#include "lib/ops/gates.h"
+#include "lib/ops/promotion_plan.h"
+#include "lib/store/change_orders.h"
+#include "lib/store/spaces.h"
+
+namespace cub::ops {
+namespace {
+
+std::string Now() {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+}
+
+std::string ToJson(const google::protobuf::Message& m) {
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(m, &out);
+  return out;
+}
+
+// The Spaces to promote into and the index of the Stage they make up (-1: none).
+struct Targets {
+  std::vector<v1::Space> spaces;
+  int stage = -1;
+};
+
+absl::StatusOr<Targets> ChooseTargets(store::Tx& tx, const Principal& p,
+                                      const ResolvedChangeOrder& rco, const v1::PromoteRequest& req,
+                                      const std::vector<std::vector<v1::Space>>& members,
+                                      const std::set<std::string>& resolved) {
+  Targets out;
+  const auto& co = rco.co;
+  if (req.spaces_size() > 0 || !req.where_space().empty()) {
+    if (!req.target_stage().empty()) {
+      return absl::InvalidArgumentError("name a target stage or target spaces, not both");
+    }
+    auto in_scope = store::SpacesAmong(tx, co.in_scope_space_ids, "");
+    if (!in_scope.ok()) return in_scope.status();
+    std::set<std::string> chosen;
+    for (const auto& ref : req.spaces()) {
+      auto s = ResolveSpace(tx, p, ref, Access::kRead);
+      if (!s.ok()) return s.status();
+      if (std::none_of(in_scope->begin(), in_scope->end(),
+                       [&](const v1::Space& x) { return x.space_id() == s->space_id(); })) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "space '", s->slug(), "' is not in the scope of change order '", co.slug, "'"));
+      }
+      chosen.insert(s->space_id());
+    }
+    if (!req.where_space().empty()) {
+      auto matched = store::SpacesAmong(tx, co.in_scope_space_ids, req.where_space());
+      if (!matched.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--where-space: ", matched.status().message()));
+      }
+      for (const auto& s : *matched) chosen.insert(s.space_id());
+    }
+    chosen.erase(rco.base.space_id());
+    for (const auto& s : *in_scope) {
+      if (chosen.count(s.space_id())) out.spaces.push_back(s);
+    }
+    if (out.spaces.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no Space in the scope of change order '", co.slug, "' was selected"));
+    }
+    // Gated as the latest Stage any of them belongs to.
+    for (size_t i = 0; i < members.size(); ++i) {
+      for (const auto& m : members[i]) {
+        if (chosen.count(m.space_id())) out.stage = static_cast<int>(i);
+      }
+    }
+    return out;
+  }
+  if (!rco.workflow || rco.workflow->stages.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("change order '", co.slug,
+                     "' has no workflow, so it has no stages: name the Spaces to promote into"));
+  }
+  const auto& stages = rco.workflow->stages;
+  if (!req.target_stage().empty()) {
+    for (size_t i = 0; i < stages.size(); ++i) {
+      if (stages[i].name == req.target_stage()) out.stage = static_cast<int>(i);
+    }
+    if (out.stage < 0) {
+      std::vector<std::string> names;
+      for (const auto& s : stages) names.push_back(s.name);
+      return absl::InvalidArgumentError(absl::StrCat("change order '", co.slug, "' has no stage '",
+                                                     req.target_stage(), "'; its stages are ",
+                                                     absl::StrJoin(names, ", ")));
+    }
+  } else {
+    for (size_t i = 0; i < stages.size() && out.stage < 0; ++i) {
+      for (const auto& m : members[i]) {
+        if (!resolved.count(m.space_id())) out.stage = static_cast<int>(i);
+      }
+    }
+    if (out.stage < 0) return out;  // every Stage has the change: nothing to do
+  }
+  for (const auto& m : members[out.stage]) {
+    if (m.space_id() != rco.base.space_id()) out.spaces.push_back(m);
+  }
+  return out;
+}
+
+// Writes the plans that did not fail: all in one batch; should that fail, Space by Space, each
+// under its own savepoint, so one Space's failure does not take the others down.
+void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
+  store::PromotionWrites all;
+  for (auto& plan : plans) {
+    if (plan.report.status() == "Promoted") {
+      store::PromotionWrites copy = plan.writes;
+      all.Append(std::move(copy));
+    }
+  }
+  if (all.empty()) return;
+  try {
+    pqxx::subtransaction batch(tx, "promotion");
+    store::WritePromotion(batch, all);
+    batch.commit();
+    return;
+  } catch (const std::exception&) {
+    // Find out which Spaces fail, below.
+  }
+  for (auto& plan : plans) {
+    if (plan.report.status() != "Promoted" || plan.writes.empty()) continue;
+    try {
+      pqxx::subtransaction one(tx, "promotion_space");
+      store::WritePromotion(one, plan.writes);
+      one.commit();
+    } catch (const std::exception& e) {
+      plan.report.set_status("Failed");
+      plan.report.set_error(absl::StrCat("its writes failed: ", e.what()));
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
+                                            const v1::PromoteRequest& req) {
+  if (req.force() && req.force_reason().empty()) {
+    return absl::InvalidArgumentError("--force needs --force-reason, which is recorded");
+  }
+  const std::string& mode = req.prior_revisions();
+  if (!mode.empty() && mode != "Include" && mode != "Skip" && mode != "Error" && mode != "All") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
+  }
+  v1::PromoteResponse out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    out.Clear();
+    out.set_dry_run(req.dry_run());
+    auto rco = ResolveChangeOrder(tx, p, req.change_order(), "", !req.dry_run());
+    if (!rco.ok()) return rco.status();
+    const auto& co = rco->co;
+    out.set_change_order(absl::StrCat(rco->base.slug(), "/", co.slug));
+    if (!co.aborted_reason.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat("change order '", co.slug,
+                                                        "' was aborted (", co.aborted_reason,
+                                                        "); it cannot be promoted"));
+    }
+    if (req.force()) {
+      if (auto w = ResolveSpace(tx, p, rco->base.slug(), Access::kWrite); !w.ok()) {
+        return absl::PermissionDeniedError(
+            absl::StrCat("--force needs the editor role on the base: ", w.status().message()));
+      }
+    }
+    std::set<std::string> resolved(co.resolved_space_ids.begin(), co.resolved_space_ids.end());
+    resolved.insert(rco->base.space_id());
+    auto members = StageMembers(tx, *rco);
+    if (!members.ok()) return members.status();
+    auto targets = ChooseTargets(tx, p, *rco, req, *members, resolved);
+    if (!targets.ok()) return targets.status();
+    std::string stage_name =
+        targets->stage >= 0 ? rco->workflow->stages[targets->stage].name : std::string();
+    out.set_target_stage(stage_name);
+
+    // Gates of every Stage up to the target, each over the Stage before (the first over the
+    // base).
+    if (rco->workflow && targets->stage >= 0) {
+      GateContext ctx{&*rco, resolved, absl::Now()};
+      std::vector<std::string> failures;
+      for (int j = 0; j <= targets->stage; ++j) {
+        std::vector<v1::Space> over =
+            j == 0 ? std::vector<v1::Space>{rco->base} : (*members)[j - 1];
+        auto f = GateFailures(tx, ctx, rco->workflow->stages[j].prerequisites, over,
+                              absl::StrCat("unable to promote to stage '",
+                                           rco->workflow->stages[targets->stage].name, "'"));
+        if (!f.ok()) return f.status();
+        failures.insert(failures.end(), f->begin(), f->end());
+      }
+      if (!failures.empty() && !req.force()) {
+        return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
+      }
+      for (const auto& f : failures) out.add_overridden_gates(f);
+    }
+
+    PlanOptions opts;
+    opts.rco = &*rco;
+    opts.principal = &p;
+    opts.prior_revisions = mode.empty() ? co.prior_revisions : mode;
+    opts.resolved = resolved;
+    opts.lock = !req.dry_run();
+    opts.mutations = req.mutations();
+    // Spaces the caller may not write fail on their own; the others still land.
+    std::vector<std::string> ids;
+    for (const auto& s : targets->spaces) ids.push_back(s.space_id());
+    std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
+    std::vector<v1::Space> allowed;
+    std::vector<v1::PromotedSpace> denied;
+    for (const auto& s : targets->spaces) {
+      if (writable.count(s.space_id())) {
+        allowed.push_back(s);
+      } else {
+        v1::PromotedSpace d;
+        d.set_space_id(s.space_id());
+        d.set_space(s.slug());
+        d.set_status("Failed");
+        d.set_error(absl::StrCat("user '", p.username, "' may not change space '", s.slug(),
+                                 "': that needs the editor or admin role"));
+        denied.push_back(std::move(d));
+      }
+    }
+    std::vector<SpacePlan> plans = PlanPromotion(tx, opts, allowed);
+    if (!req.dry_run()) Land(tx, plans);
+
+    v1::PromotionFailure failure;
+    for (auto& d : denied) *out.add_spaces() = d;
+    for (auto& plan : plans) {
+      if (req.dry_run() && plan.report.status() == "Promoted")
+        plan.report.set_status("WouldPromote");
+      *out.add_spaces() = plan.report;
+    }
+    for (const auto& s : out.spaces()) {
+      if (s.status() == "Promoted" || s.status() == "WouldPromote") {
+        out.set_landed(out.landed() + 1);
+        for (const auto& u : s.units()) {
+          out.set_revisions_written(out.revisions_written() + u.revisions_written());
+        }
+      } else if (s.status() == "AlreadyPromoted") {
+        out.set_already(out.already() + 1);
+      } else {
+        out.set_failed(out.failed() + 1);
+        v1::PromotionSpaceFailure* f = failure.add_spaces();
+        f->set_space_id(s.space_id());
+        f->set_space(s.space());
+        f->set_error(s.error());
+        for (const auto& u : s.units()) {
+          if (u.action() != "Failed") continue;
+          v1::PromotionUnitFailure* uf = f->add_units();
+          uf->set_unit(u.unit());
+          uf->set_error(u.error());
+        }
+      }
+    }
+    if (req.dry_run()) return absl::OkStatus();
+
+    store::ChangeOrderChanges changes;
+    if (out.failed() > 0) {
+      failure.set_user_id(p.user_id);
+      failure.set_user(p.username);
+      failure.set_at(Now());
+      failure.set_stage(stage_name);
+      failure.set_landed(out.landed());
+      changes.append_failure_json = ToJson(failure);
+    }
+    if (req.force() && out.overridden_gates_size() > 0) {
+      v1::PromotionOverride o;
+      o.set_user_id(p.user_id);
+      o.set_user(p.username);
+      o.set_at(Now());
+      o.set_stage(stage_name);
+      o.set_reason(req.force_reason());
+      *o.mutable_failed_gates() = out.overridden_gates();
+      changes.append_override_json = ToJson(o);
+    }
+    if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
+      store::UpdateChangeOrder(tx, co.id, changes);
+    }
+    auto stage = AdvanceStage(tx, *rco);
+    if (!stage.ok()) return stage.status();
+    out.set_stage(*stage);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops

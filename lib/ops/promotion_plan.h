@@ -1,0 +1,40 @@
+// Planning a promotion: from a few set-based reads, what each target Space's Units become and
+// the rows that records (see promote.h for the rules). Nothing is written here.
+#ifndef CUB_LIB_OPS_PROMOTION_PLAN_H_
+#define CUB_LIB_OPS_PROMOTION_PLAN_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cub/v1/changeorder.pb.h"
+#include "lib/ops/change_orders.h"
+#include "lib/ops/principal.h"
+#include "lib/store/promotion.h"
+#include "lib/store/transaction.h"
+
+namespace cub::ops {
+
+struct PlanOptions {
+  const ResolvedChangeOrder* rco = nullptr;
+  const Principal* principal = nullptr;
+  std::string prior_revisions;     // Include, Skip, Error or All
+  std::set<std::string> resolved;  // Spaces that have taken the change (the base included)
+  bool lock = true;                // lock the targets' Units (false for a dry run)
+  bool mutations = false;          // report the values each Unit changes
+};
+
+struct SpacePlan {
+  v1::PromotedSpace report;
+  store::PromotionWrites writes;
+  bool failed() const { return report.status() == "Failed"; }
+};
+
+// One plan per target, in the order given. A Space that cannot take the change has status
+// Failed and its error (and its Units' errors) in the report, and no writes.
+std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
+                                     const std::vector<v1::Space>& targets);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_PROMOTION_PLAN_H_

@@ -1,0 +1,100 @@
+// ChangeOrder rows, and the set-based reads and writes promotion is made of.
+//
+// What a ChangeOrder stores is what cannot be derived: its scope as fixed at creation, the
+// workflow copied then, the recorded Stage and the history of failed and forced promotions.
+// Where the change has got to is read from its Tags' marks (MarkedSpaces).
+#ifndef CUB_LIB_STORE_CHANGE_ORDERS_H_
+#define CUB_LIB_STORE_CHANGE_ORDERS_H_
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/store/caller.h"
+#include "lib/store/transaction.h"
+
+namespace cub::store {
+
+struct StoredChangeOrder {
+  std::string id;
+  std::string space_id;
+  std::string space_slug;
+  std::string slug;
+  std::string description;
+  std::string change_workflow;  // "SPACE/NAME" as given, or empty
+  std::string workflow_json;    // the copy taken at creation, or empty
+  std::string update_type = "UpgradeUnit";
+  std::string prior_revisions = "Include";
+  std::string where_space;                   // the scope selection, or empty
+  std::vector<std::string> in_scope_spaces;  // Spaces listed by name at creation
+  std::vector<std::string> in_scope_space_ids;
+  std::string skipped_units_json = "[]";
+  std::string start_tag_id, end_tag_id, publish_tag_id;
+  std::string start_tag, end_tag, publish_tag;  // their slugs
+  std::string stage;
+  std::string aborted_reason;
+  std::string promotion_failures_json = "[]";
+  std::string promotion_overrides_json = "[]";
+  std::string created_by;
+  std::string created_at, updated_at;
+  int64_t version = 0;
+  // Derived at read: the Spaces the publish Tag marks a Unit of (where promotion finished).
+  std::vector<std::string> resolved_space_ids;
+  // Derived at read: Units of the base the change changes (start and end marks differ).
+  int64_t changed_unit_count = 0;
+};
+
+// Inserts `co` (id, timestamps and version are assigned) and returns it as stored.
+absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOrder& co);
+// By slug or ID within the base Space. `for_update` takes the row lock, which serializes the
+// promotions of one ChangeOrder, across cubd processes too.
+std::optional<StoredChangeOrder> FindChangeOrder(Tx& tx, const std::string& space_id,
+                                                 const std::string& slug_or_id,
+                                                 bool for_update = false);
+// Every ChangeOrder of the Space (empty: of every Space the caller can see), by slug.
+std::vector<StoredChangeOrder> ListChangeOrders(Tx& tx, const Caller& caller,
+                                                const std::string& space_id);
+
+struct ChangeOrderChanges {
+  std::optional<std::string> description;
+  std::optional<std::string> aborted_reason;
+  std::optional<std::string> stage;
+  std::optional<std::vector<std::string>> in_scope_space_ids;
+  std::string append_failure_json;   // a JSON object appended to PromotionFailures
+  std::string append_override_json;  // a JSON object appended to PromotionOverrides
+};
+void UpdateChangeOrder(Tx& tx, const std::string& id, const ChangeOrderChanges& c);
+
+// Spaces among `space_ids` holding at least one Unit that `tag_id` marks.
+std::set<std::string> MarkedSpaces(Tx& tx, const std::string& tag_id,
+                                   const std::vector<std::string>& space_ids);
+
+// The Spaces among `space_ids` the caller may write (editor or admin role), in one query.
+std::set<std::string> WritableSpaces(Tx& tx, const Caller& caller,
+                                     const std::vector<std::string>& space_ids);
+
+// The Spaces downstream of `space_id` along Links of `update_type`, transitively, with each
+// one's direct upstream Spaces: {space -> upstreams}. The Space itself is included (with no
+// upstreams unless a cycle leads back to it).
+std::map<std::string, std::set<std::string>> DownstreamSpaces(Tx& tx, const std::string& space_id,
+                                                              const std::string& update_type);
+
+// A revision a Release of the change would bundle that carries validation errors.
+struct ValidationFinding {
+  std::string space_id;
+  std::string unit_slug;
+  int64_t revision_num = 0;
+  std::vector<std::string> errors;
+};
+// Over the Units of `space_ids` the change changes there (start and publish marks differ), the
+// revisions the publish Tag marks that have validation errors.
+std::vector<ValidationFinding> ValidationFindings(Tx& tx, const std::string& start_tag_id,
+                                                  const std::string& publish_tag_id,
+                                                  const std::vector<std::string>& space_ids);
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_CHANGE_ORDERS_H_

@@ -1,0 +1,114 @@
+// The reads and writes a promotion is made of, each one statement whatever the number of
+// Spaces and Units: a stage of 1,000 Spaces x 10 Units is planned from a handful of queries and
+// landed with six multi-row statements (PromotionWrites), not 10,000+ round trips.
+#ifndef CUB_LIB_STORE_PROMOTION_H_
+#define CUB_LIB_STORE_PROMOTION_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/store/transaction.h"
+
+namespace cub::store {
+
+// A Unit with the ChangeOrder's marks on it.
+struct PromotionUnit {
+  std::string id;
+  std::string space_id;
+  std::string slug;
+  std::string toolchain_type;
+  std::string labels_json;
+  std::string annotations_json;
+  int64_t head = 0;
+  std::vector<std::string> protected_paths;
+  std::string change_set_id;  // the open ChangeSet the Unit is in, if any
+  std::optional<int64_t> start_mark, end_mark, publish_mark;
+};
+
+struct PromotionTags {
+  std::string start_tag_id, end_tag_id, publish_tag_id;
+};
+
+// Every Unit of `space_ids` with its marks. With `lock_space_ids`, the Units of those Spaces
+// are row-locked first (in ID order, so that two promotions cannot deadlock), which holds
+// their heads still until the transaction ends.
+std::vector<PromotionUnit> LoadPromotionUnits(Tx& tx, const std::vector<std::string>& space_ids,
+                                              const std::vector<std::string>& lock_space_ids,
+                                              const PromotionTags& tags);
+
+struct PromotionLink {
+  std::string id;
+  std::string slug;
+  std::string from_unit_id;
+  std::string from_space_id;
+  std::string to_unit_id;
+  std::string to_space_id;
+  int64_t cursor = 0;
+  bool protect = false;
+};
+
+// The Links of `update_type` whose downstream Unit is in one of `space_ids`.
+std::vector<PromotionLink> LoadLinksFrom(Tx& tx, const std::vector<std::string>& space_ids,
+                                         const std::string& update_type);
+
+// The Links of `update_type` into Units of `to_space_id` from Units of `from_space_ids`.
+std::vector<PromotionLink> LoadLinksInto(Tx& tx, const std::string& to_space_id,
+                                         const std::vector<std::string>& from_space_ids,
+                                         const std::string& update_type);
+
+struct RevisionData {
+  std::string data;
+  std::string data_hash;
+  std::string description;
+};
+
+// Revisions lo..hi (inclusive) of each Unit asked for, in one query, keyed by (unit, num).
+struct RevisionSpan {
+  std::string unit_id;
+  int64_t lo = 0, hi = 0;
+};
+std::map<std::pair<std::string, int64_t>, RevisionData> LoadRevisionData(
+    Tx& tx, const std::vector<RevisionSpan>& spans);
+
+// Everything one promotion writes. Unit and Link IDs are made by the caller (NewUuid), so a
+// new Unit's revisions, marks and Link can be written in the same batch.
+struct PromotionWrites {
+  struct Unit {
+    std::string id, space_id, slug, toolchain_type, labels_json, annotations_json, upstream_unit_id;
+  };
+  struct Revision {
+    std::string unit_id, space_id;
+    int64_t num = 0;
+    std::string data, data_hash, author_id, description, upstream_unit_id;
+    int64_t upstream_num = 0;
+    std::string conflicts_json = "[]", validation_errors_json = "[]", change_order_id;
+  };
+  struct Link {
+    std::string space_id, slug, from_unit_id, to_unit_id, update_type;
+    int64_t cursor = 0;
+  };
+  struct Mark {
+    std::string tag_id, unit_id;
+    int64_t num = 0;
+  };
+  std::vector<Unit> units;
+  std::vector<Revision> revisions;
+  std::vector<std::pair<std::string, int64_t>> heads;  // unit -> new head
+  std::vector<Link> links;
+  std::vector<std::pair<std::string, int64_t>> cursors;  // link -> new merge cursor
+  std::vector<Mark> marks;
+
+  bool empty() const;
+  void Append(PromotionWrites&& other);
+};
+
+// Writes `w` in at most six statements. Throws (pqxx) on a constraint violation, leaving the
+// caller to roll back to a savepoint and retry in smaller batches.
+void WritePromotion(pqxx::transaction_base& tx, const PromotionWrites& w);
+
+}  // namespace cub::store
+
+#endif  // CUB_LIB_STORE_PROMOTION_H_
