@@ -206,7 +206,14 @@ void AddPromote(CLI::App* group, Env& env) {
     const bool dry_run = resp.dry_run() || o->dry_run;
     std::vector<std::string> failed;
     for (const auto& s : resp.spaces()) {
-      if (s.status() == "Failed") failed.push_back(s.space().empty() ? s.space_id() : s.space());
+      if (s.status() != "Failed") continue;
+      // Each failure with its reasons, so a script reading stderr learns what to repair.
+      std::string line =
+          absl::StrCat(s.space().empty() ? s.space_id() : s.space(), ": ", s.error());
+      for (const auto& u : s.units()) {
+        if (u.action() == "Failed") absl::StrAppend(&line, "; unit '", u.unit(), "': ", u.error());
+      }
+      failed.push_back(std::move(line));
     }
     const Printer printer = env.printer();
     int rc;
@@ -220,7 +227,7 @@ void AddPromote(CLI::App* group, Env& env) {
     const int count = std::max<int>(resp.failed(), failed.size());
     PrintFailure(absl::StrCat(
         "change order ", name, dry_run ? " would fail in " : " failed in ", Count(count, "space"),
-        failed.empty() ? "" : absl::StrCat(": ", absl::StrJoin(failed, ", "))));
+        failed.empty() ? "" : absl::StrCat(": ", absl::StrJoin(failed, " | "))));
     return kExitFailed;
   });
 }

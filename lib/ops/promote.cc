@@ -15,6 +15,7 @@
 #include "lib/ops/promotion_plan.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/spaces.h"
+#include "lib/store/units.h"
 
 namespace cub::ops {
 namespace {
@@ -105,7 +106,8 @@ absl::StatusOr<Targets> ChooseTargets(store::Tx& tx, const Principal& p,
         if (!resolved.count(m.space_id())) out.stage = static_cast<int>(i);
       }
     }
-    if (out.stage < 0) return out;  // every Stage has the change: nothing to do
+    // Every Stage has the change: report the last one's Spaces as already promoted.
+    if (out.stage < 0) out.stage = static_cast<int>(stages.size()) - 1;
   }
   for (const auto& m : members[out.stage]) {
     if (m.space_id() != rco.base.space_id()) out.spaces.push_back(m);
@@ -146,6 +148,51 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
 }
 
 }  // namespace
+
+absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                  const v1::Unit& unit, const v1::UpdateUnitRequest& req,
+                                  v1::UpdateUnitResponse* out) {
+  if (!req.merge_source().empty() || req.merge_base() > 0 || req.merge_end() > 0 || req.squash()) {
+    return absl::InvalidArgumentError(
+        "--change-order supplies the range to merge: drop --merge-source, --merge-base,"
+        " --merge-end and --squash");
+  }
+  const std::string& mode = req.prior_revisions();
+  if (!mode.empty() && mode != "Include" && mode != "Skip" && mode != "Error" && mode != "All") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
+  }
+  auto rco = ResolveChangeOrder(tx, p, req.change_order(), space.slug(), true);
+  if (!rco.ok()) return rco.status();
+  if (!rco->co.aborted_reason.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "change order '", rco->co.slug, "' was aborted (", rco->co.aborted_reason, ")"));
+  }
+  PlanOptions opts;
+  opts.rco = &*rco;
+  opts.principal = &p;
+  opts.prior_revisions = mode.empty() ? rco->co.prior_revisions : mode;
+  opts.only_unit_id = unit.unit_id();
+  auto spaces = store::SpacesAmong(tx, {space.space_id()}, "");
+  if (!spaces.ok()) return spaces.status();
+  std::vector<SpacePlan> plans = PlanPromotion(tx, opts, *spaces);
+  const SpacePlan& plan = plans.at(0);
+  for (const auto& u : plan.report.units()) {
+    if (u.action() == "Failed") {
+      return absl::FailedPreconditionError(absl::StrCat("unit '", unit.slug(), "': ", u.error()));
+    }
+  }
+  if (plan.failed()) return absl::FailedPreconditionError(plan.report.error());
+  store::WritePromotion(tx, plan.writes);
+  for (const auto& r : plan.writes.revisions) {
+    auto written = store::FindRevision(tx, r.unit_id, r.num);
+    if (!written) return absl::InternalError("promoted revision missing");
+    *out->add_revisions() = *written;
+    *out->mutable_revision() = *written;
+  }
+  if (out->revisions_size() == 0) out->set_unchanged(true);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
                                             const v1::PromoteRequest& req) {
@@ -188,7 +235,10 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
 
     // Gates of every Stage up to the target, each over the Stage before (the first over the
     // base).
-    if (rco->workflow && targets->stage >= 0) {
+    const bool nothing_to_move =
+        std::all_of(targets->spaces.begin(), targets->spaces.end(),
+                    [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
+    if (rco->workflow && targets->stage >= 0 && !nothing_to_move) {
       GateContext ctx{&*rco, resolved, absl::Now()};
       std::vector<std::string> failures;
       for (int j = 0; j <= targets->stage; ++j) {
@@ -275,7 +325,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
       failure.set_landed(out.landed());
       changes.append_failure_json = ToJson(failure);
     }
-    if (req.force() && out.overridden_gates_size() > 0) {
+    // A forced rerun that lands nothing overrode nothing.
+    if (req.force() && out.overridden_gates_size() > 0 && out.landed() > 0) {
       v1::PromotionOverride o;
       o.set_user_id(p.user_id);
       o.set_user(p.username);

@@ -23,13 +23,23 @@
 
 #include "absl/status/statusor.h"
 #include "cub/v1/changeorder.pb.h"
+#include "cub/v1/unit.pb.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
+#include "lib/store/transaction.h"
 
 namespace cub::ops {
 
 absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
                                             const v1::PromoteRequest& req);
+
+// `cub unit update --upgrade --change-order`, inside UpdateUnit's transaction: moves the change
+// into this one Unit, ungated, over the ChangeOrder's range (with req.prior_revisions or the
+// ChangeOrder's), marking only this Unit with the start and end Tags. Clones nothing, copies no
+// Link, records no PromotionFailure: an error is returned to the caller as it is.
+absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                  const v1::Unit& unit, const v1::UpdateUnitRequest& req,
+                                  v1::UpdateUnitResponse* out);
 
 }  // namespace cub::ops
 

@@ -166,7 +166,7 @@ class Planner {
     const auto& co = opts_.rco->co;
     w.marks.push_back({co.start_tag_id, unit_id, start});
     w.marks.push_back({co.end_tag_id, unit_id, end});
-    w.marks.push_back({co.publish_tag_id, unit_id, end});
+    if (opts_.only_unit_id.empty()) w.marks.push_back({co.publish_tag_id, unit_id, end});
   }
 
  private:
@@ -366,7 +366,8 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
   for (size_t t = 0; t < targets.size(); ++t) {
     SpacePlan& plan = plans[t];
     const v1::Space& space = targets[t];
-    if (opts.resolved.count(space.space_id())) {
+    const bool single = !opts.only_unit_id.empty();
+    if (!single && opts.resolved.count(space.space_id())) {
       plan.report.set_status("AlreadyPromoted");
       continue;
     }
@@ -389,7 +390,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       continue;
     }
     bool blocked = false;
-    for (const auto& s : sources) {
+    for (const auto& s : single ? std::set<std::string>{} : sources) {
       if (!opts.resolved.count(s)) {
         fail(plan, absl::StrCat("'", space.slug(), "' takes the change from '",
                                 spaces.count(s) ? spaces[s].slug() : s,
@@ -410,6 +411,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       r->set_error(error);
     };
     for (const auto* d : units_by_space[space.space_id()]) {
+      if (single && d->id != opts.only_unit_id) continue;
       auto lit = links_from_unit.find(d->id);
       if (lit == links_from_unit.end()) continue;
       if (lit->second.size() > 1) {
@@ -423,7 +425,13 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       auto uit = by_id.find(l->to_unit_id);
       if (uit == by_id.end()) continue;
       const store::PromotionUnit& up = *uit->second;
-      if (!up.start_mark || !up.end_mark) continue;  // outside the change: marked unchanged
+      if (!up.start_mark || !up.end_mark) {
+        if (single) {
+          plan_unit_error(*d, absl::StrCat("its upstream unit ", spaces[up.space_id].slug(), "/",
+                                           up.slug, " has not taken change order '", co.slug, "'"));
+        }
+        continue;  // outside the change: marked unchanged below
+      }
       planned.insert(d->id);
       if (d->end_mark) {
         v1::PromotedUnit* r = plan.report.add_units();
@@ -432,7 +440,9 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
         r->set_action("AlreadyHadChange");
         r->set_start_revision_num(static_cast<int32_t>(d->start_mark.value_or(*d->end_mark)));
         r->set_end_revision_num(static_cast<int32_t>(*d->end_mark));
-        if (!d->publish_mark) plan.writes.marks.push_back({co.publish_tag_id, d->id, *d->end_mark});
+        if (!d->publish_mark && !single) {
+          plan.writes.marks.push_back({co.publish_tag_id, d->id, *d->end_mark});
+        }
         continue;
       }
       Job job{d, l, &up, l->cursor, *up.start_mark, *up.end_mark, false};
@@ -465,7 +475,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
         // The change does not change this Unit: mark it where it is.
         plan.writes.marks.push_back({co.start_tag_id, d->id, d->head});
         plan.writes.marks.push_back({co.end_tag_id, d->id, d->head});
-        plan.writes.marks.push_back({co.publish_tag_id, d->id, d->head});
+        if (!single) plan.writes.marks.push_back({co.publish_tag_id, d->id, d->head});
         if (job.link->cursor < job.end) plan.writes.cursors.push_back({job.link->id, job.end});
         v1::PromotedUnit* r = plan.report.add_units();
         r->set_unit_id(d->id);
@@ -477,8 +487,12 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       }
       jobs[t].push_back(job);
     }
+    if (single && plan.report.units_size() == 0 && jobs[t].empty()) {
+      plan_unit_error(*by_id[opts.only_unit_id], absl::StrCat("it follows no ", co.update_type,
+                                                              " link to a unit of the change"));
+    }
     // Units of the source the target lacks: cloned if the change changes them.
-    if (upgrade) {
+    if (upgrade && !single) {
       for (const auto* up : units_by_space[*sources.begin()]) {
         if (linked_upstream.count(up->id) || up->toolchain_type == kConfigHubYaml) continue;
         if (!up->start_mark || !up->end_mark) {
@@ -500,7 +514,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
     }
     // Every other Unit of the target is one the change does not change.
     for (const auto* d : units_by_space[space.space_id()]) {
-      if (planned.count(d->id) || d->end_mark || d->head == 0 ||
+      if (single || planned.count(d->id) || d->end_mark || d->head == 0 ||
           d->toolchain_type == kConfigHubYaml) {
         continue;
       }

@@ -22,6 +22,9 @@ struct PlanOptions {
   std::set<std::string> resolved;  // Spaces that have taken the change (the base included)
   bool lock = true;                // lock the targets' Units (false for a dry run)
   bool mutations = false;          // report the values each Unit changes
+  // Only this Unit (`cub unit update --upgrade --change-order`): no clones, no marks on other
+  // Units, no publish mark, and its source Unit need only carry the change itself.
+  std::string only_unit_id;
 };
 
 struct SpacePlan {

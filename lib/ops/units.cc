@@ -6,6 +6,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
+#include "lib/ops/promote.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
 #include "lib/store/tags.h"
@@ -181,7 +182,9 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
     if (upgrade) {
       auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
       if (!change_set.ok()) return change_set.status();
-      if (auto s = Upgrade(tx, p, *space, *unit, req, *change_set, &out); !s.ok()) return s;
+      auto s = req.change_order().empty() ? Upgrade(tx, p, *space, *unit, req, *change_set, &out)
+                                          : UpgradeToChangeOrder(tx, p, *space, *unit, req, &out);
+      if (!s.ok()) return s;
     }
     bool writes_data = req.has_data() || !req.restore().empty();
     if (!writes_data && req.change_set() == "-") {
