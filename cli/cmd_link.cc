@@ -17,6 +17,7 @@ void AddCreate(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, link, from_unit, to_space, to_unit, update_type = "UpgradeUnit";
     bool auto_update = false, protect = false;
+    int merged_through = 0;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -31,6 +32,9 @@ void AddCreate(CLI::App* group, Env& env) {
   cmd->add_option("--update-type", o->update_type, "How changes are taken")->capture_default_str();
   cmd->add_flag("--auto-update", o->auto_update, "Take upstream changes as soon as they are made");
   cmd->add_flag("--protect", o->protect, "Keep values written through this Link from upgrades");
+  cmd->add_option("--upstream-revision-num", o->merged_through,
+                  "Upstream revision the downstream Unit already has (the merge cursor; 0: none)")
+      ->check(CLI::NonNegativeNumber);
   OnRun(cmd, env, [&env, o] {
     cub::v1::CreateLinkRequest req;
     req.set_space(o->space);
@@ -41,6 +45,7 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_update_type(o->update_type);
     req.set_auto_update(o->auto_update);
     req.set_protect(o->protect);
+    req.set_upstream_revision_num(o->merged_through);
     auto client = Connect(env);
     if (!client) return kExitFailed;
     cub::v1::Link link;

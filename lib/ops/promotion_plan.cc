@@ -446,10 +446,12 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
         continue;
       }
       Job job{d, l, &up, l->cursor, *up.start_mark, *up.end_mark, false};
+      bool had_it = false;
       if (job.cursor > job.start) {
         if (job.cursor == job.end) {
           // Merged exactly to the change's end by hand: it has the change already.
           job.start = job.end = job.cursor;
+          had_it = true;
         } else {
           plan_unit_error(
               *d, absl::StrCat("it has already merged revisions ", job.start + 1, "..", job.cursor,
@@ -480,7 +482,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
         v1::PromotedUnit* r = plan.report.add_units();
         r->set_unit_id(d->id);
         r->set_unit(d->slug);
-        r->set_action("Unchanged");
+        r->set_action(had_it ? "AlreadyHadChange" : "Unchanged");
         r->set_start_revision_num(static_cast<int32_t>(d->head));
         r->set_end_revision_num(static_cast<int32_t>(d->head));
         continue;

@@ -26,13 +26,15 @@ struct Source {
 absl::StatusOr<Source> FindSource(store::Tx& tx, const Principal& p, const v1::Space& space,
                                   const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
   Source src;
+  // The clone lineage first; a Unit that was not cloned merges over its MergeUnits Link.
   std::vector<v1::Link> links = store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit");
+  if (links.empty()) links = store::LinksFrom(tx, unit.unit_id(), "MergeUnits");
   std::string space_ref, unit_ref;
   if (req.merge_source().empty()) {
     if (links.size() != 1) {
       return absl::FailedPreconditionError(absl::StrCat(
           "unit '", unit.slug(), "' has ", links.empty() ? "no" : std::to_string(links.size()),
-          " UpgradeUnit link", links.size() == 1 ? "" : "s",
+          " UpgradeUnit or MergeUnits link", links.size() == 1 ? "" : "s",
           " to upgrade from; name the source with --merge-source"));
     }
     space_ref = links[0].to_space_id();

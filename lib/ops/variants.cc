@@ -11,11 +11,12 @@
 namespace cub::ops {
 namespace {
 
-// Only UpgradeUnit Links exist so far; the other types arrive with the engine that uses them.
+// UpgradeUnit (the clone lineage) and MergeUnits (the same 3-way merge between Units that were
+// not cloned from one another) exist; the value-writing types arrive with their engine.
 absl::Status ValidateUpdateType(const std::string& t) {
-  if (t == "UpgradeUnit") return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("link update type '", t, "' is not supported yet: use UpgradeUnit"));
+  if (t == "UpgradeUnit" || t == "MergeUnits") return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "link update type '", t, "' is not supported yet: use UpgradeUnit or MergeUnits"));
 }
 
 }  // namespace
@@ -82,11 +83,10 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
     if (to->unit_id() == from->unit_id()) {
       return absl::InvalidArgumentError("a unit cannot link to itself");
     }
-    if (req.upstream_revision_num() < 0 ||
-        req.upstream_revision_num() > to->head_revision_num()) {
+    if (req.upstream_revision_num() < 0 || req.upstream_revision_num() > to->head_revision_num()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("upstream revision ", req.upstream_revision_num(), " of unit '",
-                       to->slug(), "' does not exist (head is ", to->head_revision_num(), ")"));
+          absl::StrCat("upstream revision ", req.upstream_revision_num(), " of unit '", to->slug(),
+                       "' does not exist (head is ", to->head_revision_num(), ")"));
     }
     if (auto existing = store::FindLinkBetween(tx, from->unit_id(), to->unit_id(), update_type)) {
       return absl::AlreadyExistsError(absl::StrCat(
@@ -100,14 +100,16 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
       return absl::AlreadyExistsError(
           absl::StrCat("link '", slug, "' already exists in space '", space->slug(), "'"));
     }
-    auto link = store::InsertLink(
-        tx, {space->space_id(), slug, from->unit_id(), to->unit_id(), update_type,
-             req.auto_update(), req.protect(), req.upstream_revision_num()});
+    auto link =
+        store::InsertLink(tx, {space->space_id(), slug, from->unit_id(), to->unit_id(), update_type,
+                               req.auto_update(), req.protect(), req.upstream_revision_num()});
     if (!link.ok()) return link.status();
     out = *link;
     return absl::OkStatus();
   });
-  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("a link '", req.slug(), "' or one between these units"));
+  if (!st.ok())
+    return AlreadyExistsAs(st,
+                           absl::StrCat("a link '", req.slug(), "' or one between these units"));
   return out;
 }
 
@@ -169,17 +171,18 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
     auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
     if (!space.ok()) return space.status();
     if (store::FindFilter(tx, space->space_id(), req.slug())) {
-      return absl::AlreadyExistsError(absl::StrCat("filter '", req.slug(),
-                                                   "' already exists in space '",
-                                                   space->slug(), "'"));
+      return absl::AlreadyExistsError(
+          absl::StrCat("filter '", req.slug(), "' already exists in space '", space->slug(), "'"));
     }
-    auto f = store::InsertFilter(tx, {space->space_id(), req.slug(), req.from(),
-                                      req.where_field()});
+    auto f =
+        store::InsertFilter(tx, {space->space_id(), req.slug(), req.from(), req.where_field()});
     if (!f.ok()) return f.status();
     out = *f;
     return absl::OkStatus();
   });
-  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("filter '", req.slug(), "' in space '", req.space(), "'"));
+  if (!st.ok())
+    return AlreadyExistsAs(st,
+                           absl::StrCat("filter '", req.slug(), "' in space '", req.space(), "'"));
   return out;
 }
 
@@ -201,8 +204,7 @@ absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal&
   return out;
 }
 
-absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db,
-                                                    const Principal& p,
+absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListFiltersRequest& req) {
   v1::ListFiltersResponse out;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {

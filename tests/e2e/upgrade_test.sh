@@ -127,6 +127,6 @@ expect_ok cub unit diff --space base web --from 1 --to 2 -o mutations
 expect_contains "$OUT" "Replace"
 
 section "a unit with no upstream"
-expect_fail 1 "no UpgradeUnit link" cub unit update --space base web --upgrade
+expect_fail 1 "no UpgradeUnit or MergeUnits link" cub unit update --space base web --upgrade
 
 e2e_finish

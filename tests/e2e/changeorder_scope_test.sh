@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# What a ChangeOrder fixes at creation, through the real binaries: its scope from a selection
+# (--where-space-field, --component, --space-filter) and --refresh-spaces; its end at a closed
+# ChangeSet's end Tag (an open one refused); Units cloned into a variant that lacks them; and a
+# MergeUnits ChangeOrder into a Space that is not a variant.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_init changeorder_scope
+e2e_start_cubd main
+export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
+
+deployment() {  # deployment IMAGE-TAG REPLICAS
+  cat <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: $2
+  template:
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/acme/web:$1
+YAML
+}
+in_scope() {  # in_scope SPACE CHANGEORDER: the number of in-scope Spaces
+  local json
+  json=$(cub changeorder get --space "$1" "$2" -o json) && jget InScopeSpaceIDs.len "$json"
+}
+
+expect_ok cub space create acme-base --component acme
+deployment v1 2 >"$E2E_TMP/v1.yaml"
+expect_ok cub unit create --space acme-base web "$E2E_TMP/v1.yaml"
+expect_ok cub variant create acme-dev acme-base --stage Development
+expect_ok cub variant create acme-stg acme-base --stage Staging
+expect_ok cub variant create acme-prod acme-base --stage Production
+expect_ok cub space create platform
+expect_ok cub filter create --space platform dev-only Space --where-field "Slug = 'acme-dev'"
+expect_ok cub function set --space acme-base --unit web -- set-replicas 3
+
+section "scope from a selection"
+expect_ok cub changeorder create --space acme-base early --description x \
+  --where-space-field "Labels.Stage IN ('Development', 'Staging')"
+expect_eq 3 "$(in_scope acme-base early)"
+expect_ok cub changeorder get --space acme-base early -o json
+expect_eq "(Labels.Stage IN ('Development', 'Staging'))" "$(jget WhereSpace)"
+expect_ok cub changeorder create --space acme-base prod-only --description x --component acme \
+  --where-space-field "Labels.Stage = 'Production'"
+expect_eq 2 "$(in_scope acme-base prod-only)"
+expect_ok cub changeorder create --space acme-base by-filter --description x \
+  --space-filter platform/dev-only
+expect_eq 2 "$(in_scope acme-base by-filter)"
+expect_fail 1 "unknown field 'Stag'" cub changeorder create --space acme-base bad --description x \
+  --where-space-field "Stag = 'x'"
+expect_fail 1 "not found" cub changeorder create --space acme-base bad --description x \
+  --space-filter platform/nope
+expect_ok cub changeorder create --space acme-base everywhere --description x
+expect_eq 4 "$(in_scope acme-base everywhere)"
+# A Space that matches later is taken in only on --refresh-spaces.
+expect_ok cub variant create acme-dev2 acme-base --stage Development
+expect_eq 3 "$(in_scope acme-base early)"
+expect_ok cub changeorder update --space acme-base early --refresh-spaces
+expect_eq 4 "$(in_scope acme-base early)"
+expect_ok cub variant promote acme-dev2 --change-order acme-base/early -o json
+expect_eq AlreadyHadChange "$(jget Spaces.0.Units.0.Action)"
+
+section "a Unit the variant lacks is cloned at the start and the change replayed"
+expect_ok cub unit delete --space acme-stg web
+expect_ok cub variant promote acme-stg --change-order acme-base/early -o json
+expect_eq Added "$(jget Spaces.0.Units.0.Action)"
+expect_eq 2 "$(jget Spaces.0.Units.0.RevisionsWritten)"
+expect_ok cub unit data --space acme-stg web
+expect_contains "$OUT" "replicas: 3"
+expect_ok cub link list --space acme-stg -o json
+expect_eq 1 "$(jget len)"
+# A Unit the base made for itself is cloned only with --prior-revisions All.
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache\n' >"$E2E_TMP/cache.yaml"
+expect_ok cub unit create --space acme-base cache "$E2E_TMP/cache.yaml"
+expect_ok cub changeorder create --space acme-base with-cache --description x \
+  --prior-revisions All --in-scope-space acme-dev
+expect_ok cub changeorder get --space acme-base with-cache -o json
+expect_contains "$(jget SkippedUnits)" "no Space in scope follows it"
+expect_ok cub variant promote acme-dev --change-order acme-base/with-cache -o json
+expect_contains "$OUT" '"Action": "Added"'
+expect_ok cub unit get --space acme-dev cache
+
+section "an end at a ChangeSet's end Tag, only once it is closed"
+expect_ok cub changeset create --space acme-base cs1
+deployment v2 3 >"$E2E_TMP/v2.yaml"
+expect_ok cub unit update --space acme-base web "$E2E_TMP/v2.yaml" --changeset cs1
+expect_fail 1 "change set 'cs1' is still open" cub changeorder create --space acme-base v2 \
+  --description x --end-tag acme-base/cs1-end
+expect_fail 1 "unit 'web' is in change set 'cs1', which is still open" \
+  cub changeorder create --space acme-base v2 --description x
+expect_ok cub changeset close --space acme-base cs1
+expect_ok cub changeorder create --space acme-base v2 --description x --end-tag cs1-end \
+  --in-scope-space acme-prod
+deployment v3 3 >"$E2E_TMP/v3.yaml"
+expect_ok cub unit update --space acme-base web "$E2E_TMP/v3.yaml"
+expect_ok cub variant promote acme-prod --change-order acme-base/v2
+expect_ok cub unit data --space acme-prod web
+expect_contains "$OUT" "web:v2"
+expect_not_contains "$OUT" "web:v3"
+
+section "MergeUnits: a Space that merges from the base without being its variant"
+expect_ok cub space create consumer
+expect_ok cub unit create --space consumer web "$E2E_TMP/v1.yaml"
+expect_ok cub link create web-merge web web acme-base --space consumer --update-type MergeUnits \
+  --upstream-revision-num 4
+expect_ok cub function set --space acme-base --unit web -- set-replicas 7
+expect_ok cub changeorder create --space acme-base merge-7 --description x --update-type MergeUnits
+expect_eq 2 "$(in_scope acme-base merge-7)"
+expect_ok cub variant promote consumer --change-order acme-base/merge-7 -o json
+expect_eq Upgraded "$(jget Spaces.0.Units.0.Action)"
+expect_ok cub unit data --space consumer web
+expect_contains "$OUT" "replicas: 7"
+expect_contains "$OUT" "web:v1"
+expect_fail 2 "Merge not in {UpgradeUnit,MergeUnits}" cub changeorder create --space acme-base x \
+  --description x --update-type Merge
+
+e2e_finish
