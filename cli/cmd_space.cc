@@ -95,12 +95,12 @@ void AddList(CLI::App* group, Env& env) {
 
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string name, component, display_name;
+    std::string name, component, display_name, release_target;
     std::vector<std::string> labels, annotations, validators, remove_validators;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
-      "update", "Change a Space's labels, annotations, component or validators");
+      "update", "Change a Space's labels, annotations, component, validators or release target");
   cmd->add_option("NAME", o->name, "Space slug or ID")->required();
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations,
@@ -112,17 +112,21 @@ void AddUpdate(CLI::App* group, Env& env) {
       ->allow_extra_args(false);
   cmd->add_option("--remove-validator", o->remove_validators, "Stop using this validator")
       ->allow_extra_args(false);
+  cmd->add_option("--release-target", o->release_target,
+                  "Publish this Space's releases to this Target (SPACE/TARGET; - removes it)");
   OnRun(cmd, env, [&env, o] {
     if (o->labels.empty() && o->annotations.empty() && o->component.empty() &&
-        o->display_name.empty() && o->validators.empty() && o->remove_validators.empty()) {
+        o->display_name.empty() && o->validators.empty() && o->remove_validators.empty() &&
+        o->release_target.empty()) {
       return UsageError(
           "nothing to update: pass --label, --annotation, --component, --display-name, "
-          "--validator or --remove-validator");
+          "--validator, --remove-validator or --release-target");
     }
     cub::v1::UpdateSpaceRequest req;
     req.set_space(o->name);
     req.set_component(o->component);
     req.set_display_name(o->display_name);
+    req.set_release_target(o->release_target);
     for (const auto& v : o->validators) req.add_add_validating_invocations(v);
     for (const auto& v : o->remove_validators) req.add_remove_validating_invocations(v);
     PutKeyValues(o->labels, req.mutable_labels());
@@ -161,7 +165,7 @@ void AddGrantOrRevoke(CLI::App* group, Env& env, bool grant) {
       grant ? "grant" : "revoke",
       grant ? "Give a user or group a role in a Space" : "Take a role in a Space away");
   cmd->add_option("NAME", o->space, "Space slug or ID")->required();
-  cmd->add_option("ROLE", o->role, "viewer, editor, approver or admin")->required();
+  cmd->add_option("ROLE", o->role, "viewer, editor, approver, admin or reporter")->required();
   CLI::Option* user = cmd->add_option("--user", o->user, "The user (username)");
   CLI::Option* grp = cmd->add_option("--group", o->group, "The group");
   user->excludes(grp);

@@ -74,6 +74,8 @@ void AddFunctionCommands(CLI::App& app, Env& env);
 void AddInvocationCommands(CLI::App& app, Env& env);
 void AddChangeWorkflowCommands(CLI::App& app, Env& env);
 void AddChangeOrderCommands(CLI::App& app, Env& env);
+// `target`, `release` and `server`.
+void AddReleaseCommands(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

@@ -78,6 +78,7 @@ int Main(int argc, char** argv) {
   AddInvocationCommands(app, env);
   AddChangeWorkflowCommands(app, env);
   AddChangeOrderCommands(app, env);
+  AddReleaseCommands(app, env);
   Finish(&app, true);
 
   try {

@@ -32,9 +32,9 @@ absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts) {
     std::string dir = opts.data_dir.empty() ? store::DefaultDataDir() : opts.data_dir;
     db.url = RunningEmbeddedUrl(dir);
     if (!db.url.empty() && !opts.share_running) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "another cubd is already running the embedded database in ", dir,
-          "; stop it, or give this one its own --data-dir or a --database-url"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("another cubd is already running the embedded database in ", dir,
+                       "; stop it, or give this one its own --data-dir or a --database-url"));
     }
     if (db.url.empty()) {
       auto pg = store::EmbeddedPostgres::Start(dir);

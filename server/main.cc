@@ -37,8 +37,7 @@ int main(int argc, char** argv) {
   cub::server::ServeOptions serve;
   CLI::App* serve_cmd = app.add_subcommand("serve", "Serve the API");
   add_db_flags(serve_cmd);
-  serve_cmd->add_option("--listen", serve.listen, "gRPC address HOST:PORT")
-      ->capture_default_str();
+  serve_cmd->add_option("--listen", serve.listen, "gRPC address HOST:PORT")->capture_default_str();
   serve_cmd->add_option("--http-listen", serve.http_listen,
                         "REST/JSON mirror address HOST:PORT (off when empty)");
   serve_cmd->add_option("--tls-cert", serve.tls_cert, "PEM certificate for both listeners");
@@ -46,6 +45,11 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--threads", serve.threads, "Request threads (and database connections)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  serve_cmd->add_option("--signing-key", serve.signing_key,
+                        "Ed25519 private key (PEM) to sign releases with; created if absent"
+                        " (default: signing-key.pem in the data directory)");
+  serve_cmd->add_option("--work-dir", serve.work_dir,
+                        "Where Git targets keep clones (default: targets/ in the data directory)");
 
   CLI::App* migrate_cmd = app.add_subcommand("migrate", "Apply pending schema migrations");
   add_db_flags(migrate_cmd);
@@ -99,8 +103,8 @@ int main(int argc, char** argv) {
   std::printf("%-24s %-8s %-8s %-30s %s\n", "NAME", "ADMIN", "SERVICE", "GROUPS", "ID");
   for (const auto& u : *users) {
     std::printf("%-24s %-8s %-8s %-30s %s\n", u.username().c_str(), u.admin() ? "yes" : "no",
-                u.service_account() ? "yes" : "no",
-                absl::StrJoin(u.groups(), ",").c_str(), u.user_id().c_str());
+                u.service_account() ? "yes" : "no", absl::StrJoin(u.groups(), ",").c_str(),
+                u.user_id().c_str());
   }
   return 0;
 }

@@ -7,12 +7,16 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
+#include "lib/ops/releases.h"
+#include "lib/sign/signing_key.h"
+#include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
 #include "server/rest_gateway.h"
 #include "server/services.h"
@@ -80,7 +84,18 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   quota.SetMaxThreads(opts.threads + 2);
   builder.SetResourceQuota(quota);
   builder.SetMaxReceiveMessageSize(64 << 20);
-  auto services = MakeServices(pool);
+  const std::string data_dir =
+      db_opts.data_dir.empty() ? store::DefaultDataDir() : db_opts.data_dir;
+  auto key = sign::SigningKey::LoadOrCreate(opts.signing_key.empty() ? data_dir + "/signing-key.pem"
+                                                                     : opts.signing_key);
+  if (!key.ok()) return Fail("--signing-key", key.status());
+  std::fprintf(stderr, "cubd: signing with key %s\n", key->KeyId().c_str());
+  // Absolute, since Git Targets keep clones there whatever directory cubd runs in.
+  ops::ReleaseEnv release_env{
+      &*key,
+      std::filesystem::absolute(opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir)
+          .string()};
+  auto services = MakeServices(pool, release_env);
   for (auto& s : services) builder.RegisterService(s.get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || bound_port == 0) {

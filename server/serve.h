@@ -15,6 +15,12 @@ struct ServeOptions {
   std::string tls_cert;     // both set: TLS on both listeners
   std::string tls_key;
   int threads = 16;  // request threads, and database connections
+  // The Ed25519 key Releases and deployment records are signed with (PEM, created on first
+  // start if absent); empty: signing-key.pem in the data directory.
+  std::string signing_key;
+  // Where Git Targets keep clones of remote repositories; empty: targets/ in the data
+  // directory.
+  std::string work_dir;
 };
 
 // Returns the process exit code.

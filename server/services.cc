@@ -4,6 +4,7 @@
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
 #include "cub/v1/function.grpc.pb.h"
+#include "cub/v1/release.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
@@ -12,6 +13,7 @@
 #include "lib/ops/change_workflows.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/promote.h"
+#include "lib/ops/releases.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/units.h"
 #include "lib/ops/upgrade.h"
@@ -291,6 +293,98 @@ class ChangeOrderServiceImpl final : public v1::ChangeOrderService::Service {
   store::ConnectionPool& db_;
 };
 
+class TargetServiceImpl final : public v1::TargetService::Service {
+ public:
+  explicit TargetServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status CreateTarget(ServerContext* ctx, const v1::CreateTargetRequest* req,
+                      v1::Target* resp) override {
+    return Respond(db_, ctx, "TargetService/CreateTarget", resp,
+                   [&](const Principal& p) { return ops::CreateTarget(db_, p, *req); });
+  }
+  Status GetTarget(ServerContext* ctx, const v1::GetTargetRequest* req, v1::Target* resp) override {
+    return Respond(db_, ctx, "TargetService/GetTarget", resp,
+                   [&](const Principal& p) { return ops::GetTarget(db_, p, *req); });
+  }
+  Status ListTargets(ServerContext* ctx, const v1::ListTargetsRequest* req,
+                     v1::ListTargetsResponse* resp) override {
+    return Respond(db_, ctx, "TargetService/ListTargets", resp,
+                   [&](const Principal& p) { return ops::ListTargets(db_, p, *req); });
+  }
+  Status UpdateTarget(ServerContext* ctx, const v1::UpdateTargetRequest* req,
+                      v1::Target* resp) override {
+    return Respond(db_, ctx, "TargetService/UpdateTarget", resp,
+                   [&](const Principal& p) { return ops::UpdateTarget(db_, p, *req); });
+  }
+  Status DeleteTarget(ServerContext* ctx, const v1::DeleteTargetRequest* req,
+                      v1::DeleteTargetResponse* resp) override {
+    return Respond(db_, ctx, "TargetService/DeleteTarget", resp,
+                   Empty<v1::DeleteTargetResponse>(
+                       [&](const Principal& p) { return ops::DeleteTarget(db_, p, *req); }));
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
+class ReleaseServiceImpl final : public v1::ReleaseService::Service {
+ public:
+  ReleaseServiceImpl(store::ConnectionPool& db, const ops::ReleaseEnv& env) : db_(db), env_(env) {}
+  Status PublishRelease(ServerContext* ctx, const v1::PublishReleaseRequest* req,
+                        v1::Release* resp) override {
+    return Respond(db_, ctx, "ReleaseService/PublishRelease", resp,
+                   [&](const Principal& p) { return ops::PublishRelease(db_, env_, p, *req); });
+  }
+  Status GetRelease(ServerContext* ctx, const v1::GetReleaseRequest* req,
+                    v1::Release* resp) override {
+    return Respond(db_, ctx, "ReleaseService/GetRelease", resp,
+                   [&](const Principal& p) { return ops::GetRelease(db_, p, *req); });
+  }
+  Status ListReleases(ServerContext* ctx, const v1::ListReleasesRequest* req,
+                      v1::ListReleasesResponse* resp) override {
+    return Respond(db_, ctx, "ReleaseService/ListReleases", resp,
+                   [&](const Principal& p) { return ops::ListReleases(db_, p, *req); });
+  }
+  Status SetReleaseStatus(ServerContext* ctx, const v1::SetReleaseStatusRequest* req,
+                          v1::Release* resp) override {
+    return Respond(db_, ctx, "ReleaseService/SetReleaseStatus", resp,
+                   [&](const Principal& p) { return ops::SetReleaseStatus(db_, env_, p, *req); });
+  }
+  Status ReleaseHistory(ServerContext* ctx, const v1::ReleaseHistoryRequest* req,
+                        v1::ReleaseHistoryResponse* resp) override {
+    return Respond(db_, ctx, "ReleaseService/ReleaseHistory", resp,
+                   [&](const Principal& p) { return ops::ReleaseHistory(db_, p, *req); });
+  }
+  Status VerifyRelease(ServerContext* ctx, const v1::VerifyReleaseRequest* req,
+                       v1::VerifyReleaseResponse* resp) override {
+    return Respond(db_, ctx, "ReleaseService/VerifyRelease", resp,
+                   [&](const Principal& p) { return ops::VerifyRelease(db_, env_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+  const ops::ReleaseEnv& env_;
+};
+
+// The public half of the signing key, for checking records offline; any authenticated caller.
+class ServerServiceImpl final : public v1::ServerService::Service {
+ public:
+  ServerServiceImpl(store::ConnectionPool& db, const ops::ReleaseEnv& env) : db_(db), env_(env) {}
+  Status GetPublicKey(ServerContext* ctx, const v1::GetPublicKeyRequest*,
+                      v1::PublicKey* resp) override {
+    return Respond(db_, ctx, "ServerService/GetPublicKey", resp,
+                   [&](const Principal&) -> absl::StatusOr<v1::PublicKey> {
+                     v1::PublicKey k;
+                     k.set_key_id(env_.key->KeyId());
+                     k.set_pem(env_.key->PublicKeyPem());
+                     return k;
+                   });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+  const ops::ReleaseEnv& env_;
+};
+
 class TagServiceImpl final : public v1::TagService::Service {
  public:
   explicit TagServiceImpl(store::ConnectionPool& db) : db_(db) {}
@@ -370,7 +464,8 @@ class FilterServiceImpl final : public v1::FilterService::Service {
 
 }  // namespace
 
-std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db) {
+std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db,
+                                                         const ops::ReleaseEnv& release_env) {
   std::vector<std::unique_ptr<grpc::Service>> out;
   out.push_back(std::make_unique<AuthServiceImpl>(db));
   out.push_back(std::make_unique<SpaceServiceImpl>(db));
@@ -381,6 +476,9 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<InvocationServiceImpl>(db));
   out.push_back(std::make_unique<ChangeWorkflowServiceImpl>(db));
   out.push_back(std::make_unique<ChangeOrderServiceImpl>(db));
+  out.push_back(std::make_unique<TargetServiceImpl>(db));
+  out.push_back(std::make_unique<ReleaseServiceImpl>(db, release_env));
+  out.push_back(std::make_unique<ServerServiceImpl>(db, release_env));
   out.push_back(std::make_unique<VariantServiceImpl>(db));
   out.push_back(std::make_unique<LinkServiceImpl>(db));
   out.push_back(std::make_unique<FilterServiceImpl>(db));

@@ -4,18 +4,20 @@
 #ifndef CUB_SERVER_SERVICES_H_
 #define CUB_SERVER_SERVICES_H_
 
-#include <memory>
-#include <vector>
-
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/service_type.h>
 
+#include <memory>
+#include <vector>
+
+#include "lib/ops/releases.h"
 #include "lib/store/pool.h"
 
 namespace cub::server {
 
-// All cub.v1 services, backed by `db` (which must outlive them).
-std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db);
+// All cub.v1 services, backed by `db` and the release environment (which must outlive them).
+std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db,
+                                                         const ops::ReleaseEnv& release_env);
 
 }  // namespace cub::server
 

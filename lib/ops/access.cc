@@ -19,6 +19,8 @@ const char* NeededRole(Access a) {
       return "approver or admin";
     case Access::kAdmin:
       return "admin";
+    case Access::kReport:
+      return "reporter or admin";
   }
   return "admin";
 }
@@ -33,6 +35,8 @@ const char* Verb(Access a) {
       return "approve in";
     case Access::kAdmin:
       return "administer";
+    case Access::kReport:
+      return "report the live status of releases in";
   }
   return "use";
 }

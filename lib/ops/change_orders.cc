@@ -386,12 +386,20 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
   out.set_updated_at(c.updated_at);
   out.set_version(static_cast<int32_t>(c.version));
   out.set_changed_unit_count(static_cast<int32_t>(c.changed_unit_count));
-  // Released needs Releases, which are not modelled yet: no State reads Released until then.
+  for (const auto& id : c.released_space_ids) out.add_released_space_ids(id);
+  // Released: every in-scope Space with a release Target released it (a Space without one has
+  // nothing to release and does not hold it back); with no Target anywhere, Resolved is as far
+  // as State goes.
+  const bool all_resolved = out.resolved_space_ids_size() == out.in_scope_space_ids_size();
   if (!c.aborted_reason.empty()) {
     out.set_state("Aborted");
-  } else if (out.resolved_space_ids_size() <= 1) {
-    out.set_state("New");
-  } else if (out.resolved_space_ids_size() == out.in_scope_space_ids_size()) {
+  } else if (std::none_of(out.resolved_space_ids().begin(), out.resolved_space_ids().end(),
+                          [&](const std::string& id) { return id != c.space_id; })) {
+    out.set_state("New");  // nowhere beyond its base yet
+  } else if (all_resolved && !c.target_space_ids.empty() &&
+             c.released_space_ids.size() == c.target_space_ids.size()) {
+    out.set_state("Released");
+  } else if (all_resolved) {
     out.set_state("Resolved");
   } else {
     out.set_state("InProgress");

@@ -11,15 +11,16 @@
 
 namespace cub::ops {
 
-absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(
-    store::ConnectionPool& db, const Principal& p, const v1::CreateChangeWorkflowRequest& req);
-absl::StatusOr<v1::ChangeWorkflow> GetChangeWorkflow(store::ConnectionPool& db,
-                                                     const Principal& p,
+absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(store::ConnectionPool& db,
+                                                        const Principal& p,
+                                                        const v1::CreateChangeWorkflowRequest& req);
+absl::StatusOr<v1::ChangeWorkflow> GetChangeWorkflow(store::ConnectionPool& db, const Principal& p,
                                                      const v1::GetChangeWorkflowRequest& req);
 absl::StatusOr<v1::ListChangeWorkflowsResponse> ListChangeWorkflows(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeWorkflowsRequest& req);
-absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
-    store::ConnectionPool& db, const Principal& p, const v1::UpdateChangeWorkflowRequest& req);
+absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(store::ConnectionPool& db,
+                                                        const Principal& p,
+                                                        const v1::UpdateChangeWorkflowRequest& req);
 absl::Status DeleteChangeWorkflow(store::ConnectionPool& db, const Principal& p,
                                   const v1::DeleteChangeWorkflowRequest& req);
 

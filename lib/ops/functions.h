@@ -26,8 +26,9 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
                                                 const v1::CreateInvocationRequest& req);
 absl::StatusOr<v1::Invocation> GetInvocation(store::ConnectionPool& db, const Principal& p,
                                              const v1::GetInvocationRequest& req);
-absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(
-    store::ConnectionPool& db, const Principal& p, const v1::ListInvocationsRequest& req);
+absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(store::ConnectionPool& db,
+                                                            const Principal& p,
+                                                            const v1::ListInvocationsRequest& req);
 
 // The arguments a run of `inv` with `params` passes to its function: required parameters
 // present, no undeclared ones, values of the declared type, templates expanded.

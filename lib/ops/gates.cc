@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/store/change_orders.h"
+#include "lib/store/releases.h"
 #include "lib/store/spaces.h"
 #include "lib/workflow/custom_gate.h"
 
@@ -88,12 +89,40 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
                                         " has validation errors: ", absl::StrJoin(f.errors, "; ")));
       }
     } else if (name == workflow::kReleased) {
-      // Releases and Targets are not modelled yet, so no Space has a release Target; a Space
-      // without one has nothing to release and passes, as the spec says.
-    } else if (name == workflow::kHealthy) {
+      // A Space without a release Target has nothing to release, and passes.
+      auto with_target = store::SpacesWithTarget(tx, taken_ids);
+      auto released =
+          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false);
       for (const auto* s : taken) {
-        failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),
-                                        " has no release Target, so it cannot report Healthy"));
+        if (with_target.count(s->space_id()) && !released.count(s->space_id())) {
+          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), " has taken change order '",
+                                          rco.co.slug, "' but has not released it"));
+        }
+      }
+    } else if (name == workflow::kHealthy) {
+      // Read now, never cached: the latest Release must carry the change and be reported
+      // Synced and Healthy with no operation Running or Failed.
+      auto with_target = store::SpacesWithTarget(tx, taken_ids);
+      auto released =
+          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false);
+      auto healthy =
+          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, true);
+      for (const auto* s : taken) {
+        if (!with_target.count(s->space_id())) {
+          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),
+                                          " has no release Target, so it cannot report Healthy"));
+        } else if (!released.count(s->space_id())) {
+          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), " has taken change order '",
+                                          rco.co.slug,
+                                          "' but has not released it, so it cannot be Healthy"));
+        } else if (!healthy.count(s->space_id())) {
+          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),
+                                          " is not Healthy: its latest Release must carry change"
+                                          " order '",
+                                          rco.co.slug,
+                                          "' and be reported Synced and Healthy with no operation"
+                                          " Running or Failed"));
+        }
       }
     } else if (auto it = customs.find(name); it != customs.end()) {
       for (const auto* s : taken) {

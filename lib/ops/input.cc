@@ -8,8 +8,8 @@
 namespace cub::ops {
 
 absl::Status ValidateSlug(const std::string& kind, const std::string& slug) {
-  bool ok = !slug.empty() && slug.size() <= 128 &&
-            std::isalnum(static_cast<unsigned char>(slug[0]));
+  bool ok =
+      !slug.empty() && slug.size() <= 128 && std::isalnum(static_cast<unsigned char>(slug[0]));
   for (char c : slug) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
       ok = false;
@@ -43,8 +43,7 @@ absl::Status AlreadyExistsAs(const absl::Status& s, const std::string& what) {
   return absl::AlreadyExistsError(absl::StrCat(what, " already exists"));
 }
 
-std::map<std::string, std::string> ToMap(
-    const google::protobuf::Map<std::string, std::string>& m) {
+std::map<std::string, std::string> ToMap(const google::protobuf::Map<std::string, std::string>& m) {
   return std::map<std::string, std::string>(m.begin(), m.end());
 }
 

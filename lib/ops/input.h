@@ -23,8 +23,7 @@ absl::Status ValidateKeys(const char* what,
 // through unchanged.
 absl::Status AlreadyExistsAs(const absl::Status& s, const std::string& what);
 
-std::map<std::string, std::string> ToMap(
-    const google::protobuf::Map<std::string, std::string>& m);
+std::map<std::string, std::string> ToMap(const google::protobuf::Map<std::string, std::string>& m);
 
 }  // namespace cub::ops
 

@@ -4,16 +4,22 @@ namespace cub::ops {
 
 const char* RoleName(Role r) {
   switch (r) {
-    case Role::kViewer: return "viewer";
-    case Role::kEditor: return "editor";
-    case Role::kApprover: return "approver";
-    case Role::kAdmin: return "admin";
+    case Role::kViewer:
+      return "viewer";
+    case Role::kEditor:
+      return "editor";
+    case Role::kApprover:
+      return "approver";
+    case Role::kAdmin:
+      return "admin";
+    case Role::kReporter:
+      return "reporter";
   }
   return "unknown";
 }
 
 bool ParseRole(const std::string& name, Role* out) {
-  for (Role r : {Role::kViewer, Role::kEditor, Role::kApprover, Role::kAdmin}) {
+  for (Role r : {Role::kViewer, Role::kEditor, Role::kApprover, Role::kAdmin, Role::kReporter}) {
     if (name == RoleName(r)) {
       *out = r;
       return true;
@@ -25,7 +31,8 @@ bool ParseRole(const std::string& name, Role* out) {
 bool Allows(const std::vector<Role>& roles, Access access) {
   for (Role r : roles) {
     switch (access) {
-      case Access::kRead: return true;  // any role reads
+      case Access::kRead:
+        return true;  // any role reads
       case Access::kWrite:
         if (r == Role::kEditor || r == Role::kAdmin) return true;
         break;
@@ -34,6 +41,9 @@ bool Allows(const std::vector<Role>& roles, Access access) {
         break;
       case Access::kAdmin:
         if (r == Role::kAdmin) return true;
+        break;
+      case Access::kReport:
+        if (r == Role::kReporter || r == Role::kAdmin) return true;
         break;
     }
   }

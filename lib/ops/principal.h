@@ -18,11 +18,12 @@ struct Principal {
 };
 
 // Roles on a Space, in increasing order of what they allow to be read or written.
-// viewer reads; editor also writes; approver reads and votes; admin does all of it and grants.
-enum class Role { kViewer, kEditor, kApprover, kAdmin };
+// viewer reads; editor also writes; approver reads and votes; admin does all of it and grants;
+// reporter (a GitOps operator's identity) reads and reports the live status of Releases.
+enum class Role { kViewer, kEditor, kApprover, kAdmin, kReporter };
 
 // What an operation needs of the caller on a Space.
-enum class Access { kRead, kWrite, kApprove, kAdmin };
+enum class Access { kRead, kWrite, kApprove, kAdmin, kReport };
 
 const char* RoleName(Role r);
 // Parses "viewer" | "editor" | "approver" | "admin"; false if unknown.

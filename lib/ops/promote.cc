@@ -3,8 +3,10 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <pqxx/subtransaction>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -118,12 +120,16 @@ absl::StatusOr<Targets> ChooseTargets(store::Tx& tx, const Principal& p,
 // Writes the plans that did not fail: all in one batch; should that fail, Space by Space, each
 // under its own savepoint, so one Space's failure does not take the others down.
 void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
+  // One batch of every Space's rows. The plans keep their own only if a retry may need them:
+  // while the batch is built they are moved, and rebuilt from it only when it fails.
   store::PromotionWrites all;
-  for (auto& plan : plans) {
-    if (plan.report.status() == "Promoted") {
-      store::PromotionWrites copy = plan.writes;
-      all.Append(std::move(copy));
-    }
+  std::vector<std::pair<size_t, std::array<size_t, 6>>> ranges;  // plan -> ends in `all`
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (plans[i].report.status() != "Promoted") continue;
+    all.Append(std::move(plans[i].writes));
+    ranges.push_back({i,
+                      {all.units.size(), all.revisions.size(), all.heads.size(), all.links.size(),
+                       all.cursors.size(), all.marks.size()}});
   }
   if (all.empty()) return;
   try {
@@ -133,6 +139,21 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
     return;
   } catch (const std::exception&) {
     // Find out which Spaces fail, below.
+  }
+  std::array<size_t, 6> begin{};
+  for (const auto& [i, end] : ranges) {
+    auto take = [](auto& from, size_t b, size_t e) {
+      return std::vector<typename std::decay_t<decltype(from)>::value_type>(
+          std::make_move_iterator(from.begin() + b), std::make_move_iterator(from.begin() + e));
+    };
+    store::PromotionWrites& w = plans[i].writes;
+    w.units = take(all.units, begin[0], end[0]);
+    w.revisions = take(all.revisions, begin[1], end[1]);
+    w.heads = take(all.heads, begin[2], end[2]);
+    w.links = take(all.links, begin[3], end[3]);
+    w.cursors = take(all.cursors, begin[4], end[4]);
+    w.marks = take(all.marks, begin[5], end[5]);
+    begin = end;
   }
   for (auto& plan : plans) {
     if (plan.report.status() != "Promoted" || plan.writes.empty()) continue;
@@ -162,7 +183,10 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
     return absl::InvalidArgumentError(
         absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
   }
-  auto rco = ResolveChangeOrder(tx, p, req.change_order(), space.slug(), true);
+  // No ChangeOrder row lock here: UpdateUnit already holds this Unit's lock, and a promotion
+  // takes the ChangeOrder's lock before Units' locks; taking them in the other order could
+  // deadlock. A promotion waiting on this Unit reads its marks after the lock is released.
+  auto rco = ResolveChangeOrder(tx, p, req.change_order(), space.slug(), false);
   if (!rco.ok()) return rco.status();
   if (!rco->co.aborted_reason.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -173,6 +197,7 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   opts.principal = &p;
   opts.prior_revisions = mode.empty() ? rco->co.prior_revisions : mode;
   opts.only_unit_id = unit.unit_id();
+  opts.lock = false;  // the caller holds the Unit's lock
   auto spaces = store::SpacesAmong(tx, {space.space_id()}, "");
   if (!spaces.ok()) return spaces.status();
   std::vector<SpacePlan> plans = PlanPromotion(tx, opts, *spaces);
@@ -270,7 +295,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     std::vector<v1::Space> allowed;
     std::vector<v1::PromotedSpace> denied;
     for (const auto& s : targets->spaces) {
-      if (writable.count(s.space_id())) {
+      // A Space that has the change already is reported as such, whoever asks.
+      if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
         allowed.push_back(s);
       } else {
         v1::PromotedSpace d;

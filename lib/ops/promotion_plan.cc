@@ -380,7 +380,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
                               "' to a Space the change is in"));
       continue;
     }
-    if (upgrade && sources.size() > 1) {
+    if (upgrade && sources.size() > 1 && !single) {
       std::vector<std::string> names;
       for (const auto& s : sources) names.push_back(spaces.count(s) ? spaces[s].slug() : s);
       fail(plan, absl::StrCat("'", space.slug(), "' takes changes from several Spaces (",

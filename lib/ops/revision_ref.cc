@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
+#include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/units.h"
 #include "lib/store/tags.h"
@@ -65,6 +66,25 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
           absl::StrCat("changeset '", ref, "' did not change unit '", unit.slug(), "'"));
     }
     num = *mark;
+  } else if (absl::StartsWith(selector, "Before:ChangeOrder:") ||
+             absl::StartsWith(selector, "ChangeOrder:")) {
+    // What a Release of the ChangeOrder bundles (its release Tag), or the state before it (its
+    // start Tag).
+    const bool before = absl::StartsWith(selector, "Before:");
+    std::string ref = selector.substr(before ? 19 : 12);
+    auto rco = ResolveChangeOrder(tx, p, ref, space.slug(), false);
+    if (!rco.ok()) return rco.status();
+    auto mark =
+        store::FindMark(tx, before ? rco->co.start_tag_id : rco->co.publish_tag_id, unit.unit_id());
+    if (!mark) {
+      return absl::NotFoundError(
+          absl::StrCat("change order '", ref, "' has not reached unit '", unit.slug(), "'"));
+    }
+    num = *mark;
+    if (num == 0) {
+      return absl::NotFoundError(
+          absl::StrCat("unit '", unit.slug(), "' did not exist before change order '", ref, "'"));
+    }
   } else if (absl::StartsWith(selector, "Before:Tag:")) {
     auto mark = TagMark(tx, p, space, unit, selector.substr(11));
     if (!mark.ok()) return mark.status();
@@ -88,7 +108,8 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
     return absl::InvalidArgumentError(absl::StrCat(
         "revision '", selector,
         "' is not valid: use a number, -N, HeadRevisionNum, LastReleasedRevisionNum, Tag:T, "
-        "Before:Tag:T, ChangeSet:C or Before:ChangeSet:C"));
+        "Before:Tag:T, ChangeSet:C, Before:ChangeSet:C, ChangeOrder:BASE/NAME or "
+        "Before:ChangeOrder:BASE/NAME"));
   }
   if (num < 1 || num > head) {
     return absl::NotFoundError(

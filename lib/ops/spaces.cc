@@ -6,6 +6,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
 #include "lib/ops/validation.h"
+#include "lib/store/releases.h"
 #include "lib/store/spaces.h"
 #include "lib/store/users.h"
 
@@ -111,6 +112,23 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
     c.remove_validators.assign(req.remove_validating_invocations().begin(),
                                req.remove_validating_invocations().end());
     if (auto s = CheckValidators(tx, p, c.add_validators); !s.ok()) return s;
+    if (req.release_target() == "-") {
+      c.release_target_id = "";
+    } else if (!req.release_target().empty()) {
+      SpacedRef r = SplitRef(req.release_target(), "");
+      if (r.space.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--release-target '", req.release_target(), "': name it as SPACE/TARGET"));
+      }
+      auto target_space = ResolveSpace(tx, p, r.space, Access::kRead);
+      if (!target_space.ok()) return target_space.status();
+      auto target = store::FindTarget(tx, target_space->space_id(), r.name);
+      if (!target) {
+        return absl::NotFoundError(
+            absl::StrCat("target '", r.name, "' not found in space '", target_space->slug(), "'"));
+      }
+      c.release_target_id = target->target_id();
+    }
     c.expected_version = req.version();
     auto updated = store::UpdateSpace(tx, space->space_id(), c);
     if (!updated.ok()) return updated.status();
@@ -140,8 +158,8 @@ absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Princ
                                           const v1::GrantRequest& req, RoleChange change) {
   Role role;
   if (!ParseRole(req.role(), &role)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown role '", req.role(), "': use viewer, editor, approver or admin"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown role '", req.role(), "': use viewer, editor, approver, admin or reporter"));
   }
   v1::Permission out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {

@@ -27,8 +27,9 @@ absl::StatusOr<v1::Permission> Grant(store::ConnectionPool& db, const Principal&
                                      const v1::GrantRequest& req);
 absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal& p,
                                       const v1::GrantRequest& req);
-absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(
-    store::ConnectionPool& db, const Principal& p, const v1::ListPermissionsRequest& req);
+absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(store::ConnectionPool& db,
+                                                            const Principal& p,
+                                                            const v1::ListPermissionsRequest& req);
 
 }  // namespace cub::ops
 

@@ -1,14 +1,17 @@
 #include "lib/ops/units.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
+#include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
+#include "lib/store/releases.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
@@ -154,6 +157,9 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
     return absl::InvalidArgumentError(
         "--changeset goes with a write of data (FILE, --restore or --upgrade)");
   }
+  if ((!req.change_order().empty() || !req.prior_revisions().empty()) && !upgrade) {
+    return absl::InvalidArgumentError("--change-order and --prior-revisions go with --upgrade");
+  }
   if (auto s = ValidateProtectedPaths(req.protect()); !s.ok()) return s;
   if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
   if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
@@ -281,6 +287,50 @@ absl::StatusOr<v1::Revision> GetRevision(store::ConnectionPool& db, const Princi
   return out;
 }
 
+// `cub unit tag ChangeOrder:BASE/NAME --move`: adopts a fix made in review into what a
+// Release of the ChangeOrder bundles in this Space. Not before where the change landed or what
+// is released, never to a revision with validation errors, and fixed once a Release of the
+// ChangeOrder has been published in the Space.
+absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
+                                           const v1::Space& space, const v1::Unit& unit,
+                                           const v1::TagUnitRequest& req) {
+  const std::string ref = req.tag().substr(12);
+  auto rco = ResolveChangeOrder(tx, p, ref, space.slug(), false);
+  if (!rco.ok()) return rco.status();
+  if (!req.move()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the release tag of change order '", ref,
+                     "' is placed by promotion; pass --move to move it"));
+  }
+  auto publish = store::FindTag(tx, rco->base.space_id(), rco->co.publish_tag_id);
+  auto current = store::FindMark(tx, rco->co.publish_tag_id, unit.unit_id());
+  auto landed = store::FindMark(tx, rco->co.end_tag_id, unit.unit_id());
+  if (!publish || !current || !landed) {
+    return absl::FailedPreconditionError(absl::StrCat("unit '", unit.slug(),
+                                                      "' has not taken change order '", ref,
+                                                      "', so it has no release tag"));
+  }
+  if (store::ChangeOrderReleasedIn(tx, space.space_id(), rco->co.id)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("a release of change order '", ref, "' has been published in space '",
+                     space.slug(), "': its release tag there is fixed"));
+  }
+  auto num = ResolveRevision(tx, p, space, unit, req.revision());
+  if (!num.ok()) return num.status();
+  if (*num < *landed || *num < unit.last_released_revision_num()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "revision ", *num, " of unit '", unit.slug(), "' is before where the change landed (",
+        *landed, ") or what is released (", unit.last_released_revision_num(), ")"));
+  }
+  auto rev = store::FindRevision(tx, unit.unit_id(), *num);
+  if (rev && rev->validation_errors_size() > 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("revision ", *num, " of unit '", unit.slug(),
+                     "' has validation errors: ", absl::StrJoin(rev->validation_errors(), "; ")));
+  }
+  return store::MarkRevision(tx, *publish, unit, *num, true);
+}
+
 absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& p,
                                     const v1::TagUnitRequest& req) {
   v1::TagMark out;
@@ -289,6 +339,12 @@ absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& 
     if (!space.ok()) return space.status();
     auto unit = ResolveUnit(tx, *space, req.unit());
     if (!unit.ok()) return unit.status();
+    if (absl::StartsWith(req.tag(), "ChangeOrder:")) {
+      auto moved = MoveReleaseTag(tx, p, *space, *unit, req);
+      if (!moved.ok()) return moved.status();
+      out = *std::move(moved);
+      return absl::OkStatus();
+    }
     v1::Space tag_space = *space;
     std::string tag_slug = req.tag();
     if (auto slash = req.tag().find('/'); slash != std::string::npos) {

@@ -20,8 +20,7 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
                                                 const v1::ListUnitsRequest& req);
 // Writes a new revision from `data` or from the revision `restore` names, and/or changes
 // labels. Data equal (by DataHash) to the head writes nothing and reports Unchanged.
-absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db,
-                                                  const Principal& p,
+absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateUnitRequest& req);
 absl::Status DeleteUnit(store::ConnectionPool& db, const Principal& p,
                         const v1::DeleteUnitRequest& req);
@@ -45,9 +44,8 @@ absl::StatusOr<v1::ListTagsResponse> ListTags(store::ConnectionPool& db, const P
 // "ChangeSet:C" (where a closed ChangeSet left the Unit), "Before:ChangeSet:C" (where it
 // found it); C is "NAME" or "SPACE/NAME".
 // The result exists (1..head) or the error says why not.
-absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p,
-                                        const v1::Space& space, const v1::Unit& unit,
-                                        const std::string& selector);
+absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                        const v1::Unit& unit, const std::string& selector);
 
 }  // namespace cub::ops
 

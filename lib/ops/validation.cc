@@ -19,9 +19,9 @@ absl::StatusOr<functions::Arguments> VetCall(const v1::Invocation& inv) {
   }
   auto words = BindInvocation(inv, {});
   if (!words.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("validator '", inv.slug(),
-                                                   "' cannot run without parameter values: ",
-                                                   words.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("validator '", inv.slug(),
+                     "' cannot run without parameter values: ", words.status().message()));
   }
   return functions::Registry::Default().Parse(inv.function_name(), *words);
 }

@@ -18,7 +18,8 @@ namespace cub::ops {
 
 // Checks, when a Space is configured, that each "SPACE/NAME" is a vet Invocation the caller
 // can read and that it needs no parameter values.
-absl::Status CheckValidators(store::Tx& tx, const Principal& p, const std::vector<std::string>& refs);
+absl::Status CheckValidators(store::Tx& tx, const Principal& p,
+                             const std::vector<std::string>& refs);
 
 // Runs `space`'s validators over rev->data (of `toolchain`) and sets rev->validation_errors.
 // The validators are the Space's configuration, so they are read without the writer needing a

@@ -32,8 +32,7 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
                                         const v1::CreateFilterRequest& req);
 absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal& p,
                                      const v1::GetFilterRequest& req);
-absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db,
-                                                    const Principal& p,
+absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListFiltersRequest& req);
 
 }  // namespace cub::ops

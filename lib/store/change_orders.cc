@@ -1,6 +1,7 @@
 #include "lib/store/change_orders.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/releases.h"
 #include "lib/store/sql.h"
 
 namespace cub::store {
@@ -61,6 +62,15 @@ StoredChangeOrder ReadChangeOrder(const pqxx::row& r) {
   return c;
 }
 
+// Where Releases stand is read from the releases tables, in two more queries.
+void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
+  auto targets = SpacesWithTarget(tx, c.in_scope_space_ids);
+  auto released = SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
+                                  {targets.begin(), targets.end()}, false);
+  c.target_space_ids.assign(targets.begin(), targets.end());
+  c.released_space_ids.assign(released.begin(), released.end());
+}
+
 }  // namespace
 
 absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOrder& co) {
@@ -95,7 +105,9 @@ std::optional<StoredChangeOrder> FindChangeOrder(Tx& tx, const std::string& spac
                         " OR co.id::text = ", p, ")"));
   pqxx::result r = q.Exec(tx);
   if (r.empty()) return std::nullopt;
-  return ReadChangeOrder(r[0]);
+  StoredChangeOrder c = ReadChangeOrder(r[0]);
+  ReadReleaseState(tx, c);
+  return c;
 }
 
 std::vector<StoredChangeOrder> ListChangeOrders(Tx& tx, const Caller& caller,
@@ -108,7 +120,10 @@ std::vector<StoredChangeOrder> ListChangeOrders(Tx& tx, const Caller& caller,
   }
   q.Append(" ORDER BY s.slug, co.slug");
   std::vector<StoredChangeOrder> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadChangeOrder(row));
+  for (const auto& row : q.Exec(tx)) {
+    out.push_back(ReadChangeOrder(row));
+    ReadReleaseState(tx, out.back());
+  }
   return out;
 }
 

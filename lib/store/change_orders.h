@@ -45,6 +45,10 @@ struct StoredChangeOrder {
   std::vector<std::string> resolved_space_ids;
   // Derived at read: Units of the base the change changes (start and end marks differ).
   int64_t changed_unit_count = 0;
+  // Derived at read: in-scope Spaces with a release Target, and those that have published a
+  // Release carrying the change.
+  std::vector<std::string> target_space_ids;
+  std::vector<std::string> released_space_ids;
 };
 
 // Inserts `co` (id, timestamps and version are assigned) and returns it as stored.

@@ -73,8 +73,8 @@ struct RevisionSpan {
 std::map<std::pair<std::string, int64_t>, RevisionData> LoadRevisionData(
     Tx& tx, const std::vector<RevisionSpan>& spans);
 
-// Everything one promotion writes. Unit and Link IDs are made by the caller (NewUuid), so a
-// new Unit's revisions, marks and Link can be written in the same batch.
+// Everything one promotion writes. New Units' IDs are made by the caller (NewUuid), so their
+// revisions, marks and Links can be written in the same batch.
 struct PromotionWrites {
   struct Unit {
     std::string id, space_id, slug, toolchain_type, labels_json, annotations_json, upstream_unit_id;

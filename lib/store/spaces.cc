@@ -15,8 +15,12 @@ const std::string kSpaceSelect =
                  ", coalesce(s.component_id::text, ''), coalesce(c.slug, ''),"
                  " coalesce(s.upstream_space_id::text, ''), ",
                  Rfc3339("s.created_at"), ", ", Rfc3339("s.updated_at"),
-                 ", s.version, s.validating_invocations"
-                 " FROM spaces s LEFT JOIN components c ON c.id = s.component_id WHERE TRUE");
+                 ", s.version, s.validating_invocations,"
+                 " coalesce(s.release_target_id::text, ''),"
+                 " coalesce(rts.slug || '/' || rt.slug, '')"
+                 " FROM spaces s LEFT JOIN components c ON c.id = s.component_id"
+                 " LEFT JOIN targets rt ON rt.id = s.release_target_id"
+                 " LEFT JOIN spaces rts ON rts.id = rt.space_id WHERE TRUE");
 
 v1::Space ReadSpace(const pqxx::row& r) {
   v1::Space s;
@@ -32,6 +36,8 @@ v1::Space ReadSpace(const pqxx::row& r) {
   s.set_updated_at(r[9].as<std::string>());
   s.set_version(r[10].as<int64_t>());
   for (auto& v : ReadTextArray(r[11])) s.add_validating_invocations(v);
+  s.set_release_target_id(r[12].as<std::string>());
+  s.set_release_target(r[13].as<std::string>());
   return s;
 }
 
@@ -99,6 +105,10 @@ absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const
         ", validating_invocations = ARRAY(SELECT DISTINCT v FROM unnest(validating_invocations || ",
         q.Param(TextArrayLiteral(c.add_validators)), "::text[]) v WHERE v <> ALL(",
         q.Param(TextArrayLiteral(c.remove_validators)), "::text[]) ORDER BY v)"));
+  }
+  if (c.release_target_id) {
+    q.Append(absl::StrCat(", release_target_id = NULLIF(", q.Param(*c.release_target_id),
+                          ", '')::uuid"));
   }
   q.Append(absl::StrCat(" WHERE id = ", q.Param(space_id), "::uuid"));
   if (c.expected_version != 0) {

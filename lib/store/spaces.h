@@ -44,7 +44,8 @@ struct SpaceChanges {
   std::optional<std::string> component_id;
   std::vector<std::string> add_validators;  // "SPACE/NAME" of vet Invocations
   std::vector<std::string> remove_validators;
-  int64_t expected_version = 0;  // 0: any
+  std::optional<std::string> release_target_id;  // "" removes it
+  int64_t expected_version = 0;                  // 0: any
 };
 // ABORTED if expected_version is set and the Space has moved on.
 absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const SpaceChanges& c);

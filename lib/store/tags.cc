@@ -8,10 +8,10 @@
 namespace cub::store {
 namespace {
 
-const std::string kTagSelect = absl::StrCat(
-    "SELECT t.id, t.space_id, t.slug, t.description, ", MapAsArray("t.labels"),
-    ", (SELECT count(*) FROM tag_marks m WHERE m.tag_id = t.id), ", Rfc3339("t.created_at"),
-    " FROM tags t WHERE TRUE");
+const std::string kTagSelect =
+    absl::StrCat("SELECT t.id, t.space_id, t.slug, t.description, ", MapAsArray("t.labels"),
+                 ", (SELECT count(*) FROM tag_marks m WHERE m.tag_id = t.id), ",
+                 Rfc3339("t.created_at"), " FROM tags t WHERE TRUE");
 
 v1::Tag ReadTag(const pqxx::row& r) {
   v1::Tag t;
@@ -81,8 +81,8 @@ std::vector<v1::TagMark> ListTagMarks(Tx& tx, const std::string& tag_id) {
 
 std::optional<int64_t> FindMark(Tx& tx, const std::string& tag_id, const std::string& unit_id) {
   pqxx::result r = tx.exec_params(
-      "SELECT revision_num FROM tag_marks WHERE tag_id = $1::uuid AND unit_id = $2::uuid",
-      tag_id, unit_id);
+      "SELECT revision_num FROM tag_marks WHERE tag_id = $1::uuid AND unit_id = $2::uuid", tag_id,
+      unit_id);
   if (r.empty()) return std::nullopt;
   return r[0][0].as<int64_t>();
 }
@@ -101,9 +101,9 @@ absl::StatusOr<v1::TagMark> MarkRevision(Tx& tx, const v1::Tag& tag, const v1::U
       tag.tag_id(), unit.unit_id(), revision_num, move);
   int64_t marked = r[0].as<int64_t>();
   if (marked != revision_num) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "tag '", tag.slug(), "' already marks revision ", marked, " of unit '", unit.slug(),
-        "'; pass --move to move it"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("tag '", tag.slug(), "' already marks revision ", marked, " of unit '",
+                     unit.slug(), "'; pass --move to move it"));
   }
   v1::TagMark m;
   m.set_tag_id(tag.tag_id());

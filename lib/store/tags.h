@@ -23,8 +23,7 @@ struct NewTag {
 };
 
 absl::StatusOr<v1::Tag> InsertTag(Tx& tx, const NewTag& t);
-std::optional<v1::Tag> FindTag(Tx& tx, const std::string& space_id,
-                               const std::string& slug_or_id);
+std::optional<v1::Tag> FindTag(Tx& tx, const std::string& space_id, const std::string& slug_or_id);
 absl::StatusOr<std::vector<v1::Tag>> ListTags(Tx& tx, const std::string& space_id,
                                               std::string_view where);
 std::vector<v1::TagMark> ListTagMarks(Tx& tx, const std::string& tag_id);

@@ -26,8 +26,7 @@ absl::Status RunOnce(ConnectionPool& pool, bool read_only,
   }
 }
 
-absl::Status Run(ConnectionPool& pool, bool read_only,
-                 const std::function<absl::Status(Tx&)>& fn) {
+absl::Status Run(ConnectionPool& pool, bool read_only, const std::function<absl::Status(Tx&)>& fn) {
   absl::Status s;
   for (int attempt = 0; attempt < 4; ++attempt) {
     s = RunOnce(pool, read_only, fn);
@@ -42,8 +41,7 @@ absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Sta
   return Run(pool, false, fn);
 }
 
-absl::Status WithReadTransaction(ConnectionPool& pool,
-                                 const std::function<absl::Status(Tx&)>& fn) {
+absl::Status WithReadTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn) {
   return Run(pool, true, fn);
 }
 

@@ -19,8 +19,7 @@ using Tx = pqxx::work;
 absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
 // The same, for work that only reads.
-absl::Status WithReadTransaction(ConnectionPool& pool,
-                                 const std::function<absl::Status(Tx&)>& fn);
+absl::Status WithReadTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
 }  // namespace cub::store
 

@@ -45,19 +45,18 @@ absl::Status InsertToken(Tx& tx, const std::string& user_id, const std::string& 
 
 std::vector<v1::User> ListUsers(Tx& tx) {
   std::vector<v1::User> out;
-  for (const auto& r : tx.exec(absl::StrCat("SELECT ", kUserColumns,
-                                            " FROM users u ORDER BY u.username"))) {
+  for (const auto& r :
+       tx.exec(absl::StrCat("SELECT ", kUserColumns, " FROM users u ORDER BY u.username"))) {
     out.push_back(ReadUser(r));
   }
   return out;
 }
 
 std::optional<v1::User> FindUserByTokenHash(Tx& tx, const std::string& token_hash) {
-  pqxx::result r = tx.exec_params(
-      absl::StrCat("SELECT ", kUserColumns,
-                   " FROM tokens t JOIN users u ON u.id = t.user_id"
-                   " WHERE t.token_hash = $1 AND t.revoked_at IS NULL"),
-      pqxx::binarystring(token_hash));
+  pqxx::result r = tx.exec_params(absl::StrCat("SELECT ", kUserColumns,
+                                               " FROM tokens t JOIN users u ON u.id = t.user_id"
+                                               " WHERE t.token_hash = $1 AND t.revoked_at IS NULL"),
+                                  pqxx::binarystring(token_hash));
   if (r.empty()) return std::nullopt;
   return ReadUser(r[0]);
 }

@@ -319,8 +319,10 @@ e2e_start_cubd() {
     grpc_port=$(free_port)
     http_port=$(free_port)
     [[ $grpc_port != "$http_port" ]] || continue
+    # Every cubd of a test shares one signing key and work directory, as a deployment would.
     cubd serve --database-url "$E2E_DB_URL" --listen "127.0.0.1:$grpc_port" \
-      --http-listen "127.0.0.1:$http_port" "$@" >>"$log" 2>&1 </dev/null &
+      --http-listen "127.0.0.1:$http_port" --signing-key "$E2E_TMP/signing-key.pem" \
+      --work-dir "$E2E_TMP/cubd-work" "$@" >>"$log" 2>&1 </dev/null &
     pid=$!
     CUBD_PID[$name]=$pid
     CUBD_GRPC[$name]="127.0.0.1:$grpc_port"

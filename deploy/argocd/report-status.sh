@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Reference live-status reporter: reads an Argo CD Application with kubectl and reports its
+# status to cub as the live status of the Release that Argo CD is running.
+#
+# The Release is found by the git commit Argo CD synced (status.sync.revision), which is the
+# commit a Git Target made for it (`cub release list` shows it as Commit).
+#
+#   report-status.sh --space SPACE --app APPLICATION [--namespace argocd] [--interval 30] [--once]
+#
+# Needs kubectl (with read access to the Application), python3, and cub with a token of a user
+# holding the reporter role on SPACE (CUB_SERVER / CUB_TOKEN, or a saved context). Runs until
+# stopped, reporting every --interval seconds, or once with --once. Exits non-zero on --once if
+# it could not report.
+set -uo pipefail
+
+space="" app="" namespace=argocd interval=30 once=0
+while (($#)); do
+  case $1 in
+    --space) space=$2; shift 2 ;;
+    --app) app=$2; shift 2 ;;
+    --namespace) namespace=$2; shift 2 ;;
+    --interval) interval=$2; shift 2 ;;
+    --once) once=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "report-status: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ -n $space && -n $app ]] || { echo "report-status: --space and --app are required" >&2; exit 2; }
+
+report_once() {
+  local app_json releases fields
+  app_json=$(kubectl get application "$app" -n "$namespace" -o json) || {
+    echo "report-status: cannot read Application $namespace/$app" >&2; return 1; }
+  releases=$(cub release list --space "$space" -o json) || return 1
+  # sync, health, operation, message and the release number, tab-separated.
+  fields=$(APP="$app_json" RELEASES="$releases" python3 - <<'PY'
+import json, os
+app = json.loads(os.environ["APP"]).get("status", {})
+sync = app.get("sync", {}).get("status") or "Unknown"
+health = app.get("health", {}).get("status") or "Unknown"
+phase = (app.get("operationState") or {}).get("phase") or ""
+# Argo CD phases: Running, Terminating, Failed, Error, Succeeded.
+operation = {"Running": "Running", "Terminating": "Running", "Failed": "Failed",
+             "Error": "Failed", "Succeeded": "Succeeded"}.get(phase, "")
+message = (app.get("operationState") or {}).get("message") or app.get("health", {}).get("message") or ""
+revision = app.get("sync", {}).get("revision") or ""
+if sync not in ("Synced", "OutOfSync"): sync = "Unknown"
+if health not in ("Healthy", "Progressing", "Degraded", "Suspended", "Missing"): health = "Unknown"
+num = next((str(r["ReleaseNum"]) for r in json.loads(os.environ["RELEASES"])
+            if revision and r.get("Commit") == revision), "")
+print("\t".join([sync, health, operation, message.replace("\t", " ").replace("\n", " "), num]))
+PY
+) || return 1
+  local sync health operation message num
+  IFS=$'\t' read -r sync health operation message num <<<"$fields"
+  if [[ -z $num ]]; then
+    echo "report-status: no release of $space was committed as the revision $app runs" >&2
+    return 1
+  fi
+  local args=(--space "$space" --release "$num" --sync "$sync" --health "$health")
+  [[ -n $operation ]] && args+=(--operation "$operation")
+  [[ -n $message ]] && args+=(--message "$message")
+  cub release set-status "${args[@]}"
+}
+
+if ((once)); then
+  report_once
+  exit
+fi
+while true; do
+  report_once || true
+  sleep "$interval"
+done

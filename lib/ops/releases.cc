@@ -1,0 +1,573 @@
+#include "lib/ops/releases.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "lib/config/yaml.h"
+#include "lib/ops/access.h"
+#include "lib/ops/change_orders.h"
+#include "lib/ops/gates.h"
+#include "lib/ops/input.h"
+#include "lib/ops/units.h"
+#include "lib/sign/dsse.h"
+#include "lib/sign/statement.h"
+#include "lib/store/change_orders.h"
+#include "lib/store/releases.h"
+#include "lib/store/spaces.h"
+#include "lib/store/tags.h"
+#include "lib/store/units.h"
+#include "lib/targets/provider.h"
+#include "lib/util/json_text.h"
+#include "lib/util/sha256.h"
+
+namespace cub::ops {
+namespace {
+
+constexpr char kConfigHubYaml[] = "ConfigHub/YAML";
+
+absl::StatusOr<v1::Target> FindTargetIn(store::Tx& tx, const v1::Space& space,
+                                        const std::string& ref) {
+  auto t = store::FindTarget(tx, space.space_id(), ref);
+  if (!t) {
+    return absl::NotFoundError(
+        absl::StrCat("target '", ref, "' not found in space '", space.slug(), "'"));
+  }
+  return *t;
+}
+
+// What a publish bundles: one file per Unit, and the digest over them.
+struct Bundle {
+  std::vector<v1::ReleaseUnit> units;
+  std::vector<targets::BundleFile> files;
+  std::string digest;
+  std::string change_order_id;
+  std::string change_order;  // "BASE/NAME"
+  std::optional<ResolvedChangeOrder> rco;
+};
+
+// The bundle digest: SHA-256 over each file's name and the SHA-256 of its content, in name
+// order, so it names exactly the bytes a Target is handed.
+std::string BundleDigest(std::vector<targets::BundleFile> files) {
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::string canonical;
+  for (const auto& f : files) absl::StrAppend(&canonical, f.name, "\n", Sha256Hex(f.content), "\n");
+  return absl::StrCat("sha256:", Sha256Hex(canonical));
+}
+
+absl::Status AddUnit(store::Tx& tx, const v1::Unit& unit, int64_t num, Bundle& b) {
+  auto rev = store::FindRevision(tx, unit.unit_id(), num);
+  if (!rev) return absl::InternalError("bundled revision missing");
+  if (rev->validation_errors_size() > 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "unit '", unit.slug(), "' revision ", num, " has validation errors (",
+        absl::StrJoin(rev->validation_errors(), "; "), "); fix them before releasing it"));
+  }
+  v1::ReleaseUnit u;
+  u.set_unit_id(unit.unit_id());
+  u.set_unit(unit.slug());
+  u.set_revision_num(static_cast<int32_t>(num));
+  u.set_data_hash(rev->data_hash());
+  b.units.push_back(u);
+  b.files.push_back({unit.slug() + ".yaml", rev->data()});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                   const std::string& selector) {
+  Bundle b;
+  store::UnitQuery q;
+  q.space_id = space.space_id();
+  auto units = store::ListUnits(tx, ToCaller(p), q);
+  if (!units.ok()) return units.status();
+  std::string tag_id;  // the ChangeOrder Tag the selector reads, if any
+  if (absl::StartsWith(selector, "ChangeOrder:") ||
+      absl::StartsWith(selector, "Before:ChangeOrder:")) {
+    const bool before = absl::StartsWith(selector, "Before:");
+    auto rco = ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12), space.slug(), false);
+    if (!rco.ok()) return rco.status();
+    if (store::MarkedSpaces(tx, rco->co.publish_tag_id, {space.space_id()}).empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "space '", space.slug(), "' has not taken change order '", rco->co.slug, "'"));
+    }
+    tag_id = before ? rco->co.start_tag_id : rco->co.publish_tag_id;
+    if (!before) {
+      b.change_order_id = rco->co.id;
+      b.change_order = absl::StrCat(rco->base.slug(), "/", rco->co.slug);
+      b.rco = *std::move(rco);
+    }
+  }
+  std::map<std::string, int64_t> marks;
+  if (!tag_id.empty()) {
+    for (const auto& m : store::ListTagMarks(tx, tag_id)) marks[m.unit_id()] = m.revision_num();
+  }
+  for (const auto& unit : *units) {
+    if (unit.toolchain_type() == kConfigHubYaml || unit.head_revision_num() == 0) continue;
+    int64_t num = 0;
+    if (!tag_id.empty()) {
+      // A Unit the ChangeOrder did not mark goes out as it is deployed.
+      auto it = marks.find(unit.unit_id());
+      num = it != marks.end() ? it->second : unit.last_released_revision_num();
+    } else {
+      auto resolved = ResolveRevision(tx, p, space, unit, selector);
+      if (resolved.ok()) {
+        num = *resolved;
+      } else if (absl::IsNotFound(resolved.status())) {
+        num = unit.last_released_revision_num();
+      } else {
+        return resolved.status();
+      }
+    }
+    if (num == 0) continue;  // not there yet, and never deployed
+    if (auto s = AddUnit(tx, unit, num, b); !s.ok()) return s;
+  }
+  if (b.units.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("space '", space.slug(), "' has no unit to release at ", selector));
+  }
+  b.digest = BundleDigest(b.files);
+  return b;
+}
+
+// The bundle Release `num` holds, as its rows say now.
+absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
+  Bundle b;
+  std::map<std::string, std::string> data = store::ReleaseData(tx, r.release_id());
+  for (const auto& u : r.units()) {
+    auto it = data.find(u.unit());
+    if (it == data.end()) {
+      return absl::DataLossError(absl::StrCat("release ", r.release_num(), " bundled unit '",
+                                              u.unit(), "' revision ", u.revision_num(),
+                                              ", which is gone"));
+    }
+    b.units.push_back(u);
+    b.files.push_back({u.unit() + ".yaml", it->second});
+  }
+  b.digest = BundleDigest(b.files);
+  return b;
+}
+
+// Checks the Release's signed provenance and that its stored bundle still hashes to the digest
+// signed. Each check passed or failed is appended to `checks`.
+absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Release& r,
+                          std::vector<std::string>* checks) {
+  auto env_json = sign::Envelope::FromJson(r.provenance());
+  if (!env_json.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(),
+                     ": its provenance record does not read: ", env_json.status().message()));
+  }
+  if (auto s = sign::VerifyEnvelope(*env_json, env.key->PublicKeyPem()); !s.ok()) {
+    return absl::DataLossError(absl::StrCat("release ", r.release_num(),
+                                            ": the provenance signature does not verify with the"
+                                            " server's key: ",
+                                            s.message()));
+  }
+  checks->push_back(absl::StrCat("provenance signature verifies with key ", env.key->KeyId()));
+  auto statement = config::ParseYaml(env_json->payload);
+  const config::Node* subject =
+      statement.ok() && statement->size() == 1 ? (*statement)[0].Find("subject") : nullptr;
+  const config::Node* digest = subject && subject->IsSequence() && subject->size() == 1
+                                   ? subject->AsSequence()[0].Find("digest")
+                                   : nullptr;
+  const config::Node* sha = digest ? digest->Find("sha256") : nullptr;
+  if (!sha || !sha->IsString()) {
+    return absl::DataLossError(absl::StrCat(
+        "release ", r.release_num(), ": the signed statement names no sha256 subject digest"));
+  }
+  std::string signed_digest = absl::StrCat("sha256:", sha->AsString());
+  if (signed_digest != r.bundle_digest()) {
+    return absl::DataLossError(absl::StrCat("release ", r.release_num(), ": the signed digest ",
+                                            signed_digest, " is not the recorded one ",
+                                            r.bundle_digest()));
+  }
+  auto stored = StoredBundle(tx, r);
+  if (!stored.ok()) return stored.status();
+  if (stored->digest != signed_digest) {
+    return absl::DataLossError(absl::StrCat(
+        "release ", r.release_num(), ": the bundle as stored hashes to ", stored->digest,
+        ", not to the signed ", signed_digest, "; it has been altered and will not be deployed"));
+  }
+  checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
+  return absl::OkStatus();
+}
+
+std::string Now() {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+}
+
+std::string ProvenancePredicate(const v1::Space& space, const v1::Target& target, int64_t num,
+                                const Bundle& b, const std::string& selector, const Principal& p) {
+  std::vector<std::string> units;
+  for (const auto& u : b.units) {
+    units.push_back(absl::StrCat("{\"Unit\":", JsonQuote(u.unit()),
+                                 ",\"RevisionNum\":", u.revision_num(),
+                                 ",\"DataHash\":", JsonQuote(u.data_hash()), "}"));
+  }
+  return absl::StrCat(
+      "{\"Space\":", JsonQuote(space.slug()), ",\"SpaceID\":", JsonQuote(space.space_id()),
+      ",\"Target\":", JsonQuote(absl::StrCat(target.space_slug(), "/", target.slug())),
+      ",\"ReleaseNum\":", num, ",\"ChangeOrder\":", JsonQuote(b.change_order),
+      ",\"RevisionSelector\":", JsonQuote(selector), ",\"Units\":[", absl::StrJoin(units, ","),
+      "],\"PublishedBy\":", JsonQuote(p.username), ",\"PublishedAt\":", JsonQuote(Now()), "}");
+}
+
+std::string SubjectName(const v1::Space& space, int64_t num) {
+  return absl::StrCat(space.slug(), "/release-", num);
+}
+
+// The Stage of the ChangeOrder "BASE/NAME" a Release was published for moves as it is released
+// and reported on, whoever does that: it is read on the server's own account.
+void AdvanceStageOf(store::Tx& tx, const std::string& ref) {
+  Principal server;
+  server.admin = true;
+  auto rco = ResolveChangeOrder(tx, server, ref, "", false);
+  if (rco.ok()) (void)AdvanceStage(tx, *rco);
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
+                                        const v1::CreateTargetRequest& req) {
+  if (auto s = ValidateSlug("target", req.slug()); !s.ok()) return s;
+  std::map<std::string, std::string> params = ToMap(req.params());
+  if (auto s = targets::ValidateParams(req.provider(), params); !s.ok()) return s;
+  v1::Target out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
+    if (!space.ok()) return space.status();
+    if (store::FindTarget(tx, space->space_id(), req.slug())) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("target '", req.slug(), "' already exists in space '", space->slug(), "'"));
+    }
+    out = store::InsertTarget(tx, {space->space_id(), req.slug(), req.provider(), params});
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Target> GetTarget(store::ConnectionPool& db, const Principal& p,
+                                     const v1::GetTargetRequest& req) {
+  v1::Target out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto t = FindTargetIn(tx, *space, req.target());
+    if (!t.ok()) return t.status();
+    out = *std::move(t);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListTargetsResponse> ListTargets(store::ConnectionPool& db, const Principal& p,
+                                                    const v1::ListTargetsRequest& req) {
+  v1::ListTargetsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    for (auto& t : store::ListTargets(tx, space->space_id())) *out.add_targets() = std::move(t);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Principal& p,
+                                        const v1::UpdateTargetRequest& req) {
+  v1::Target out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
+    if (!space.ok()) return space.status();
+    auto t = FindTargetIn(tx, *space, req.target());
+    if (!t.ok()) return t.status();
+    std::map<std::string, std::string> merged = ToMap(t->params());
+    for (const auto& [k, v] : req.params()) {
+      if (v.empty()) {
+        merged.erase(k);
+      } else {
+        merged[k] = v;
+      }
+    }
+    if (auto s = targets::ValidateParams(t->provider(), merged); !s.ok()) return s;
+    out = store::UpdateTargetParams(tx, t->target_id(), ToMap(req.params()));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
+                          const v1::DeleteTargetRequest& req) {
+  return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
+    if (!space.ok()) return space.status();
+    auto t = FindTargetIn(tx, *space, req.target());
+    if (!t.ok()) return t.status();
+    return store::DeleteTarget(tx, *t);
+  });
+}
+
+absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
+                                           const Principal& p,
+                                           const v1::PublishReleaseRequest& req) {
+  if (req.release() > 0 && !req.revision().empty()) {
+    return absl::InvalidArgumentError("give --revision or --release, not both");
+  }
+  v1::Release out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    out.Clear();
+    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
+    if (!space.ok()) return space.status();
+    if (space->release_target_id().empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "space '", space->slug(),
+          "' has no release Target: set one with cub space update --release-target SPACE/TARGET"));
+    }
+    auto target = store::FindTargetByID(tx, space->release_target_id());
+    if (!target) return absl::InternalError("release target vanished");
+    std::string selector = req.revision().empty() ? "HeadRevisionNum" : req.revision();
+    absl::StatusOr<Bundle> bundle;
+    if (req.release() > 0) {
+      // A rollback: what Release N bundled, provided it is still what was signed.
+      auto earlier = store::FindRelease(tx, space->space_id(), req.release());
+      if (!earlier) {
+        return absl::NotFoundError(
+            absl::StrCat("space '", space->slug(), "' has no release ", req.release()));
+      }
+      std::vector<std::string> checks;
+      if (auto s = VerifyStored(tx, env, *earlier, &checks); !s.ok()) return s;
+      bundle = StoredBundle(tx, *earlier);
+      selector = absl::StrCat("Release:", req.release());
+    } else {
+      bundle = BuildBundle(tx, p, *space, selector);
+    }
+    if (!bundle.ok()) return bundle.status();
+
+    // A Release of a ChangeOrder is held by its Stage's ReleasePrerequisites.
+    if (bundle->rco && bundle->rco->workflow) {
+      auto members = StageMembers(tx, *bundle->rco);
+      if (!members.ok()) return members.status();
+      for (size_t i = 0; i < members->size(); ++i) {
+        const auto& stage = bundle->rco->workflow->stages[i];
+        bool member =
+            std::any_of((*members)[i].begin(), (*members)[i].end(),
+                        [&](const v1::Space& s) { return s.space_id() == space->space_id(); });
+        if (!member || stage.release_prerequisites.empty()) continue;
+        std::set<std::string> resolved(bundle->rco->co.resolved_space_ids.begin(),
+                                       bundle->rco->co.resolved_space_ids.end());
+        GateContext ctx{&*bundle->rco, resolved, absl::Now()};
+        auto failures =
+            GateFailures(tx, ctx, stage.release_prerequisites, {*space},
+                         absl::StrCat("unable to publish a release of change order '",
+                                      bundle->rco->co.slug, "' in stage '", stage.name, "'"));
+        if (!failures.ok()) return failures.status();
+        if (!failures->empty()) {
+          return absl::FailedPreconditionError(absl::StrJoin(*failures, "; "));
+        }
+      }
+    }
+
+    out.set_space_id(space->space_id());
+    out.set_space_slug(space->slug());
+    out.set_target(absl::StrCat(target->space_slug(), "/", target->slug()));
+    out.set_change_order_id(bundle->change_order_id);
+    out.set_change_order(bundle->change_order);
+    out.set_revision_selector(selector);
+    out.set_description(req.description());
+    out.set_bundle_digest(bundle->digest);
+    for (const auto& u : bundle->units) *out.add_units() = u;
+    if (req.dry_run()) return absl::OkStatus();
+
+    store::NewRelease nr;
+    nr.space_id = space->space_id();
+    nr.target_id = target->target_id();
+    nr.change_order_id = bundle->change_order_id;
+    nr.change_order = bundle->change_order;
+    nr.revision_selector = selector;
+    nr.description = req.description();
+    nr.bundle_digest = bundle->digest;
+    nr.published_by = p.user_id;
+    nr.units = bundle->units;
+    auto [release_id, num] = store::InsertRelease(tx, nr);
+    std::string statement = sign::Statement(
+        {{SubjectName(*space, num), bundle->digest.substr(7)}}, kProvenancePredicate,
+        ProvenancePredicate(*space, *target, num, *bundle, selector, p));
+    sign::Envelope signed_record =
+        sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement);
+    store::SetReleaseProvenance(tx, release_id, signed_record.ToJson());
+
+    // What goes to the Target is what the database now holds, checked against what was signed.
+    auto stored = store::FindReleaseByID(tx, release_id);
+    if (!stored) return absl::InternalError("release vanished");
+    std::vector<std::string> checks;
+    if (auto s = VerifyStored(tx, env, *stored, &checks); !s.ok()) return s;
+    auto files = StoredBundle(tx, *stored);
+    if (!files.ok()) return files.status();
+    auto provider =
+        targets::MakeProvider(target->provider(), ToMap(target->params()), env.work_dir);
+    if (!provider.ok()) return provider.status();
+    targets::Delivery d;
+    d.space = space->slug();
+    d.release_num = num;
+    d.change_order = bundle->change_order;
+    d.bundle_digest = bundle->digest;
+    d.author = p.username;
+    d.files = files->files;
+    auto delivered = (*provider)->Deliver(d);
+    if (!delivered.ok()) {
+      return absl::UnavailableError(absl::StrCat("target '", target->slug(),
+                                                 "' did not take release ", num, ": ",
+                                                 delivered.status().message()));
+    }
+    store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit);
+    if (!bundle->change_order.empty()) AdvanceStageOf(tx, bundle->change_order);
+    auto done = store::FindReleaseByID(tx, release_id);
+    if (!done) return absl::InternalError("release vanished");
+    out = *std::move(done);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,
+                                       const v1::GetReleaseRequest& req) {
+  v1::Release out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto r = store::FindRelease(tx, space->space_id(), req.release());
+    if (!r) {
+      return absl::NotFoundError(
+          absl::StrCat("space '", space->slug(), "' has no release ", req.release()));
+    }
+    out = *std::move(r);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db, const Principal& p,
+                                                      const v1::ListReleasesRequest& req) {
+  v1::ListReleasesResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    for (auto& r : store::ListReleases(tx, space->space_id())) *out.add_releases() = std::move(r);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
+                                             const Principal& p,
+                                             const v1::SetReleaseStatusRequest& req) {
+  static const auto* kSync = new std::set<std::string>{"Synced", "OutOfSync", "Unknown"};
+  static const auto* kHealth = new std::set<std::string>{"Healthy",   "Progressing", "Degraded",
+                                                         "Suspended", "Missing",     "Unknown"};
+  static const auto* kOperation = new std::set<std::string>{"", "Running", "Succeeded", "Failed"};
+  if (!kSync->count(req.sync())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--sync '", req.sync(), "' is not one of Synced, OutOfSync, Unknown"));
+  }
+  if (!kHealth->count(req.health())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--health '", req.health(),
+        "' is not one of Healthy, Progressing, Degraded, Suspended, Missing, Unknown"));
+  }
+  if (!kOperation->count(req.operation())) {
+    return absl::InvalidArgumentError(absl::StrCat("--operation '", req.operation(),
+                                                   "' is not one of Running, Succeeded, Failed"));
+  }
+  if ((req.release() > 0) == !req.bundle_digest().empty()) {
+    return absl::InvalidArgumentError("name the release by --release N or by --digest, not both");
+  }
+  v1::Release out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kReport);
+    if (!space.ok()) return space.status();
+    auto r = req.release() > 0
+                 ? store::FindRelease(tx, space->space_id(), req.release())
+                 : store::FindReleaseByDigest(tx, space->space_id(), req.bundle_digest());
+    if (!r) {
+      return absl::NotFoundError(absl::StrCat("space '", space->slug(), "' has no release ",
+                                              req.release() > 0
+                                                  ? std::to_string(req.release())
+                                                  : "with digest " + req.bundle_digest()));
+    }
+    bool first_healthy =
+        store::SetReleaseStatus(tx, *r, {req.sync(), req.health(), req.operation(), req.message()});
+    if (first_healthy) {
+      std::string predicate = absl::StrCat(
+          "{\"Space\":", JsonQuote(space->slug()), ",\"ReleaseNum\":", r->release_num(),
+          ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
+          ",\"ChangeOrder\":", JsonQuote(r->change_order()), ",\"HealthyAt\":", JsonQuote(Now()),
+          ",\"ReportedBy\":", JsonQuote(p.username), "}");
+      std::string statement =
+          sign::Statement({{SubjectName(*space, r->release_num()), r->bundle_digest().substr(7)}},
+                          kDeploymentPredicate, predicate);
+      store::SetDeploymentRecord(
+          tx, r->release_id(),
+          sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson());
+    }
+    if (!r->change_order().empty()) AdvanceStageOf(tx, r->change_order());
+    auto done = store::FindReleaseByID(tx, r->release_id());
+    if (!done) return absl::InternalError("release vanished");
+    out = *std::move(done);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool& db,
+                                                          const Principal& p,
+                                                          const v1::ReleaseHistoryRequest& req) {
+  v1::ReleaseHistoryResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    for (auto& d : store::DeploymentHistory(tx, space->space_id())) {
+      *out.add_deployments() = std::move(d);
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& db,
+                                                        const ReleaseEnv& env, const Principal& p,
+                                                        const v1::VerifyReleaseRequest& req) {
+  v1::VerifyReleaseResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    if (!space.ok()) return space.status();
+    auto r = store::FindRelease(tx, space->space_id(), req.release());
+    if (!r) {
+      return absl::NotFoundError(
+          absl::StrCat("space '", space->slug(), "' has no release ", req.release()));
+    }
+    out.set_key_id(env.key->KeyId());
+    out.set_bundle_digest(r->bundle_digest());
+    std::vector<std::string> checks;
+    absl::Status verified = VerifyStored(tx, env, *r, &checks);
+    if (!verified.ok()) checks.push_back(std::string(verified.message()));
+    out.set_verified(verified.ok());
+    for (auto& c : checks) out.add_checks(std::move(c));
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops

@@ -1,0 +1,70 @@
+// Use cases on release Targets and Releases.
+//
+// Publishing bundles every releasable Unit of a Space at the revision a selector names, signs a
+// provenance record naming the bundle digest (an in-toto statement in a DSSE envelope, with the
+// server's key), stores both, verifies the stored bundle against the signed record, and only
+// then hands the files to the Space's Target. A GitOps operator then reports the Release's live
+// status, which the Healthy gate and the deployment history read.
+#ifndef CUB_LIB_OPS_RELEASES_H_
+#define CUB_LIB_OPS_RELEASES_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cub/v1/release.pb.h"
+#include "lib/ops/principal.h"
+#include "lib/sign/signing_key.h"
+#include "lib/store/pool.h"
+
+namespace cub::ops {
+
+// What publishing needs of the server: its signing key and a directory of its own (where Git
+// Targets keep clones of remote repositories).
+struct ReleaseEnv {
+  const sign::SigningKey* key = nullptr;
+  std::string work_dir;
+};
+
+// In-toto predicate types of the records cubd signs.
+inline constexpr char kProvenancePredicate[] = "https://cub.dev/release-provenance/v1";
+inline constexpr char kDeploymentPredicate[] = "https://cub.dev/deployment/v1";
+
+absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
+                                        const v1::CreateTargetRequest& req);
+absl::StatusOr<v1::Target> GetTarget(store::ConnectionPool& db, const Principal& p,
+                                     const v1::GetTargetRequest& req);
+absl::StatusOr<v1::ListTargetsResponse> ListTargets(store::ConnectionPool& db, const Principal& p,
+                                                    const v1::ListTargetsRequest& req);
+absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Principal& p,
+                                        const v1::UpdateTargetRequest& req);
+absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
+                          const v1::DeleteTargetRequest& req);
+
+// Refused, changing nothing: a Space with no Target, a revision with validation errors, a
+// ChangeOrder the Space has not taken, a release Prerequisite that does not hold, a stored
+// bundle (for --release N) that no longer matches its signed record. A dry run returns what
+// would be bundled, unsigned and unnumbered.
+absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
+                                           const Principal& p,
+                                           const v1::PublishReleaseRequest& req);
+absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,
+                                       const v1::GetReleaseRequest& req);
+absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db, const Principal& p,
+                                                      const v1::ListReleasesRequest& req);
+// Needs the reporter role. The first Healthy report of a deployment gets a signed deployment
+// record; the Stage of the Release's ChangeOrder is advanced.
+absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
+                                             const Principal& p,
+                                             const v1::SetReleaseStatusRequest& req);
+absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool& db,
+                                                          const Principal& p,
+                                                          const v1::ReleaseHistoryRequest& req);
+// Checks the provenance signature with the server's key, that it names this Release, and that
+// the bundle as stored now hashes to the digest it signed.
+absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& db,
+                                                        const ReleaseEnv& env, const Principal& p,
+                                                        const v1::VerifyReleaseRequest& req);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_RELEASES_H_

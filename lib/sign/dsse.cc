@@ -1,0 +1,147 @@
+#include "lib/sign/dsse.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/config/node.h"
+#include "lib/config/yaml.h"
+#include "lib/sign/base64.h"
+#include "lib/util/json_text.h"
+
+namespace cub::sign {
+namespace {
+
+using config::Node;
+
+absl::Status Bad(std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("dsse envelope: ", absl::string_view(what.data(), what.size())));
+}
+
+// The string under `key` of `map` (named `where` in messages). A missing or null value is
+// `*value` unchanged when `optional`, else an error.
+absl::Status GetString(const Node& map, std::string_view key, std::string_view where, bool optional,
+                       std::string* value) {
+  const Node* v = map.Find(key);
+  if (v == nullptr || (optional && v->IsNull())) {
+    if (optional) return absl::OkStatus();
+    return Bad(absl::StrCat("missing \"", std::string(key), "\"", std::string(where)));
+  }
+  if (!v->IsString()) {
+    return Bad(absl::StrCat("\"", std::string(key), "\"", std::string(where),
+                            " must be a string (found ", config::KindName(v->kind()), ")"));
+  }
+  *value = v->AsString();
+  return absl::OkStatus();
+}
+
+absl::Status GetBase64(const Node& map, std::string_view key, std::string_view where,
+                       std::string* value) {
+  std::string text;
+  absl::Status s = GetString(map, key, where, /*optional=*/false, &text);
+  if (!s.ok()) return s;
+  absl::StatusOr<std::string> bytes = Base64DecodeStdOrUrl(text);
+  if (!bytes.ok()) {
+    return Bad(absl::StrCat("\"", std::string(key), "\"", std::string(where), " is not valid ",
+                            bytes.status().message()));
+  }
+  *value = *std::move(bytes);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string Pae(std::string_view payload_type, std::string_view payload) {
+  std::string out = absl::StrCat("DSSEv1 ", payload_type.size(), " ");
+  out.append(payload_type.data(), payload_type.size());
+  absl::StrAppend(&out, " ", payload.size(), " ");
+  out.append(payload.data(), payload.size());
+  return out;
+}
+
+std::string Envelope::ToJson() const {
+  std::string out = "{\"payloadType\":";
+  out += JsonQuote(payload_type);
+  out += ",\"payload\":\"";
+  out += Base64Encode(payload);
+  out += "\",\"signatures\":[";
+  for (size_t i = 0; i < signatures.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"keyid\":";
+    out += JsonQuote(signatures[i].keyid);
+    out += ",\"sig\":\"";
+    out += Base64Encode(signatures[i].sig);
+    out += "\"}";
+  }
+  out += "]}";
+  return out;
+}
+
+absl::StatusOr<Envelope> Envelope::FromJson(std::string_view json) {
+  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(json);
+  if (!docs.ok()) return Bad(absl::StrCat("not valid JSON: ", docs.status().message()));
+  if (docs->size() != 1) {
+    return Bad(absl::StrCat("expected one JSON object, found ", docs->size(), " documents"));
+  }
+  const Node& root = (*docs)[0];
+  if (!root.IsMapping()) {
+    return Bad(
+        absl::StrCat("it must be a JSON object (found ", config::KindName(root.kind()), ")"));
+  }
+  Envelope env;
+  absl::Status s = GetString(root, "payloadType", "", /*optional=*/false, &env.payload_type);
+  if (s.ok()) s = GetBase64(root, "payload", "", &env.payload);
+  if (!s.ok()) return s;
+  const Node* sigs = root.Find("signatures");
+  if (sigs == nullptr) return Bad("missing \"signatures\"");
+  if (!sigs->IsSequence()) {
+    return Bad(absl::StrCat("\"signatures\" must be an array (found ",
+                            config::KindName(sigs->kind()), ")"));
+  }
+  for (size_t i = 0; i < sigs->AsSequence().size(); ++i) {
+    const Node& item = sigs->AsSequence()[i];
+    const std::string where = absl::StrCat(" in signatures[", i, "]");
+    if (!item.IsMapping()) {
+      return Bad(absl::StrCat("signatures[", i, "] must be an object (found ",
+                              config::KindName(item.kind()), ")"));
+    }
+    Signature sig;
+    s = GetString(item, "keyid", where, /*optional=*/true, &sig.keyid);
+    if (s.ok()) s = GetBase64(item, "sig", where, &sig.sig);
+    if (!s.ok()) return s;
+    env.signatures.push_back(std::move(sig));
+  }
+  return env;
+}
+
+Envelope SignEnvelope(const SigningKey& key, std::string_view payload_type,
+                      std::string_view payload) {
+  Envelope env;
+  env.payload_type = std::string(payload_type);
+  env.payload = std::string(payload);
+  env.signatures.push_back({key.KeyId(), key.Sign(Pae(payload_type, payload))});
+  return env;
+}
+
+absl::Status VerifyEnvelope(const Envelope& env, std::string_view public_key_pem) {
+  absl::StatusOr<std::string> key_id = PublicKeyId(public_key_pem);
+  if (!key_id.ok()) return key_id.status();
+  if (env.signatures.empty()) {
+    return absl::UnauthenticatedError("dsse envelope: it has no signatures");
+  }
+  const std::string pae = Pae(env.payload_type, env.payload);
+  std::string failures;
+  for (size_t i = 0; i < env.signatures.size(); ++i) {
+    const Envelope::Signature& sig = env.signatures[i];
+    absl::Status s = VerifyEd25519(public_key_pem, pae, sig.sig);
+    if (s.ok()) return absl::OkStatus();
+    absl::StrAppend(
+        &failures, "; signatures[", i, "]",
+        sig.keyid.empty() ? std::string() : absl::StrCat(" (keyid ", sig.keyid, ")"), ": ",
+        s.code() == absl::StatusCode::kUnauthenticated ? absl::string_view("does not verify")
+                                                       : s.message());
+  }
+  return absl::UnauthenticatedError(absl::StrCat("dsse envelope: no signature verifies with key ",
+                                                 *key_id, " over payload type \"", env.payload_type,
+                                                 "\"", failures));
+}
+
+}  // namespace cub::sign

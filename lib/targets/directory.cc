@@ -1,0 +1,204 @@
+// The Directory provider: <path>/<space>/<unit>.yaml on the local file system.
+//
+// Each file is replaced atomically (a temporary file in the same directory, fsync, rename), so a
+// reader never sees a half-written manifest. The directory as a whole is not switched
+// atomically: a reader listing it during a Deliver may see some files of the new Release next to
+// some of the old one. New and changed files are written before stale ones are removed, so the
+// directory never looks emptier than either Release. A file whose content is already what the
+// bundle says is not rewritten (its mtime stays), so watchers see only real changes.
+//
+// Lock file: <path>/.<space>.cub-lock, beside the Space's directory rather than in it, so that
+// the directory an operator deploys holds nothing cub did not put there on purpose.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/targets/internal.h"
+
+namespace cub::targets::internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Temporary files start with this; they are ours, so leftovers of a killed Deliver are removed
+// by the next one. They do not end in .yaml, so an operator never applies one.
+constexpr char kTempPrefix[] = ".cub-tmp-";
+
+absl::Status FsyncPath(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return absl::InternalError(absl::StrCat("cannot open ", path, ": ", ErrnoText(err)));
+  }
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0)
+    return absl::InternalError(absl::StrCat("cannot fsync ", path, ": ", ErrnoText(err)));
+  return absl::OkStatus();
+}
+
+absl::Status WriteAll(int fd, const std::string& data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      int err = errno;
+      if (err == EINTR) continue;
+      return absl::InternalError(absl::StrCat("cannot write ", path, ": ", ErrnoText(err)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+// Writes `content` to dir/name through a temporary file in dir: create (mode 0666 less the
+// umask, like any new file), write, fsync, rename over the old file. The caller fsyncs dir.
+absl::Status WriteFileAtomically(const std::string& dir, const std::string& name,
+                                 const std::string& content) {
+  const std::string target = dir + "/" + name;
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    tmp = absl::StrCat(dir, "/", kTempPrefix, name, ".", ::getpid(), ".", attempt);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      int err = errno;
+      if (err == EEXIST && attempt < 100) continue;
+      return absl::InternalError(absl::StrCat("cannot create ", tmp, ": ", ErrnoText(err)));
+    }
+  }
+  absl::Status s = WriteAll(fd, content, tmp);
+  if (s.ok() && ::fsync(fd) != 0) {
+    int err = errno;
+    s = absl::InternalError(absl::StrCat("cannot fsync ", tmp, ": ", ErrnoText(err)));
+  }
+  if (::close(fd) != 0 && s.ok()) {
+    int err = errno;
+    s = absl::InternalError(absl::StrCat("cannot close ", tmp, ": ", ErrnoText(err)));
+  }
+  if (s.ok() && ::rename(tmp.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    s = absl::InternalError(
+        absl::StrCat("cannot rename ", tmp, " to ", target, ": ", ErrnoText(err)));
+  }
+  if (!s.ok()) ::unlink(tmp.c_str());
+  return s;
+}
+
+// True when `path` is a regular file holding exactly `content`.
+bool HasContent(const std::string& path, const std::string& content) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(path, ec))) return false;
+  if (fs::file_size(path, ec) != content.size() || ec) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string have((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return !in.bad() && have == content;
+}
+
+bool EndsWithYaml(const std::string& name) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".yaml") == 0;
+}
+
+class DirectoryProvider : public Provider {
+ public:
+  explicit DirectoryProvider(std::string root) : root_(std::move(root)) {}
+
+  absl::StatusOr<Delivered> Deliver(const Delivery& d) override {
+    if (auto s = ValidateDelivery(d); !s.ok()) return s;
+    const std::string dir = (root_ == "/" ? "" : root_) + "/" + d.space;
+    std::error_code ec;
+    fs::create_directories(root_, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("Directory target: cannot create ", root_, ": ", ec.message()));
+    }
+    auto lock = LocationLock::Acquire("dir:" + dir,
+                                      (root_ == "/" ? "" : root_) + "/." + d.space + ".cub-lock");
+    if (!lock.ok()) return lock.status();
+
+    std::error_code stat_ec;
+    if (fs::exists(fs::symlink_status(dir, stat_ec)) && !fs::is_directory(dir, stat_ec)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Directory target: ", dir, " exists and is not a directory"));
+    }
+    bool created = fs::create_directory(dir, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("Directory target: cannot create ", dir, ": ", ec.message()));
+    }
+
+    // What is there now: our leftover temporaries and the *.yaml files.
+    std::set<std::string> leftovers;
+    std::set<std::string> yaml_files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      std::error_code sec;
+      fs::file_status st = it->symlink_status(sec);
+      if (sec || !fs::is_regular_file(st)) continue;
+      if (name.rfind(kTempPrefix, 0) == 0) leftovers.insert(name);
+      if (EndsWithYaml(name)) yaml_files.insert(name);
+    }
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("Directory target: cannot list ", dir, ": ", ec.message()));
+    }
+    for (const std::string& name : leftovers) ::unlink((dir + "/" + name).c_str());
+
+    std::set<std::string> wanted;
+    for (const BundleFile& f : d.files) {
+      wanted.insert(f.name);
+      if (HasContent(dir + "/" + f.name, f.content)) continue;
+      if (auto s = WriteFileAtomically(dir, f.name, f.content); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("Directory target: ", s.message()));
+      }
+    }
+    for (const std::string& name : yaml_files) {
+      if (wanted.count(name)) continue;
+      std::string path = dir + "/" + name;
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+        int err = errno;
+        return absl::InternalError(
+            absl::StrCat("Directory target: cannot remove ", path, ": ", ErrnoText(err)));
+      }
+    }
+    // Renames and unlinks are durable only once the directory itself is synced; a new directory
+    // also needs its entry in the parent synced.
+    if (auto s = FsyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
+    if (created) {
+      if (auto s = FsyncPath(root_, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
+    }
+    Delivered out;
+    out.location = dir;
+    return out;
+  }
+
+ private:
+  const std::string root_;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> MakeDirectoryProvider(const std::map<std::string, std::string>& params) {
+  // Lexically normalized, without a trailing '/', so that location keys (and the reported
+  // location) are the same however the path was spelled.
+  std::string root = fs::path(params.at("path")).lexically_normal().string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  return std::make_unique<DirectoryProvider>(std::move(root));
+}
+
+}  // namespace cub::targets::internal
