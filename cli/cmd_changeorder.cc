@@ -100,6 +100,16 @@ std::string Describe(const ChangeOrder& c) {
     }
   }
   if (!overrides.empty()) rows("Promotion Overrides", overrides);
+  std::vector<std::string> pending;
+  for (const auto& p : c.pending_requirements()) {
+    pending.push_back(
+        absl::StrCat(p.kind(), " of ", p.stage(), " in ", p.space(), ": ", p.message()));
+    if (p.needs_approval_from_size() > 0) {
+      pending.push_back(
+          absl::StrCat("  could approve: ", absl::StrJoin(p.needs_approval_from(), ", ")));
+    }
+  }
+  if (!pending.empty()) rows("Waiting For", pending);
   return t.Render();
 }
 

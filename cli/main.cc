@@ -79,6 +79,7 @@ int Main(int argc, char** argv) {
   AddChangeWorkflowCommands(app, env);
   AddChangeOrderCommands(app, env);
   AddReleaseCommands(app, env);
+  AddApprovalCommands(app, env);
   Finish(&app, true);
 
   try {

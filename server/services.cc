@@ -1,5 +1,6 @@
 #include "server/services.h"
 
+#include "cub/v1/attestation.grpc.pb.h"
 #include "cub/v1/auth.grpc.pb.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
@@ -8,6 +9,7 @@
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "lib/ops/attestations.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/change_workflows.h"
@@ -293,6 +295,34 @@ class ChangeOrderServiceImpl final : public v1::ChangeOrderService::Service {
   store::ConnectionPool& db_;
 };
 
+class AttestationServiceImpl final : public v1::AttestationService::Service {
+ public:
+  explicit AttestationServiceImpl(store::ConnectionPool& db) : db_(db) {}
+  Status Approve(ServerContext* ctx, const v1::ApproveRequest* req,
+                 v1::ApproveResponse* resp) override {
+    return Respond(db_, ctx, "AttestationService/Approve", resp,
+                   [&](const Principal& p) { return ops::Approve(db_, p, *req); });
+  }
+  Status GetAttestation(ServerContext* ctx, const v1::GetAttestationRequest* req,
+                        v1::Attestation* resp) override {
+    return Respond(db_, ctx, "AttestationService/GetAttestation", resp,
+                   [&](const Principal& p) { return ops::GetAttestation(db_, p, *req); });
+  }
+  Status ListAttestations(ServerContext* ctx, const v1::ListAttestationsRequest* req,
+                          v1::ListAttestationsResponse* resp) override {
+    return Respond(db_, ctx, "AttestationService/ListAttestations", resp,
+                   [&](const Principal& p) { return ops::ListAttestations(db_, p, *req); });
+  }
+  Status RevokeAttestation(ServerContext* ctx, const v1::RevokeAttestationRequest* req,
+                           v1::Attestation* resp) override {
+    return Respond(db_, ctx, "AttestationService/RevokeAttestation", resp,
+                   [&](const Principal& p) { return ops::RevokeAttestation(db_, p, *req); });
+  }
+
+ private:
+  store::ConnectionPool& db_;
+};
+
 class TargetServiceImpl final : public v1::TargetService::Service {
  public:
   explicit TargetServiceImpl(store::ConnectionPool& db) : db_(db) {}
@@ -477,6 +507,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& 
   out.push_back(std::make_unique<ChangeWorkflowServiceImpl>(db));
   out.push_back(std::make_unique<ChangeOrderServiceImpl>(db));
   out.push_back(std::make_unique<TargetServiceImpl>(db));
+  out.push_back(std::make_unique<AttestationServiceImpl>(db));
   out.push_back(std::make_unique<ReleaseServiceImpl>(db, release_env));
   out.push_back(std::make_unique<ServerServiceImpl>(db, release_env));
   out.push_back(std::make_unique<VariantServiceImpl>(db));

@@ -6,15 +6,18 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/ops/access.h"
+#include "lib/ops/attestation_gate.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/store/change_sets.h"
 #include "lib/store/change_workflows.h"
 #include "lib/store/promotion.h"
+#include "lib/store/releases.h"
 #include "lib/store/schemas.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
@@ -58,6 +61,7 @@ const where::Schema& ChangeOrderSchema() {
                                            {"InScopeSpaceIDs", FieldType::kStringList, ""},
                                            {"ResolvedSpaceIDs", FieldType::kStringList, ""},
                                            {"ReleasedSpaceIDs", FieldType::kStringList, ""},
+                                           {"NeedsApprovalFrom", FieldType::kStringList, ""},
                                            {"CreatedAt", FieldType::kTime, ""},
                                            {"UpdatedAt", FieldType::kTime, ""},
                                        });
@@ -84,6 +88,7 @@ class ChangeOrderRecord : public where::Record {
     if (n == "InScopeSpaceIDs") return list(c_.in_scope_space_ids());
     if (n == "ResolvedSpaceIDs") return list(c_.resolved_space_ids());
     if (n == "ReleasedSpaceIDs") return list(c_.released_space_ids());
+    if (n == "NeedsApprovalFrom") return list(c_.needs_approval_from());
     if (n == "CreatedAt") return c_.created_at();
     if (n == "UpdatedAt") return c_.updated_at();
     return std::monostate{};
@@ -318,11 +323,87 @@ absl::StatusOr<v1::Tag> NewChangeOrderTag(store::Tx& tx, const v1::Space& base,
   return store::InsertTag(tx, store::NewTag{base.space_id(), name, what, {}});
 }
 
+// What attestation prerequisites the rollout waits for: the entry gates of each Stage whose
+// Stage before has taken the change, the release gates of Spaces that took it but have not
+// released it, and Final once the last Stage has it.
+absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                  v1::ChangeOrder& view) {
+  if (!rco.workflow) return absl::OkStatus();
+  const auto& w = *rco.workflow;
+  auto members = StageMembers(tx, rco);
+  if (!members.ok()) return members.status();
+  std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
+                                 rco.co.resolved_space_ids.end());
+  resolved.insert(rco.base.space_id());
+  auto taken = [&](const std::vector<v1::Space>& spaces) {
+    return std::all_of(spaces.begin(), spaces.end(),
+                       [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
+  };
+  std::set<std::string> needs;
+  auto check = [&](const std::string& stage, const std::string& kind,
+                   const std::vector<std::string>& names,
+                   const std::vector<v1::Space>& over) -> absl::Status {
+    for (const auto& name : names) {
+      const auto* a = workflow::FindAttestationPrerequisite(w, name);
+      if (!a || over.empty()) continue;
+      auto outcomes = EvaluateAttestation(tx, rco, *a, over, absl::Now());
+      if (!outcomes.ok()) return outcomes.status();
+      for (size_t i = 0; i < outcomes->size(); ++i) {
+        const auto& o = (*outcomes)[i];
+        if (o.held) continue;
+        v1::PendingRequirement* p = view.add_pending_requirements();
+        p->set_stage(stage);
+        p->set_kind(kind);
+        p->set_prerequisite(name);
+        p->set_space_id(over[i].space_id());
+        p->set_space(over[i].slug());
+        p->set_message(o.message);
+        for (const auto& u : o.needs_from) {
+          p->add_needs_approval_from(u);
+          needs.insert(u);
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (size_t k = 0; k < w.stages.size(); ++k) {
+    const std::vector<v1::Space> before =
+        k == 0 ? std::vector<v1::Space>{rco.base} : (*members)[k - 1];
+    if (taken(before) && !taken((*members)[k])) {
+      if (auto s = check(w.stages[k].name, "Entry", w.stages[k].prerequisites, before); !s.ok()) {
+        return s;
+      }
+    }
+    std::vector<v1::Space> unreleased;
+    for (const auto& s : (*members)[k]) {
+      if (resolved.count(s.space_id()) &&
+          !store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id)) {
+        unreleased.push_back(s);
+      }
+    }
+    if (auto s = check(w.stages[k].name, "Release", w.stages[k].release_prerequisites, unreleased);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!w.stages.empty() && taken(members->back()) && rco.co.stage != "Completed") {
+    if (auto s = check(w.stages.back().name, "Final", w.final.prerequisites, members->back());
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const auto& u : needs) view.add_needs_approval_from(u);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<v1::ChangeOrder> ViewOf(store::Tx& tx, const v1::Space& base,
-                                       store::StoredChangeOrder co) {
+                                       store::StoredChangeOrder co, bool approvals = false) {
   auto rco = Resolved(base, std::move(co));
   if (!rco.ok()) return rco.status();
-  return ChangeOrderView(*rco);
+  auto view = ChangeOrderView(*rco);
+  if (!view.ok() || !approvals) return view;
+  if (auto s = FillPendingApprovals(tx, *rco, *view); !s.ok()) return s;
+  return view;
 }
 
 }  // namespace
@@ -559,6 +640,7 @@ absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const 
     if (!rco.ok()) return rco.status();
     auto view = ChangeOrderView(*rco);
     if (!view.ok()) return view.status();
+    if (auto s = FillPendingApprovals(tx, *rco, *view); !s.ok()) return s;
     out = *std::move(view);
     return absl::OkStatus();
   });
@@ -590,7 +672,10 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
       v1::Space base;
       base.set_space_id(co.space_id);
       base.set_slug(co.space_slug);
-      auto view = ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co));
+      // Pending approvals cost a few queries each, so they are read only when asked about.
+      const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
+      auto view = ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co),
+                         approvals);
       if (!view.ok()) return view.status();
       if (matcher) {
         auto match = matcher->Matches(ChangeOrderRecord(*view));

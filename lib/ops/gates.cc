@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/ops/attestation_gate.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
@@ -138,13 +139,15 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
     } else if (const auto* a = rco.workflow
                                    ? workflow::FindAttestationPrerequisite(*rco.workflow, name)
                                    : nullptr) {
-      // Attestations are not recorded yet, so none can count towards the requirement.
-      for (const auto* s : taken) {
-        failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), ": requires ", a->name, ": ",
-                                        a->count, " ", a->type,
-                                        " attestation(s) from eligible attesters who did not write"
-                                        " the change; has 0 of ",
-                                        a->count));
+      std::vector<v1::Space> spaces;
+      for (const auto* t : taken) spaces.push_back(*t);
+      auto outcomes = EvaluateAttestation(tx, rco, *a, spaces, ctx.now);
+      if (!outcomes.ok()) return outcomes.status();
+      for (size_t i = 0; i < outcomes->size(); ++i) {
+        if (!(*outcomes)[i].held) {
+          failures.push_back(
+              absl::StrCat(prefix, ", ", Who(ctx, spaces[i]), ": ", (*outcomes)[i].message));
+        }
       }
     } else {
       failures.push_back(absl::StrCat(prefix, ": prerequisite '", name,

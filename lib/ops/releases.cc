@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
+#include "lib/ops/attestation_gate.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
@@ -193,6 +194,24 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
         ", not to the signed ", signed_digest, "; it has been altered and will not be deployed"));
   }
   checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
+  if (!r.sealed_approvals().empty()) {
+    auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
+    if (!sealed.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("release ", r.release_num(),
+                       ": its sealed approvals do not read: ", sealed.status().message()));
+    }
+    if (auto s = sign::VerifyEnvelope(*sealed, env.key->PublicKeyPem()); !s.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("release ", r.release_num(),
+                       ": the sealed approvals' signature does not verify: ", s.message()));
+    }
+    if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha->AsString(), "\""))) {
+      return absl::DataLossError(
+          absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
+    }
+    checks->push_back("sealed approvals verify and name this bundle");
+  }
   return absl::OkStatus();
 }
 
@@ -218,6 +237,53 @@ std::string ProvenancePredicate(const v1::Space& space, const v1::Target& target
 
 std::string SubjectName(const v1::Space& space, int64_t num) {
   return absl::StrCat(space.slug(), "/release-", num);
+}
+
+// The votes behind each attestation prerequisite `reqs` of the Release, as judged now, signed
+// as an approval statement naming the Release and its bundle digest.
+absl::StatusOr<std::string> SealApprovals(
+    store::Tx& tx, const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
+    const std::vector<const workflow::AttestationPrerequisite*>& reqs, const v1::Space& space,
+    int64_t num, const std::string& digest) {
+  auto list = [](const std::vector<std::string>& v) {
+    std::vector<std::string> q;
+    for (const auto& x : v) q.push_back(JsonQuote(x));
+    return absl::StrCat("[", absl::StrJoin(q, ","), "]");
+  };
+  std::vector<std::string> policy, votes;
+  for (const auto* req : reqs) {
+    policy.push_back(absl::StrCat("{\"Name\":", JsonQuote(req->name),
+                                  ",\"Type\":", JsonQuote(req->type), ",\"Count\":", req->count,
+                                  ",\"FromUserIDs\":", list(req->from_user_ids),
+                                  ",\"FromGroups\":", list(req->from_groups),
+                                  ",\"DistinctGroups\":", req->distinct_groups ? "true" : "false",
+                                  ",\"MaxAge\":", JsonQuote(req->max_age),
+                                  ",\"AllowAuthors\":", req->allow_authors ? "true" : "false",
+                                  ",\"IgnoreFail\":", req->ignore_fail ? "true" : "false", "}"));
+    auto outcomes = EvaluateAttestation(tx, rco, *req, {space}, absl::Now());
+    if (!outcomes.ok()) return outcomes.status();
+    for (const auto& o : *outcomes) {
+      for (const auto& j : o.votes) {
+        votes.push_back(absl::StrCat(
+            "{\"Requirement\":", JsonQuote(req->name),
+            ",\"AttestationID\":", JsonQuote(j.vote.attestation_id),
+            ",\"User\":", JsonQuote(j.vote.username), ",\"UserID\":", JsonQuote(j.vote.user_id),
+            ",\"Result\":", JsonQuote(j.vote.result), ",\"At\":",
+            JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", j.vote.at, absl::UTCTimeZone())),
+            ",\"Unit\":", JsonQuote(j.unit), ",\"RevisionNum\":", j.revision_num,
+            ",\"Counted\":", j.counted ? "true" : "false", ",\"Why\":", JsonQuote(j.why), "}"));
+      }
+    }
+  }
+  std::string predicate = absl::StrCat(
+      "{\"Release\":{\"Space\":", JsonQuote(space.slug()), ",\"ReleaseNum\":", num,
+      ",\"BundleDigest\":", JsonQuote(digest),
+      "},\"ChangeOrder\":", JsonQuote(absl::StrCat(rco.base.slug(), "/", rco.co.slug)),
+      ",\"Stage\":", JsonQuote(stage), ",\"Policy\":[", absl::StrJoin(policy, ","), "],\"Votes\":[",
+      absl::StrJoin(votes, ","), "],\"SealedAt\":", JsonQuote(Now()), "}");
+  std::string statement =
+      sign::Statement({{SubjectName(space, num), digest.substr(7)}}, kApprovalPredicate, predicate);
+  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
 }
 
 // The Stage of the ChangeOrder "BASE/NAME" a Release was published for moves as it is released
@@ -350,7 +416,10 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     }
     if (!bundle.ok()) return bundle.status();
 
-    // A Release of a ChangeOrder is held by its Stage's ReleasePrerequisites.
+    // A Release of a ChangeOrder is held by its Stage's ReleasePrerequisites; the votes that
+    // satisfied the attestation ones are sealed onto it.
+    std::string sealed_stage;
+    std::vector<const workflow::AttestationPrerequisite*> sealed;
     if (bundle->rco && bundle->rco->workflow) {
       auto members = StageMembers(tx, *bundle->rco);
       if (!members.ok()) return members.status();
@@ -370,6 +439,12 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
         if (!failures.ok()) return failures.status();
         if (!failures->empty()) {
           return absl::FailedPreconditionError(absl::StrJoin(*failures, "; "));
+        }
+        for (const auto& name : stage.release_prerequisites) {
+          if (const auto* a = workflow::FindAttestationPrerequisite(*bundle->rco->workflow, name)) {
+            sealed.push_back(a);
+            sealed_stage = stage.name;
+          }
         }
       }
     }
@@ -402,6 +477,12 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     sign::Envelope signed_record =
         sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement);
     store::SetReleaseProvenance(tx, release_id, signed_record.ToJson());
+    if (!sealed.empty()) {
+      auto seal =
+          SealApprovals(tx, env, *bundle->rco, sealed_stage, sealed, *space, num, bundle->digest);
+      if (!seal.ok()) return seal.status();
+      store::SetSealedApprovals(tx, release_id, *seal);
+    }
 
     // What goes to the Target is what the database now holds, checked against what was signed.
     auto stored = store::FindReleaseByID(tx, release_id);

@@ -28,6 +28,7 @@ struct ReleaseEnv {
 // In-toto predicate types of the records cubd signs.
 inline constexpr char kProvenancePredicate[] = "https://cub.dev/release-provenance/v1";
 inline constexpr char kDeploymentPredicate[] = "https://cub.dev/deployment/v1";
+inline constexpr char kApprovalPredicate[] = "https://cub.dev/approval/v1";
 
 absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::CreateTargetRequest& req);

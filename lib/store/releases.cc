@@ -35,7 +35,7 @@ const std::string kReleaseSelect = absl::StrCat(
     ", r.location, r.commit_id, r.sync_status, r.health_status, r.operation_state,"
     " r.status_message, coalesce(",
     Rfc3339("r.status_at"),
-    ", ''), r.provenance"
+    ", ''), r.provenance, r.sealed_approvals"
     " FROM releases r JOIN spaces s ON s.id = r.space_id JOIN targets t ON t.id = r.target_id"
     " JOIN spaces ts ON ts.id = t.space_id LEFT JOIN users u ON u.id = r.published_by"
     " WHERE TRUE");
@@ -63,6 +63,7 @@ v1::Release ReadRelease(const pqxx::row& r) {
   live->set_message(r[17].as<std::string>());
   live->set_reported_at(r[18].as<std::string>());
   v.set_provenance(r[19].as<std::string>());
+  v.set_sealed_approvals(r[20].as<std::string>());
   return v;
 }
 
@@ -200,6 +201,12 @@ std::pair<std::string, int64_t> InsertRelease(Tx& tx, const NewRelease& r) {
 void SetReleaseProvenance(Tx& tx, const std::string& release_id, const std::string& envelope) {
   tx.exec_params("UPDATE releases SET provenance = $2 WHERE id = $1::uuid AND provenance = ''",
                  release_id, envelope);
+}
+
+void SetSealedApprovals(Tx& tx, const std::string& release_id, const std::string& envelope) {
+  tx.exec_params(
+      "UPDATE releases SET sealed_approvals = $2 WHERE id = $1::uuid AND sealed_approvals = ''",
+      release_id, envelope);
 }
 
 void SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,

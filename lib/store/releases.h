@@ -50,6 +50,8 @@ struct NewRelease {
 std::pair<std::string, int64_t> InsertRelease(Tx& tx, const NewRelease& r);
 // The signed provenance record, written once right after the Release (it names the number).
 void SetReleaseProvenance(Tx& tx, const std::string& release_id, const std::string& envelope);
+// The votes sealed onto the Release (a DSSE envelope), written once.
+void SetSealedApprovals(Tx& tx, const std::string& release_id, const std::string& envelope);
 // Records where the Target put it.
 void SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
                         const std::string& commit);

@@ -116,4 +116,25 @@ const Schema& ChangeSetSchema() {
   return *s;
 }
 
+const Schema& AttestationSchema() {
+  static const Schema* s =
+      new Schema("Attestation", {
+                                    {"AttestationID", FieldType::kUuid, "at.id"},
+                                    {"SpaceID", FieldType::kUuid, "at.space_id"},
+                                    {"SpaceSlug", FieldType::kString, "at.space_slug"},
+                                    {"Type", FieldType::kString, "at.type"},
+                                    {"Result", FieldType::kString, "at.result"},
+                                    {"RevokesID", FieldType::kUuid, "at.revokes_id"},
+                                    {"UserID", FieldType::kUuid, "at.user_id"},
+                                    {"User", FieldType::kString, "at.username"},
+                                    {"ChangeOrderID", FieldType::kUuid, "at.change_order_id"},
+                                    {"ChangeOrder", FieldType::kString, "at.change_order"},
+                                    {"Note", FieldType::kString, "at.note"},
+                                    {"Claims", FieldType::kStringMap, "at.claims"},
+                                    {"CreatedAt", FieldType::kTime, "at.created_at"},
+                                    {"ExpiresAt", FieldType::kTime, "at.expires_at"},
+                                });
+  return *s;
+}
+
 }  // namespace cub::store

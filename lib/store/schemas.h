@@ -16,6 +16,8 @@ const where::Schema& TagSchema();
 const where::Schema& LinkSchema();
 const where::Schema& FilterSchema();
 const where::Schema& ChangeSetSchema();
+// Alias at = attestations.
+const where::Schema& AttestationSchema();
 
 }  // namespace cub::store
 

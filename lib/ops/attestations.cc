@@ -1,0 +1,290 @@
+#include "lib/ops/attestations.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "lib/ops/access.h"
+#include "lib/ops/change_orders.h"
+#include "lib/ops/gates.h"
+#include "lib/ops/input.h"
+#include "lib/ops/units.h"
+#include "lib/store/attestations.h"
+#include "lib/store/spaces.h"
+#include "lib/store/tags.h"
+#include "lib/store/units.h"
+
+namespace cub::ops {
+namespace {
+
+constexpr char kApproval[] = "Approval";
+
+// Which Spaces an approval covers.
+absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Principal& p,
+                                                    const v1::ApproveRequest& req,
+                                                    const ResolvedChangeOrder* rco) {
+  std::vector<v1::Space> out;
+  std::set<std::string> seen;
+  auto add = [&](const v1::Space& s) {
+    if (seen.insert(s.space_id()).second) out.push_back(s);
+  };
+  for (const auto& ref : req.spaces()) {
+    auto s = ResolveSpace(tx, p, ref, Access::kRead);
+    if (!s.ok()) return s.status();
+    add(*s);
+  }
+  if (!req.where_space().empty()) {
+    auto matched = rco ? store::SpacesAmong(tx, rco->co.in_scope_space_ids, req.where_space())
+                       : store::ListSpaces(tx, ToCaller(p), req.where_space(), "");
+    if (!matched.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--where-space: ", matched.status().message()));
+    }
+    for (const auto& s : *matched) add(s);
+  }
+  if (rco && req.spaces_size() == 0 && req.where_space().empty()) {
+    if (!req.stage().empty()) {
+      auto members = StageMembers(tx, *rco);
+      if (!members.ok()) return members.status();
+      bool found = false;
+      for (size_t i = 0; rco->workflow && i < rco->workflow->stages.size(); ++i) {
+        if (rco->workflow->stages[i].name != req.stage()) continue;
+        found = true;
+        for (const auto& s : (*members)[i]) add(s);
+      }
+      if (!found) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("change order '", rco->co.slug, "' has no stage '", req.stage(), "'"));
+      }
+    } else {
+      // Every Space the change has reached.
+      auto spaces = store::SpacesAmong(tx, rco->co.resolved_space_ids, "");
+      if (!spaces.ok()) return spaces.status();
+      for (const auto& s : *spaces) add(s);
+    }
+  } else if (!req.stage().empty()) {
+    return absl::InvalidArgumentError("--stage goes with --change-order and no Spaces named");
+  }
+  if (out.empty()) {
+    return absl::InvalidArgumentError(
+        "no Space selected: name Spaces, or give --where-space or --change-order");
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> ExpiresInSeconds(const std::string& text) {
+  if (text.empty()) return 0;
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() ||
+      d == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--expires-in '", text,
+                     "' is not a duration: use a number with a unit h, m or s, such as"
+                     " 72h"));
+  }
+  return std::max<int64_t>(1, absl::ToInt64Seconds(d));
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Principal& p,
+                                            const v1::ApproveRequest& req) {
+  const std::string type = req.type().empty() ? kApproval : req.type();
+  if (auto s = ValidateSlug("attestation type", type); !s.ok()) return s;
+  if (type == kApproval && (p.service_account || p.admin)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("user '", p.username, "' is ",
+                     p.service_account ? "a service account" : "the server administrator",
+                     " and cannot vote: an approval needs a personal identity"));
+  }
+  if (auto s = ValidateKeys("claim", req.claims()); !s.ok()) return s;
+  auto expires = ExpiresInSeconds(req.expires_in());
+  if (!expires.ok()) return expires.status();
+  v1::ApproveResponse out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    out.Clear();
+    out.set_dry_run(req.dry_run());
+    std::optional<ResolvedChangeOrder> rco;
+    if (!req.change_order().empty()) {
+      // Approvers of a Stage need not see the base: the ChangeOrder is read on the server's
+      // account, and the vote is authorized Space by Space below.
+      Principal server;
+      server.admin = true;
+      auto r = ResolveChangeOrder(tx, server, req.change_order(), "", false);
+      if (!r.ok()) return r.status();
+      rco = *std::move(r);
+    }
+    auto spaces = SelectSpaces(tx, p, req, rco ? &*rco : nullptr);
+    if (!spaces.ok()) return spaces.status();
+    const std::string selector =
+        !req.revision().empty()
+            ? req.revision()
+            : (rco ? absl::StrCat("ChangeOrder:", rco->base.slug(), "/", rco->co.slug)
+                   : "HeadRevisionNum");
+    for (const auto& space : *spaces) {
+      // Votes need the approver role; other attestations (a change record, a scan) may also
+      // come from whoever may change the Space.
+      auto allowed = ResolveSpace(tx, p, space.slug(), Access::kApprove);
+      if (!allowed.ok() && type != kApproval) {
+        allowed = ResolveSpace(tx, p, space.slug(), Access::kWrite);
+      }
+      if (!allowed.ok()) return allowed.status();
+      auto skip = [&](const std::string& unit, const std::string& reason) {
+        v1::SkippedRevision* s = out.add_skipped();
+        s->set_space(space.slug());
+        s->set_unit(unit);
+        s->set_reason(reason);
+      };
+      // Without --all, what a Release of the Space would publish: nothing, without a Target.
+      if (!req.all() && !rco && space.release_target_id().empty()) {
+        skip("", "the space has no release Target; pass --all to approve its units");
+        continue;
+      }
+      store::UnitQuery q;
+      q.space_id = space.space_id();
+      q.where = req.where();
+      auto units = store::ListUnits(tx, ToCaller(p), q);
+      if (!units.ok()) return units.status();
+      store::NewAttestation a;
+      a.space_id = space.space_id();
+      a.space_slug = space.slug();
+      a.type = type;
+      a.result = req.reject() ? "Fail" : "Pass";
+      a.user_id = p.user_id;
+      a.username = p.username;
+      a.groups = p.groups;
+      if (rco) {
+        a.change_order_id = rco->co.id;
+        a.change_order = absl::StrCat(rco->base.slug(), "/", rco->co.slug);
+      }
+      a.note = req.note();
+      a.claims = ToMap(req.claims());
+      a.expires_in_seconds = *expires;
+      for (const auto& unit : *units) {
+        if (unit.head_revision_num() == 0) {
+          skip(unit.slug(), "it has no revisions");
+          continue;
+        }
+        // With a ChangeOrder, what its release Tag marks (read directly: the voter may not see
+        // the base); otherwise the selector.
+        absl::StatusOr<int64_t> num = absl::NotFoundError(
+            absl::StrCat("change order '", rco ? rco->co.slug : "", "' has not reached it"));
+        if (rco && req.revision().empty()) {
+          if (auto mark = store::FindMark(tx, rco->co.publish_tag_id, unit.unit_id())) num = *mark;
+        } else {
+          num = ResolveRevision(tx, p, space, unit, selector);
+        }
+        if (!num.ok()) {
+          if (absl::IsNotFound(num.status()) || absl::IsFailedPrecondition(num.status())) {
+            skip(unit.slug(), std::string(num.status().message()));
+            continue;
+          }
+          return num.status();
+        }
+        auto rev = store::FindRevision(tx, unit.unit_id(), *num);
+        if (!rev) return absl::InternalError("revision vanished");
+        v1::AttestedRevision r;
+        r.set_unit_id(unit.unit_id());
+        r.set_unit(unit.slug());
+        r.set_revision_num(static_cast<int32_t>(*num));
+        r.set_data_hash(rev->data_hash());
+        a.revisions.push_back(r);
+      }
+      if (a.revisions.empty()) continue;
+      if (req.dry_run()) {
+        v1::Attestation preview;
+        preview.set_space_id(a.space_id);
+        preview.set_space_slug(a.space_slug);
+        preview.set_type(a.type);
+        preview.set_result(a.result);
+        preview.set_user_id(a.user_id);
+        preview.set_user(a.username);
+        preview.set_change_order(a.change_order);
+        for (const auto& r : a.revisions) *preview.add_revisions() = r;
+        *out.add_attestations() = std::move(preview);
+      } else {
+        *out.add_attestations() = store::InsertAttestation(tx, a);
+      }
+    }
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Attestation> GetAttestation(store::ConnectionPool& db, const Principal& p,
+                                               const v1::GetAttestationRequest& req) {
+  v1::Attestation out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto a = store::FindAttestation(tx, req.attestation());
+    // Readable where its Space is; an admin also reads those of deleted Spaces.
+    bool visible = a && (p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok());
+    if (!visible) {
+      return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
+    }
+    out = *std::move(a);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::ListAttestationsResponse> ListAttestations(
+    store::ConnectionPool& db, const Principal& p, const v1::ListAttestationsRequest& req) {
+  v1::ListAttestationsResponse out;
+  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    std::string space_id;
+    if (!req.space().empty()) {
+      auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+      if (!space.ok()) return space.status();
+      space_id = space->space_id();
+    }
+    auto all = store::ListAttestations(tx, ToCaller(p), space_id, req.options().where());
+    if (!all.ok()) return all.status();
+    for (auto& a : *all) *out.add_attestations() = std::move(a);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::RevokeAttestationRequest& req) {
+  v1::Attestation out;
+  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+    auto a = store::FindAttestation(tx, req.attestation());
+    if (!a || !(p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok())) {
+      return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
+    }
+    if (a->result() == "Revoke") {
+      return absl::FailedPreconditionError("a revocation cannot itself be revoked");
+    }
+    if (!a->revoked_by_id().empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "attestation ", a->attestation_id(), " was already revoked by ", a->revoked_by_id()));
+    }
+    if (a->user_id() != p.user_id && !ResolveSpace(tx, p, a->space_id(), Access::kAdmin).ok()) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("only ", a->user(), ", who recorded it, or an admin of space '",
+                       a->space_slug(), "' may revoke attestation ", a->attestation_id()));
+    }
+    store::NewAttestation r;
+    r.space_id = a->space_id();
+    r.space_slug = a->space_slug();
+    r.type = a->type();
+    r.result = "Revoke";
+    r.revokes_id = a->attestation_id();
+    r.user_id = p.user_id;
+    r.username = p.username;
+    r.groups = p.groups;
+    r.change_order_id = a->change_order_id();
+    r.change_order = a->change_order();
+    r.note = req.note();
+    out = store::InsertAttestation(tx, r);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace cub::ops
