@@ -4,8 +4,8 @@
 # asserts nothing (beyond aborting when the setup itself fails).
 #
 #   setup (timed, not measured): Space bench-workflows with the two-stage ChangeWorkflow `main`
-#     (Development, then Production gated on Healthy, which cannot hold: there are no release
-#     Targets, so Production is reached only with --force); Space bench-base with 10
+#     (Development, then Production gated on Healthy, which cannot hold: no Space has a release
+#     Target yet, so Production is reached only with --force); Space bench-base with 10
 #     Kubernetes Deployments; the variant bench-dev (Stage Development) and N variants
 #     bench-prod-I (Stage Production), all created through `cub variant create` by parallel
 #     workers; every 10th prod variant gets an edit of its own (spec.replicas of one Unit), so
@@ -19,6 +19,13 @@
 #     cub variant promote ... --target-stage Production --dry-run --force   (planning alone)
 #     cub variant promote ... --target-stage Production --force          (the whole stage, once)
 #     cubd's peak RSS (VmHWM), revisions carrying the ChangeOrder, and a rerun of the promote.
+#   releases (last): a Git Target on a local repository, set as the release Target of every prod
+#     Space (parallel workers), then
+#     cub release publish bench-prod-I --revision ChangeOrder:bench-base/bench-v2
+#     for every prod Space, first one after the other (publishes into one repository take
+#     turns), then all again with CUB_BENCH_WORKERS parallel clients; each publish is timed, and
+#     the repository's commits and files, the Releases recorded, the ChangeOrder's State and
+#     cubd's RSS are reported.
 #
 # Usage: bash tests/bench/promote_bench.sh [BUILD_DIR]   (default: build)
 #   CUB_BENCH_SPACES   prod variants (default 1000)     CUB_BENCH_RUNS     runs per median (15)
@@ -162,7 +169,9 @@ psql -q "$admin_url" -c "CREATE DATABASE bench" >/dev/null
 url="postgresql://cub_test@127.0.0.1:$port/bench"
 "$bin/cubd" migrate --database-url "$url" >/dev/null
 token=$("$bin/cubd" user create bench --admin --database-url "$url")
-"$bin/cubd" serve --database-url "$url" --listen "127.0.0.1:$grpc_port" 2>"$work/cubd.log" &
+# The signing key and the Git Targets' work directory stay inside $work, not in the data directory.
+"$bin/cubd" serve --database-url "$url" --listen "127.0.0.1:$grpc_port" \
+  --signing-key "$work/signing-key.pem" --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
 cubd_pid=$!
 export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
 for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
@@ -318,10 +327,133 @@ note "ChangeOrder after: State, Stage, resolved Spaces" \
        '"%s, %s, %d" % (d["State"], d["Stage"], len(d["ResolvedSpaceIDs"]))')"
 note "ChangeOrder after: promotion failures / overrides recorded" \
   "$(json "$work/co_after.json" '"\(.PromotionFailures | length) / \(.PromotionOverrides | length)"' \
-       '"%d / %d" % (len(d["PromotionFailures"]), len(d["PromotionOverrides"]))') (expected 0 / 2: the promote and its rerun)"
+       '"%d / %d" % (len(d["PromotionFailures"]), len(d["PromotionOverrides"]))') (expected 0 / 1: the promote; the rerun evaluates no gate, so it overrides none)"
 time_cmd "cub changeorder get -o json (after, all resolved)" 0 \
   cub changeorder get --space bench-base bench-v2 -o json
-note "cubd peak RSS at the end (VmHWM)" "$(rss)"
+note "cubd peak RSS after the promotion (VmHWM)" "$(rss)"
+
+# ---- releases ----------------------------------------------------------------------------
+# Milliseconds (from microsecond lines in FILE, optionally only lines FROM..TO): median, p90, max.
+us_stats() {
+  local file=$1 from=${2:-1} to=${3:-\$}
+  sed -n "${from},${to}p" "$file" | sort -n | awk '
+    { a[NR] = $1 } END { if (NR == 0) { print "no data"; exit }
+      printf "median %7.1f ms   p90 %7.1f ms   max %7.1f ms   (%d publishes)",
+        a[int((NR + 1) / 2)] / 1000, a[int((NR * 9 + 9) / 10)] / 1000, a[NR] / 1000, NR }'
+}
+cubd_rss() { awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 }
+  END { printf "%.1f MB now, %.1f MB peak", r / 1024, h / 1024 }' "/proc/$cubd_pid/status"; }
+publish=(release publish --revision ChangeOrder:bench-base/bench-v2)
+repo=$work/gitops
+
+release_phase() {
+  if ! command -v git >/dev/null 2>&1; then
+    problem "git is not installed: the release phase needs it to count commits and files"
+    return
+  fi
+  time_once "f. cub target create (Git, local repository)" "$work/target.out" \
+    cub target create --space bench-workflows gitops --provider Git \
+    --param "repository=$repo" --param 'path=clusters/{space}'
+  if ((last_rc != 0)); then
+    problem "cub target create --space bench-workflows gitops --provider Git --param repository=$repo --param 'path=clusters/{space}' exited $last_rc: $(head -c 400 "$work/target.out.err")"
+    return
+  fi
+
+  local t0
+  t0=$(now_ms)
+  if ! seq "$spaces" | xargs -P "$workers" -I{} \
+      "$bin/cub" --timeout "$timeout" --quiet space update "bench-prod-{}" \
+      --release-target bench-workflows/gitops 2>"$work/release_target.err"; then
+    problem "cub space update bench-prod-I --release-target bench-workflows/gitops failed (xargs -P $workers): $(head -c 400 "$work/release_target.err")"
+    return
+  fi
+  note "f. space update --release-target, $spaces Spaces ($workers workers)" "$(since "$t0") s"
+
+  time_cmd "g. release publish --dry-run (bundle, 1 Space)" 0 \
+    cub "${publish[@]}" bench-prod-1 --dry-run
+
+  # One after the other: every publish timed on its own (whole cub process).
+  local i fail=0 t1
+  : >"$work/publish_seq.us"
+  t0=$(now_ms)
+  for i in $(seq "$spaces"); do
+    t1=$(date +%s%N)
+    if ! cub "${publish[@]}" "bench-prod-$i" >/dev/null 2>"$work/publish.err"; then
+      fail=$((fail + 1))
+      ((fail > 3)) || problem "cub ${publish[*]} bench-prod-$i: $(head -c 400 "$work/publish.err")"
+    fi
+    echo $(( ($(date +%s%N) - t1) / 1000 )) >>"$work/publish_seq.us"
+  done
+  local total_ms=$(( $(now_ms) - t0 ))
+  note "h. publish $spaces Spaces one after the other: total" \
+    "$(awk -v m="$total_ms" -v n="$spaces" 'BEGIN { printf "%.1f s (%.1f ms per publish, %.1f/s)", m / 1000, m / n, n * 1000 / m }')"
+  note "   each publish" "$(us_stats "$work/publish_seq.us")"
+  local tenth=$(( spaces / 10 > 0 ? spaces / 10 : 1 ))
+  note "   the first $tenth publishes" "$(us_stats "$work/publish_seq.us" 1 "$tenth")"
+  note "   the last $tenth publishes" "$(us_stats "$work/publish_seq.us" $((spaces - tenth + 1)) "$spaces")"
+  ((fail == 0)) || problem "$fail of $spaces sequential publishes failed"
+  local commits files
+  commits=$(git -C "$repo" rev-list --count main 2>&1) || true
+  files=$(git -C "$repo" ls-tree -r main 2>/dev/null | wc -l) || true
+  note "   repository: commits on main / files in its tree" "$commits / $files (expected $spaces / $((spaces * units)))"
+  [[ $commits == "$spaces" && $files == $((spaces * units)) ]] ||
+    problem "after the sequential publishes: git -C $repo rev-list --count main = $commits, ls-tree -r main | wc -l = $files; expected $spaces and $((spaces * units))"
+  note "   cubd RSS after the sequential publishes" "$(cubd_rss)"
+
+  # All again, from parallel clients. The tree is full from the start this time, and every
+  # bundle is the one already there: each publish is still a new Release and a new commit.
+  : >"$work/publish_par.us"
+  t0=$(now_ms)
+  seq "$spaces" | xargs -P "$workers" -I{} sh -c '
+    t=$(date +%s%N)
+    "$0" --timeout "$1" release publish --revision ChangeOrder:bench-base/bench-v2 "bench-prod-$2" \
+      >/dev/null 2>>"$3.err"
+    rc=$?
+    echo $(( ($(date +%s%N) - t) / 1000 )) >>"$3"
+    exit $rc' "$bin/cub" "$timeout" {} "$work/publish_par.us" || true
+  total_ms=$(( $(now_ms) - t0 ))
+  note "i. publish $spaces Spaces again, $workers parallel clients: total" \
+    "$(awk -v m="$total_ms" -v n="$spaces" 'BEGIN { printf "%.1f s (%.1f ms per publish, %.1f/s)", m / 1000, m / n, n * 1000 / m }')"
+  note "   each publish (latency, with $workers in flight)" "$(us_stats "$work/publish_par.us")"
+  if [[ -s $work/publish_par.us.err ]]; then
+    problem "parallel publishes failed: $(grep -c . "$work/publish_par.us.err") error lines, first: $(head -c 400 "$work/publish_par.us.err")"
+  fi
+
+  commits=$(git -C "$repo" rev-list --count main 2>&1) || true
+  files=$(git -C "$repo" ls-tree -r main 2>/dev/null | wc -l) || true
+  local releases dirty
+  releases=$(psql "$url" -Atc "SELECT count(*) FROM releases") || true
+  dirty=$(git -C "$repo" status --porcelain 2>&1 | wc -l) || true
+  note "j. repository: commits / files / Releases recorded" \
+    "$commits / $files / $releases (expected $((2 * spaces)) / $((spaces * units)) / $((2 * spaces)))"
+  [[ $commits == $((2 * spaces)) && $files == $((spaces * units)) && $releases == $((2 * spaces)) ]] ||
+    problem "after both rounds: $commits commits on main, $files files in the tree, $releases Releases recorded; expected $((2 * spaces)), $((spaces * units)), $((2 * spaces))"
+  note "   repository: work tree changes (git status --porcelain lines)" "$dirty (expected 0)"
+  ((dirty == 0)) || problem "git -C $repo status --porcelain: $(git -C "$repo" status --porcelain 2>&1 | head -3)"
+  note "   repository size (du -sh .git)" "$(du -sh "$repo/.git" | cut -f1)"
+
+  cub release list --space bench-prod-2 -o json >"$work/releases2.json" 2>&1 || true
+  note "   ReleaseNums of bench-prod-2 (numbered per Target)" \
+    "$(json "$work/releases2.json" '[.[].ReleaseNum] | map(tostring) | join(", ")' \
+         '", ".join(str(r["ReleaseNum"]) for r in d)')"
+  local num
+  num=$(json "$work/releases2.json" '.[0].ReleaseNum' 'd[0]["ReleaseNum"]') || num=1
+  time_once "k. cub release verify (bench-prod-2, release $num)" "$work/verify.out" \
+    cub release verify --space bench-prod-2 --release "$num"
+  ((last_rc == 0)) || problem "cub release verify --space bench-prod-2 --release $num exited $last_rc: $(cat "$work/verify.out" "$work/verify.out.err" | head -c 400)"
+
+  cub changeorder get --space bench-base bench-v2 -o json >"$work/co_released.json" || true
+  local state
+  state=$(json "$work/co_released.json" '"\(.State), \(.ReleasedSpaceIDs | length)"' \
+    '"%s, %d" % (d["State"], len(d["ReleasedSpaceIDs"]))') || true
+  note "   ChangeOrder after: State, released Spaces" "$state (expected Released, $spaces)"
+  [[ $state == "Released, $spaces" ]] || problem "ChangeOrder bench-v2 after the publishes: State, released Spaces = $state; expected Released, $spaces"
+  time_cmd "l. cub changeorder get -o json (after $((2 * spaces)) Releases)" 0 \
+    cub changeorder get --space bench-base bench-v2 -o json
+  note "m. cubd RSS at the end" "$(cubd_rss)"
+}
+release_phase
+
 if grep -qiE 'error|fatal|panic' "$work/cubd.log"; then
   problem "cubd.log has errors: $(grep -iE 'error|fatal|panic' "$work/cubd.log" | head -5)"
 fi
