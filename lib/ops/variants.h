@@ -20,6 +20,10 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
                                                         const v1::CreateVariantRequest& req);
 
 // Link between existing Units: FromUnit in `space` takes changes from ToUnit in ToSpace.
+// The update type comes from the request or the definition (default UpgradeUnit); the
+// definition (YAML or JSON, lib/links/definition.h) is parsed strictly and validated against
+// the type and the downstream Unit's toolchain (lib/links/validate.h), so a Link that could not
+// resolve is refused here. TransformPaths, Insert and Upsert Links need YAML data at both ends.
 absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& p,
                                     const v1::CreateLinkRequest& req);
 absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,
@@ -32,8 +36,7 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
                                         const v1::CreateFilterRequest& req);
 absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal& p,
                                      const v1::GetFilterRequest& req);
-absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db,
-                                                    const Principal& p,
+absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListFiltersRequest& req);
 
 }  // namespace cub::ops
