@@ -15,8 +15,8 @@ using cub::v1::LinkService;
 
 void AddCreate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, link, from_unit, to_space, to_unit, update_type = "UpgradeUnit";
-    bool auto_update = false, protect = false;
+    std::string space, link, from_unit, to_space, to_unit, update_type;
+    bool auto_update = false, protect = false, from_stdin = false;
     int merged_through = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -29,14 +29,27 @@ void AddCreate(CLI::App* group, Env& env) {
   cmd->add_option("TO-UNIT", o->to_unit, "Upstream Unit, where changes come from")->required();
   cmd->add_option("TO-SPACE", o->to_space,
                   "Space of the upstream Unit (default: the downstream Unit's Space)");
-  cmd->add_option("--update-type", o->update_type, "How changes are taken")->capture_default_str();
+  cmd->add_option("--update-type", o->update_type,
+                  "How changes are taken: UpgradeUnit (default), MergeUnits, TransformPaths, "
+                  "Insert or Upsert");
   cmd->add_flag("--auto-update", o->auto_update, "Take upstream changes as soon as they are made");
   cmd->add_flag("--protect", o->protect, "Keep values written through this Link from upgrades");
   cmd->add_option("--upstream-revision-num", o->merged_through,
                   "Upstream revision the downstream Unit already has (the merge cursor; 0: none)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--from-stdin", o->from_stdin,
+                "Read the Link's definition (Protect, AutoUpdate, UpstreamPaths, "
+                "DownstreamSetters) as YAML or JSON from stdin");
   OnRun(cmd, env, [&env, o] {
     cub::v1::CreateLinkRequest req;
+    if (o->from_stdin) {
+      absl::StatusOr<std::string> definition = ReadInput("-");
+      if (!definition.ok()) {
+        PrintFailure(definition.status().message());
+        return kExitFailed;
+      }
+      req.set_definition(*std::move(definition));
+    }
     req.set_space(o->space);
     req.set_slug(o->link == "-" ? "" : o->link);
     req.set_from_unit(o->from_unit);

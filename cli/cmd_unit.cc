@@ -121,9 +121,9 @@ void AddList(CLI::App* group, Env& env) {
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, unit, file, change_desc, restore, change_set, merge_source, change_order,
-        prior_revisions;
+        prior_revisions, resolve;
     std::vector<std::string> labels, annotations, protect, unprotect;
-    bool upgrade = false, squash = false;
+    bool upgrade = false, squash = false, patch = false;
     int merge_base = 0, merge_end = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -151,7 +151,14 @@ void AddUpdate(CLI::App* group, Env& env) {
                   "Merge from this Unit (UNIT or SPACE/UNIT) instead of the upstream one");
   cmd->add_option("--merge-base", o->merge_base,
                   "First upstream revision of the range (exclusive)");
-  cmd->add_option("--merge-end", o->merge_end, "Last upstream revision of the range (inclusive)");
+  cmd->add_option("--merge-end", o->merge_end,
+                  "Last upstream revision of the range (inclusive); with --resolve, the upstream "
+                  "revision to resolve against instead of the head");
+  cmd->add_flag("--patch", o->patch, "Patch the head rather than replace it (with --resolve)");
+  cmd->add_option("--resolve", o->resolve,
+                  "With --patch: resolve the TransformPaths, Insert and Upsert Links selected, "
+                  "\"Link:*\" for all or \"Link:<where over Links>\"")
+      ->type_name("Link:WHERE");
   cmd->add_option("--change-order", o->change_order,
                   "With --upgrade: move this ChangeOrder (BASE/NAME) into the Unit, ungated; its "
                   "range is the ChangeOrder's")
@@ -178,14 +185,22 @@ void AddUpdate(CLI::App* group, Env& env) {
     if (!o->prior_revisions.empty() && o->change_order.empty()) {
       return UsageError("--prior-revisions needs --change-order");
     }
+    const bool resolve = !o->resolve.empty();
+    if (o->patch != resolve) {
+      return UsageError("--patch and --resolve go together: --patch --resolve \"Link:*\"");
+    }
     if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty() &&
-        o->change_set != "-" && !upgrade && o->protect.empty() && o->unprotect.empty()) {
+        o->change_set != "-" && !upgrade && !resolve && o->protect.empty() &&
+        o->unprotect.empty()) {
       return UsageError(
-          "nothing to update: pass FILE, --restore, --upgrade, --protect, --label, --annotation "
-          "or --changeset -");
+          "nothing to update: pass FILE, --restore, --upgrade, --patch --resolve, --protect, "
+          "--label, --annotation or --changeset -");
     }
     if (upgrade && (!o->file.empty() || !o->restore.empty())) {
       return UsageError("--upgrade cannot be combined with FILE or --restore");
+    }
+    if (resolve && (upgrade || !o->file.empty() || !o->restore.empty())) {
+      return UsageError("--resolve cannot be combined with FILE, --restore or --upgrade");
     }
     cub::v1::UpdateUnitRequest req;
     if (!o->file.empty()) {
@@ -208,6 +223,8 @@ void AddUpdate(CLI::App* group, Env& env) {
     req.set_merge_end(o->merge_end);
     req.set_change_order(o->change_order);
     req.set_prior_revisions(o->prior_revisions);
+    req.set_patch(o->patch);
+    req.set_resolve(o->resolve);
     for (const auto& path : o->protect) req.add_protect(path);
     for (const auto& path : o->unprotect) req.add_unprotect(path);
     PutKeyValues(o->labels, req.mutable_labels());
@@ -230,6 +247,12 @@ void AddUpdate(CLI::App* group, Env& env) {
         absl::StrAppend(&line, "; ", conflicts, " change", conflicts == 1 ? "" : "s",
                         " withheld: see cub unit conflicts");
       }
+    } else if (resolve && resp.unchanged()) {
+      line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num(),
+                          ": its links are resolved");
+    } else if (resolve) {
+      line = absl::StrCat("Unit ", u.slug(), " resolved to revision ",
+                          resp.revision().revision_num(), " (", resp.revision().description(), ")");
     } else if (upgrade && resp.unchanged()) {
       line = absl::StrCat("Unit ", u.slug(), " is up to date with its upstream");
     } else if (resp.unchanged()) {

@@ -86,8 +86,14 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   builder.SetMaxReceiveMessageSize(64 << 20);
   const std::string data_dir =
       db_opts.data_dir.empty() ? store::DefaultDataDir() : db_opts.data_dir;
-  auto key = sign::SigningKey::LoadOrCreate(opts.signing_key.empty() ? data_dir + "/signing-key.pem"
-                                                                     : opts.signing_key);
+  const std::string key_path =
+      opts.signing_key.empty() ? data_dir + "/signing-key.pem" : opts.signing_key;
+  {
+    // The default lives in the data directory, which an external database leaves uncreated.
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(key_path).parent_path(), ignored);
+  }
+  auto key = sign::SigningKey::LoadOrCreate(key_path);
   if (!key.ok()) return Fail("--signing-key", key.status());
   std::fprintf(stderr, "cubd: signing with key %s\n", key->KeyId().c_str());
   // Absolute, since Git Targets keep clones there whatever directory cubd runs in.

@@ -12,6 +12,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
+#include "lib/ops/resolve.h"
 #include "lib/ops/validation.h"
 #include "lib/store/invocations.h"
 #include "lib/store/units.h"
@@ -330,7 +331,13 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
       }
       if (auto s = RunOnUnit(tx, p, *space, unit, *args, req, out.add_units()); !s.ok()) return s;
     }
-    return absl::OkStatus();
+    if (!writes) return absl::OkStatus();
+    std::vector<std::string> written;
+    for (const auto& u : out.units()) {
+      if (u.revision_num() > 0) written.push_back(u.unit_id());
+    }
+    // Units that follow the ones written through AutoUpdate Links take the new revisions.
+    return FollowAutoUpdates(tx, p, std::move(written));
   };
   absl::Status st = writes ? store::WithTransaction(db, run) : store::WithReadTransaction(db, run);
   if (!st.ok()) return st;

@@ -106,6 +106,10 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
   if (!tag_id.empty()) {
     for (const auto& m : store::ListTagMarks(tx, tag_id)) marks[m.unit_id()] = m.revision_num();
   }
+  // A selector no Unit answers to (a mistyped Tag) is an error, not a quiet republish of what
+  // is deployed; a Unit it does not reach goes out as deployed.
+  absl::Status unanswered = absl::OkStatus();
+  bool answered = !tag_id.empty();
   for (const auto& unit : *units) {
     if (unit.toolchain_type() == kConfigHubYaml || unit.head_revision_num() == 0) continue;
     int64_t num = 0;
@@ -117,7 +121,9 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
       auto resolved = ResolveRevision(tx, p, space, unit, selector);
       if (resolved.ok()) {
         num = *resolved;
+        answered = true;
       } else if (absl::IsNotFound(resolved.status())) {
+        if (unanswered.ok()) unanswered = resolved.status();
         num = unit.last_released_revision_num();
       } else {
         return resolved.status();
@@ -126,6 +132,7 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
     if (num == 0) continue;  // not there yet, and never deployed
     if (auto s = AddUnit(tx, unit, num, b); !s.ok()) return s;
   }
+  if (!answered && !unanswered.ok()) return unanswered;
   if (b.units.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("space '", space.slug(), "' has no unit to release at ", selector));

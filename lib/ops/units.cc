@@ -9,6 +9,7 @@
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
 #include "lib/ops/promote.h"
+#include "lib/ops/resolve.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
 #include "lib/store/releases.h"
@@ -149,13 +150,19 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
 absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateUnitRequest& req) {
   const bool upgrade = req.upgrade() || !req.merge_source().empty();
-  if (int(req.has_data()) + int(!req.restore().empty()) + int(upgrade) > 1) {
-    return absl::InvalidArgumentError("give only one of new data, --restore and --upgrade");
+  const bool resolve = !req.resolve().empty();
+  if (int(req.has_data()) + int(!req.restore().empty()) + int(upgrade) + int(resolve) > 1) {
+    return absl::InvalidArgumentError(
+        "give only one of new data, --restore, --upgrade and --resolve");
+  }
+  if (req.patch() && !resolve) {
+    return absl::InvalidArgumentError(
+        "--patch resolves Links: pass --resolve \"Link:*\" (or Link:<where>)");
   }
   if (!req.change_set().empty() && req.change_set() != "-" && !req.has_data() &&
-      req.restore().empty() && !upgrade) {
+      req.restore().empty() && !upgrade && !resolve) {
     return absl::InvalidArgumentError(
-        "--changeset goes with a write of data (FILE, --restore or --upgrade)");
+        "--changeset goes with a write of data (FILE, --restore, --upgrade or --resolve)");
   }
   if ((!req.change_order().empty() || !req.prior_revisions().empty()) && !upgrade) {
     return absl::InvalidArgumentError("--change-order and --prior-revisions go with --upgrade");
@@ -191,6 +198,11 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
       auto s = req.change_order().empty() ? Upgrade(tx, p, *space, *unit, req, *change_set, &out)
                                           : UpgradeToChangeOrder(tx, p, *space, *unit, req, &out);
       if (!s.ok()) return s;
+    }
+    if (resolve) {
+      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
+      if (!change_set.ok()) return change_set.status();
+      if (auto s = Resolve(tx, p, *space, *unit, req, *change_set, &out); !s.ok()) return s;
     }
     bool writes_data = req.has_data() || !req.restore().empty();
     if (!writes_data && req.change_set() == "-") {
@@ -230,6 +242,10 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
         if (!written.ok()) return written.status();
         *out.mutable_revision() = *written;
       }
+    }
+    if (out.revision().revision_num() > 0) {
+      // The Units that follow this one through AutoUpdate Links take the new revision now.
+      if (auto s = FollowAutoUpdates(tx, p, {unit->unit_id()}); !s.ok()) return s;
     }
     auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
     *out.mutable_unit() = *fresh;

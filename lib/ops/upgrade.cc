@@ -7,6 +7,7 @@
 #include "lib/config/protection.h"
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
+#include "lib/ops/resolve.h"
 #include "lib/ops/units.h"
 #include "lib/ops/validation.h"
 #include "lib/store/links.h"
@@ -134,6 +135,14 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
   }
   std::vector<std::string> protected_paths(unit.protected_paths().begin(),
                                            unit.protected_paths().end());
+  {
+    // What the Unit's Protect TransformPaths Links wrote is held as well (resolve.h).
+    std::vector<const std::vector<config::Node>*> states{&current};
+    for (const auto& d : docs) states.push_back(&d);
+    auto held = LinkHeldPaths(tx, unit, states);
+    if (!held.ok()) return held.status();
+    protected_paths.insert(protected_paths.end(), held->begin(), held->end());
+  }
   auto protection = config::Protection::Parse(protected_paths);
   if (!protection.ok()) return protection.status();
 

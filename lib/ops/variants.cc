@@ -1,8 +1,13 @@
 #include "lib/ops/variants.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
+#include "lib/links/definition.h"
+#include "lib/links/validate.h"
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
+#include "lib/ops/resolve.h"
 #include "lib/store/links.h"
 #include "lib/store/schemas.h"
 #include "lib/store/spaces.h"
@@ -11,12 +16,19 @@
 namespace cub::ops {
 namespace {
 
-// UpgradeUnit (the clone lineage) and MergeUnits (the same 3-way merge between Units that were
-// not cloned from one another) exist; the value-writing types arrive with their engine.
-absl::Status ValidateUpdateType(const std::string& t) {
-  if (t == "UpgradeUnit" || t == "MergeUnits") return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "link update type '", t, "' is not supported yet: use UpgradeUnit or MergeUnits"));
+bool IsYamlToolchain(const std::string& toolchain) {
+  return toolchain == "Kubernetes/YAML" || toolchain == "ConfigHub/YAML";
+}
+
+// Settles a Link setting given both as a flag and in the definition: on when either says so,
+// but a definition saying false beside a flag saying true is a contradiction.
+absl::StatusOr<bool> Setting(const char* flag_name, const char* field, bool flag,
+                             std::optional<bool> in_definition) {
+  if (flag && in_definition == false) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag_name, " contradicts the definition's ", field, ": false"));
+  }
+  return flag || in_definition.value_or(false);
 }
 
 }  // namespace
@@ -64,8 +76,33 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
 
 absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& p,
                                     const v1::CreateLinkRequest& req) {
-  std::string update_type = req.update_type().empty() ? "UpgradeUnit" : req.update_type();
-  if (auto s = ValidateUpdateType(update_type); !s.ok()) return s;
+  links::Definition def;
+  if (!req.definition().empty()) {
+    auto parsed = ParseLinkDefinition(req.definition());
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("link definition: ", parsed.status().message()));
+    }
+    def = *std::move(parsed);
+  }
+  std::string update_type = req.update_type();
+  if (def.update_type) {
+    if (update_type.empty()) {
+      update_type = *def.update_type;
+    } else if (update_type != *def.update_type) {
+      return absl::InvalidArgumentError(absl::StrCat("--update-type ", update_type,
+                                                     " differs from the definition's UpdateType ",
+                                                     *def.update_type));
+    }
+  }
+  if (update_type.empty()) update_type = "UpgradeUnit";
+  if (!links::IsKnownUpdateType(update_type)) {
+    return links::ValidateDefinition(update_type, def, "");  // names the supported types
+  }
+  auto protect = Setting("protect", "Protect", req.protect(), def.protect);
+  if (!protect.ok()) return protect.status();
+  auto auto_update = Setting("auto-update", "AutoUpdate", req.auto_update(), def.auto_update);
+  if (!auto_update.ok()) return auto_update.status();
   v1::Link out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
@@ -82,6 +119,18 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
     if (!to.ok()) return to.status();
     if (to->unit_id() == from->unit_id()) {
       return absl::InvalidArgumentError("a unit cannot link to itself");
+    }
+    if (auto s = links::ValidateDefinition(update_type, def, from->toolchain_type()); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("link definition: ", s.message()));
+    }
+    if (links::IsResolvedType(update_type)) {
+      for (const v1::Unit* u : {&*from, &*to}) {
+        if (!IsYamlToolchain(u->toolchain_type())) {
+          return absl::InvalidArgumentError(absl::StrCat("unit '", u->slug(), "' holds ",
+                                                         u->toolchain_type(), " data, which a ",
+                                                         update_type, " link cannot read or edit"));
+        }
+      }
     }
     if (req.upstream_revision_num() < 0 || req.upstream_revision_num() > to->head_revision_num()) {
       return absl::InvalidArgumentError(
@@ -100,9 +149,11 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
       return absl::AlreadyExistsError(
           absl::StrCat("link '", slug, "' already exists in space '", space->slug(), "'"));
     }
-    auto link =
-        store::InsertLink(tx, {space->space_id(), slug, from->unit_id(), to->unit_id(), update_type,
-                               req.auto_update(), req.protect(), req.upstream_revision_num()});
+    store::NewLink nl{
+        space->space_id(), slug,         from->unit_id(), to->unit_id(),
+        update_type,       *auto_update, *protect,        req.upstream_revision_num()};
+    PutDefinition(def, &nl.definition);
+    auto link = store::InsertLink(tx, nl);
     if (!link.ok()) return link.status();
     out = *link;
     return absl::OkStatus();

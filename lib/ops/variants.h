@@ -20,6 +20,10 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
                                                         const v1::CreateVariantRequest& req);
 
 // Link between existing Units: FromUnit in `space` takes changes from ToUnit in ToSpace.
+// The update type comes from the request or the definition (default UpgradeUnit); the
+// definition (YAML or JSON, lib/links/definition.h) is parsed strictly and validated against
+// the type and the downstream Unit's toolchain (lib/links/validate.h), so a Link that could not
+// resolve is refused here. TransformPaths, Insert and Upsert Links need YAML data at both ends.
 absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& p,
                                     const v1::CreateLinkRequest& req);
 absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,

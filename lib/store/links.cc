@@ -1,5 +1,7 @@
 #include "lib/store/links.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include "absl/strings/str_cat.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
@@ -10,9 +12,28 @@ namespace {
 const std::string kLinkSelect = absl::StrCat(
     "SELECT l.id, l.space_id, l.slug, l.from_unit_id, fu.slug, l.to_unit_id, tu.slug,"
     " tu.space_id, ts.slug, l.update_type, l.auto_update, l.protect, l.upstream_revision_num, ",
-    Rfc3339("l.created_at"),
+    Rfc3339("l.created_at"), ", l.definition::text",
     " FROM links l JOIN units fu ON fu.id = l.from_unit_id JOIN units tu ON tu.id = l.to_unit_id"
     " JOIN spaces ts ON ts.id = tu.space_id WHERE TRUE");
+
+// The definition column holds a Link's JSON with only UpstreamPaths and DownstreamSetters.
+std::string DefinitionJson(const v1::Link& def) {
+  v1::Link only;
+  *only.mutable_upstream_paths() = def.upstream_paths();
+  *only.mutable_downstream_setters() = def.downstream_setters();
+  std::string json;
+  if (!google::protobuf::util::MessageToJsonString(only, &json).ok()) return "{}";
+  return json;
+}
+
+void ReadDefinition(const std::string& json, v1::Link* l) {
+  v1::Link def;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;  // written by a newer cubd: keep what this one knows
+  if (!google::protobuf::util::JsonStringToMessage(json, &def, options).ok()) return;
+  *l->mutable_upstream_paths() = std::move(*def.mutable_upstream_paths());
+  *l->mutable_downstream_setters() = std::move(*def.mutable_downstream_setters());
+}
 
 v1::Link ReadLink(const pqxx::row& r) {
   v1::Link l;
@@ -30,6 +51,7 @@ v1::Link ReadLink(const pqxx::row& r) {
   l.set_protect(r[11].as<bool>());
   l.set_upstream_revision_num(r[12].as<int64_t>());
   l.set_created_at(r[13].as<std::string>());
+  ReadDefinition(r[14].as<std::string>(), &l);
   return l;
 }
 
@@ -53,10 +75,10 @@ v1::Filter ReadFilter(const pqxx::row& r) {
 absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& nl) {
   pqxx::row r = tx.exec_params1(
       "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type, auto_update,"
-      " protect, upstream_revision_num) VALUES ($1::uuid, $2, $3::uuid, $4::uuid, $5, $6, $7,"
-      " $8) RETURNING id",
+      " protect, upstream_revision_num, definition) VALUES ($1::uuid, $2, $3::uuid, $4::uuid,"
+      " $5, $6, $7, $8, $9::jsonb) RETURNING id",
       nl.space_id, nl.slug, nl.from_unit_id, nl.to_unit_id, nl.update_type, nl.auto_update,
-      nl.protect, nl.upstream_revision_num);
+      nl.protect, nl.upstream_revision_num, DefinitionJson(nl.definition));
   auto l = FindLink(tx, nl.space_id, r[0].as<std::string>());
   if (!l) return absl::InternalError("link vanished after insert");
   return *l;
@@ -99,6 +121,43 @@ void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision
       "UPDATE links SET upstream_revision_num = $2, updated_at = now(), version = version + 1"
       " WHERE id = $1::uuid",
       link_id, upstream_revision_num);
+}
+
+void SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& cursors) {
+  if (cursors.empty()) return;
+  std::vector<std::string> ids, nums;
+  for (const auto& [id, num] : cursors) {
+    ids.push_back(id);
+    nums.push_back(std::to_string(num));
+  }
+  tx.exec_params(
+      "UPDATE links l SET upstream_revision_num = v.num, updated_at = now(),"
+      " version = l.version + 1 FROM unnest($1::uuid[], $2::bigint[]) AS v(id, num)"
+      " WHERE l.id = v.id",
+      TextArrayLiteral(ids), TextArrayLiteral(nums));
+}
+
+absl::StatusOr<std::vector<v1::Link>> ResolvedLinksFrom(Tx& tx, const std::string& from_unit_id,
+                                                        std::string_view where) {
+  Query q(kLinkSelect);
+  q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
+                        "::uuid AND l.update_type IN ('TransformPaths', 'Insert', 'Upsert')"));
+  if (auto st = q.AndWhere(where, LinkSchema()); !st.ok()) return st;
+  q.Append(" ORDER BY l.slug");
+  std::vector<v1::Link> out;
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
+  return out;
+}
+
+std::vector<v1::Link> AutoUpdateLinksTo(Tx& tx, const std::vector<std::string>& to_unit_ids) {
+  std::vector<v1::Link> out;
+  if (to_unit_ids.empty()) return out;
+  Query q(kLinkSelect);
+  q.Append(absl::StrCat(" AND l.auto_update AND l.to_unit_id = ANY(",
+                        q.Param(TextArrayLiteral(to_unit_ids)),
+                        "::uuid[]) ORDER BY l.from_unit_id, l.slug"));
+  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
+  return out;
 }
 
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,

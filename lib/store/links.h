@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -23,6 +24,9 @@ struct NewLink {
   bool auto_update = false;
   bool protect = false;
   int64_t upstream_revision_num = 0;
+  // Only its upstream_paths and downstream_setters are read (TransformPaths Links); they are
+  // stored as the `definition` jsonb in the API's JSON shape.
+  v1::Link definition;
 };
 
 absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& l);
@@ -37,6 +41,15 @@ std::vector<v1::Link> LinksFrom(Tx& tx, const std::string& from_unit_id,
                                 const std::string& update_type);
 // Moves a Link's merge cursor.
 void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num);
+// Moves the cursors of several Links in one statement: (link ID, upstream revision) pairs.
+void SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& cursors);
+// The TransformPaths, Insert and Upsert Links that `from_unit_id` takes changes through and
+// that the where expression over Links selects ("" selects all), ordered by slug.
+absl::StatusOr<std::vector<v1::Link>> ResolvedLinksFrom(Tx& tx, const std::string& from_unit_id,
+                                                        std::string_view where);
+// The AutoUpdate Links (of every type) whose upstream is one of `to_unit_ids`, in one query,
+// ordered by downstream Unit and then slug.
+std::vector<v1::Link> AutoUpdateLinksTo(Tx& tx, const std::vector<std::string>& to_unit_ids);
 // space_id empty: every Space the caller can see.
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,

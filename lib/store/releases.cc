@@ -344,6 +344,9 @@ std::set<std::string> SpacesReleasing(Tx& tx, const std::string& start_tag_id,
       " SELECT DISTINCT c.space_id::text FROM cand c"
       " WHERE (NOT $4 OR (c.rn = 1 AND c.sync_status = 'Synced' AND c.health_status = 'Healthy'"
       "                   AND c.operation_state NOT IN ('Running', 'Failed')))"
+      // Only a Space that has taken the change can have released it.
+      " AND EXISTS (SELECT 1 FROM tag_marks tm JOIN units tu ON tu.id = tm.unit_id"
+      "             WHERE tm.tag_id = $2::uuid AND tu.space_id = c.space_id)"
       " AND NOT EXISTS ("
       "  SELECT 1 FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
       "  LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
