@@ -121,7 +121,7 @@ void AddList(CLI::App* group, Env& env) {
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, unit, file, change_desc, restore, change_set, merge_source, change_order,
-        prior_revisions, resolve;
+        prior_revisions, resolve, revert;
     std::vector<std::string> labels, annotations, protect, unprotect;
     bool upgrade = false, squash = false, patch = false;
     int merge_base = 0, merge_end = 0;
@@ -138,6 +138,11 @@ void AddUpdate(CLI::App* group, Env& env) {
                   "ChangeSet:C, Before:ChangeSet:C, LastReleasedRevisionNum")
       ->type_name("REVISION")
       ->excludes(file);
+  cmd->add_option("--revert", o->revert,
+                  "Take out what revisions N..M (or N) changed, keeping later work")
+      ->type_name("N..M")
+      ->excludes(file)
+      ->excludes("--restore");
   cmd->add_option("--changeset", o->change_set,
                   "Write in this open ChangeSet (SPACE/NAME), opening it on the Unit; - takes "
                   "the Unit out of its ChangeSet")
@@ -189,9 +194,9 @@ void AddUpdate(CLI::App* group, Env& env) {
     if (o->patch != resolve) {
       return UsageError("--patch and --resolve go together: --patch --resolve \"Link:*\"");
     }
-    if (o->file.empty() && o->restore.empty() && o->labels.empty() && o->annotations.empty() &&
-        o->change_set != "-" && !upgrade && !resolve && o->protect.empty() &&
-        o->unprotect.empty()) {
+    if (o->file.empty() && o->restore.empty() && o->revert.empty() && o->labels.empty() &&
+        o->annotations.empty() && o->change_set != "-" && !upgrade && !resolve &&
+        o->protect.empty() && o->unprotect.empty()) {
       return UsageError(
           "nothing to update: pass FILE, --restore, --upgrade, --patch --resolve, --protect, "
           "--label, --annotation or --changeset -");
@@ -215,6 +220,7 @@ void AddUpdate(CLI::App* group, Env& env) {
     req.set_unit(o->unit);
     req.set_change_desc(o->change_desc);
     req.set_restore(o->restore);
+    req.set_revert(o->revert);
     req.set_change_set(o->change_set);
     req.set_upgrade(upgrade);
     req.set_squash(o->squash);

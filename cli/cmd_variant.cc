@@ -234,11 +234,54 @@ void AddPromote(CLI::App* group, Env& env) {
 
 }  // namespace
 
+void AddDemote(CLI::App* group, Env& env) {
+  struct Opts {
+    std::vector<std::string> spaces;
+    std::string change_order, change_desc;
+    bool dry_run = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "demote", "Take an aborted ChangeOrder back out of Spaces: restore each Unit it marked");
+  cmd->add_option("SPACE", o->spaces, "Spaces to demote")->required();
+  cmd->add_option("--change-order", o->change_order, "The aborted ChangeOrder, BASE/NAME")
+      ->required();
+  cmd->add_option("--change-desc", o->change_desc, "Description of the restoring revisions");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "Show what would be restored and the later revisions it would drop");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::DemoteRequest req;
+    for (const auto& s : o->spaces) req.add_spaces(s);
+    req.set_change_order(o->change_order);
+    req.set_change_desc(o->change_desc);
+    req.set_dry_run(o->dry_run);
+    auto client = Connect(env);
+    if (!client) return kExitFailed;
+    cub::v1::DemoteResponse resp;
+    if (!client->Call(&cub::v1::ChangeOrderService::Stub::Demote, req, &resp)) return kExitFailed;
+    const Printer printer = env.printer();
+    if (!printer.table()) return printer.Document(resp);
+    Table t{{"SPACE", "UNIT", "ACTION", "START", "REVISION", "DROPS"}, {}};
+    for (const auto& s : resp.spaces()) {
+      for (const auto& u : s.units()) {
+        t.rows.push_back({s.space(), u.unit(), u.action(), std::to_string(u.start_revision_num()),
+                          std::to_string(u.revision_num()), absl::StrJoin(u.dropped(), "; ")});
+      }
+    }
+    std::string summary;
+    for (const auto& s : resp.spaces()) {
+      absl::StrAppend(&summary, s.space(), ": ", s.status(), "\n");
+    }
+    return printer.Text(absl::StrCat(t.Render(), summary));
+  });
+}
+
 void AddVariantCommands(CLI::App& app, Env& env) {
   CLI::App* group = app.add_subcommand(
       "variant", "Create variants (Spaces cloned from a base) and promote changes into them");
   AddCreate(group, env);
   AddPromote(group, env);
+  AddDemote(group, env);
 }
 
 }  // namespace cub::cli

@@ -13,6 +13,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/change_workflows.h"
+#include "lib/ops/demote.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/releases.h"
@@ -289,6 +290,11 @@ class ChangeOrderServiceImpl final : public v1::ChangeOrderService::Service {
                  v1::PromoteResponse* resp) override {
     return Respond(db_, ctx, "ChangeOrderService/Promote", resp,
                    [&](const Principal& p) { return ops::Promote(db_, p, *req); });
+  }
+  Status Demote(ServerContext* ctx, const v1::DemoteRequest* req,
+                v1::DemoteResponse* resp) override {
+    return Respond(db_, ctx, "ChangeOrderService/Demote", resp,
+                   [&](const Principal& p) { return ops::Demote(db_, p, *req); });
   }
 
  private:

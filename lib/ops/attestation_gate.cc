@@ -73,6 +73,7 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
       std::vector<std::string> rejected_by;
       std::set<std::string> approved;
       for (const auto& [user, v] : latest) {
+        if (v->revoked || v->expired) continue;  // withdrawn: the user has no current vote
         JudgedVote j{*v, read.unit_slug, read.revision_num, false, ""};
         std::vector<std::string> groups;
         for (const auto& g : v->groups) {

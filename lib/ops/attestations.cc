@@ -57,10 +57,15 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
             absl::StrCat("change order '", rco->co.slug, "' has no stage '", req.stage(), "'"));
       }
     } else {
-      // Every Space the change has reached.
+      // Every Space beyond its base the change has reached, where the caller may vote.
       auto spaces = store::SpacesAmong(tx, rco->co.resolved_space_ids, "");
       if (!spaces.ok()) return spaces.status();
-      for (const auto& s : *spaces) add(s);
+      for (const auto& s : *spaces) {
+        if (s.space_id() != rco->base.space_id() &&
+            ResolveSpace(tx, p, s.space_id(), Access::kApprove).ok()) {
+          add(s);
+        }
+      }
     }
   } else if (!req.stage().empty()) {
     return absl::InvalidArgumentError("--stage goes with --change-order and no Spaces named");

@@ -472,8 +472,30 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
   // nothing to release and does not hold it back); with no Target anywhere, Resolved is as far
   // as State goes.
   const bool all_resolved = out.resolved_space_ids_size() == out.in_scope_space_ids_size();
+  for (const auto& id : c.restored_space_ids) out.add_restored_space_ids(id);
   if (!c.aborted_reason.empty()) {
-    out.set_state("Aborted");
+    // Restored once every Space that took the change (beyond its base) was demoted;
+    // RestoreReleased once every one that had released it released the restored revisions.
+    auto contains = [](const std::vector<std::string>& v, const std::string& x) {
+      return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    bool restored = false, rereleased = true, any_released = false;
+    for (const auto& id : out.resolved_space_ids()) {
+      if (id == c.space_id) continue;
+      restored = true;
+      if (!contains(c.restored_space_ids, id)) {
+        restored = false;
+        break;
+      }
+    }
+    for (const auto& id : c.released_space_ids) {
+      if (id == c.space_id) continue;
+      any_released = true;
+      rereleased &= contains(c.restore_released_space_ids, id);
+    }
+    out.set_state(!restored                    ? "Aborted"
+                  : any_released && rereleased ? "RestoreReleased"
+                                               : "Restored");
   } else if (std::none_of(out.resolved_space_ids().begin(), out.resolved_space_ids().end(),
                           [&](const std::string& id) { return id != c.space_id; })) {
     out.set_state("New");  // nowhere beyond its base yet
@@ -701,9 +723,15 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
     }
     store::ChangeOrderChanges c;
     if (req.has_description()) c.description = req.description();
-    // Demote (which restores Units) is not available yet, so nothing can have been restored
-    // and an abort may still be cleared; once it is, clearing is refused after a restore.
-    if (req.has_aborted_reason()) c.aborted_reason = req.aborted_reason();
+    if (req.has_aborted_reason()) {
+      if (req.aborted_reason().empty() && !rco->co.restored_space_ids.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "change order '", rco->co.slug, "' has been demoted in ",
+            rco->co.restored_space_ids.size(),
+            " space(s): its abort cannot be cleared; promote a new change order instead"));
+      }
+      c.aborted_reason = req.aborted_reason();
+    }
     if (req.refresh_spaces()) {
       std::vector<std::string> listed = rco->co.in_scope_spaces;
       auto scope =

@@ -34,8 +34,8 @@ absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const 
 // evaluated in memory over each ChangeOrder as read.
 absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req);
-// Description, AbortedReason (set, or cleared while nothing has been restored: demote does not
-// exist yet) and --refresh-spaces; every update also advances the recorded Stage.
+// Description, AbortedReason (set, or cleared only while nothing has been demoted) and
+// --refresh-spaces; every update also advances the recorded Stage.
 absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateChangeOrderRequest& req);
 

@@ -213,7 +213,9 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
           absl::StrCat("release ", r.release_num(),
                        ": the sealed approvals' signature does not verify: ", s.message()));
     }
-    if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha->AsString(), "\""))) {
+    if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha->AsString(), "\"")) ||
+        !absl::StrContains(sealed->payload, absl::StrCat("\"name\":\"", r.space_slug(), "/release-",
+                                                         r.release_num(), "\""))) {
       return absl::DataLossError(
           absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
     }

@@ -151,18 +151,22 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
                                                   const v1::UpdateUnitRequest& req) {
   const bool upgrade = req.upgrade() || !req.merge_source().empty();
   const bool resolve = !req.resolve().empty();
-  if (int(req.has_data()) + int(!req.restore().empty()) + int(upgrade) + int(resolve) > 1) {
+  const bool revert = !req.revert().empty();
+  if (int(req.has_data()) + int(!req.restore().empty()) + int(upgrade) + int(resolve) +
+          int(revert) >
+      1) {
     return absl::InvalidArgumentError(
-        "give only one of new data, --restore, --upgrade and --resolve");
+        "give only one of new data, --restore, --upgrade, --resolve and --revert");
   }
   if (req.patch() && !resolve) {
     return absl::InvalidArgumentError(
         "--patch resolves Links: pass --resolve \"Link:*\" (or Link:<where>)");
   }
   if (!req.change_set().empty() && req.change_set() != "-" && !req.has_data() &&
-      req.restore().empty() && !upgrade && !resolve) {
+      req.restore().empty() && !upgrade && !resolve && !revert) {
     return absl::InvalidArgumentError(
-        "--changeset goes with a write of data (FILE, --restore, --upgrade or --resolve)");
+        "--changeset goes with a write of data (FILE, --restore, --upgrade, --resolve or "
+        "--revert)");
   }
   if ((!req.change_order().empty() || !req.prior_revisions().empty()) && !upgrade) {
     return absl::InvalidArgumentError("--change-order and --prior-revisions go with --upgrade");
@@ -198,6 +202,11 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
       auto s = req.change_order().empty() ? Upgrade(tx, p, *space, *unit, req, *change_set, &out)
                                           : UpgradeToChangeOrder(tx, p, *space, *unit, req, &out);
       if (!s.ok()) return s;
+    }
+    if (revert) {
+      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
+      if (!change_set.ok()) return change_set.status();
+      if (auto s = Revert(tx, p, *space, *unit, req, *change_set, &out); !s.ok()) return s;
     }
     if (resolve) {
       auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());

@@ -1,5 +1,6 @@
 #include "lib/ops/upgrade.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/config/diff.h"
 #include "lib/config/json.h"
@@ -181,6 +182,58 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
   if (src->link && end > src->link->upstream_revision_num()) {
     store::SetLinkCursor(tx, src->link->link_id(), end);
   }
+  return absl::OkStatus();
+}
+
+absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, const v1::Unit& unit,
+                    const v1::UpdateUnitRequest& req, const std::string& change_set_id,
+                    v1::UpdateUnitResponse* out) {
+  int64_t first = 0, last = 0;
+  const std::string& range = req.revert();
+  auto dots = range.find("..");
+  bool ok = dots == std::string::npos ? absl::SimpleAtoi(range, &first) && (last = first, true)
+                                      : absl::SimpleAtoi(range.substr(0, dots), &first) &&
+                                            absl::SimpleAtoi(range.substr(dots + 2), &last);
+  if (!ok || first < 1 || last < first || last > unit.head_revision_num()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--revert '", range, "' is not a range of revisions of unit '", unit.slug(),
+                     "': use N..M with 1 <= N <= M <= ", unit.head_revision_num()));
+  }
+  std::vector<config::Node> before, after, head;
+  for (auto [num, docs] : {std::pair<int64_t, std::vector<config::Node>*>{first - 1, &before},
+                           {last, &after},
+                           {unit.head_revision_num(), &head}}) {
+    if (num == 0) continue;
+    auto rev = store::FindRevision(tx, unit.unit_id(), num);
+    if (!rev) return absl::InternalError("revision missing");
+    auto parsed = Parse(*rev, absl::StrCat("unit '", unit.slug(), "'"));
+    if (!parsed.ok()) return parsed.status();
+    *docs = *std::move(parsed);
+  }
+  std::vector<std::string> protected_paths(unit.protected_paths().begin(),
+                                           unit.protected_paths().end());
+  auto protection = config::Protection::Parse(protected_paths);
+  if (!protection.ok()) return protection.status();
+  config::MergeResult merged =
+      config::Apply(config::ComputeChange(after, before), std::move(head), *protection);
+  if (!merged.changed) {
+    out->set_unchanged(true);
+    return absl::OkStatus();
+  }
+  store::NewRevision rev;
+  rev.data = config::EmitYaml(merged.documents);
+  rev.data_hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(merged.documents)));
+  rev.author_id = p.user_id;
+  rev.description = req.change_desc().empty()
+                        ? absl::StrCat("Reverted revisions ", first, "..", last)
+                        : req.change_desc();
+  rev.change_set_id = change_set_id;
+  rev.conflicts_json = ConflictsJson(merged.conflicts);
+  if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
+  auto written = store::AppendRevision(tx, unit.unit_id(), rev);
+  if (!written.ok()) return written.status();
+  *out->add_revisions() = *written;
+  *out->mutable_revision() = *written;
   return absl::OkStatus();
 }
 

@@ -25,6 +25,14 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
                      const v1::Unit& unit, const v1::UpdateUnitRequest& req,
                      const std::string& change_set_id, v1::UpdateUnitResponse* out);
 
+// `--revert N..M` (or `N`), inside UpdateUnit's transaction: takes out what revisions N..M
+// changed and keeps what came after them, by merging their change, inverted (from revision M
+// back to N-1), into the head, 3-way, as an upgrade would. A later edit of a path the range
+// also changed wins and is recorded as a Conflict. Writes one revision, or none (Unchanged).
+absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, const v1::Unit& unit,
+                    const v1::UpdateUnitRequest& req, const std::string& change_set_id,
+                    v1::UpdateUnitResponse* out);
+
 // INVALID_ARGUMENT naming the first path that is not a valid merge path.
 absl::Status ValidateProtectedPaths(const google::protobuf::RepeatedPtrField<std::string>& paths);
 

@@ -147,15 +147,15 @@ std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(
   // A vote covers the revision it names and later ones of identical content.
   pqxx::result r = tx.exec_params(
       "SELECT q.unit_id::text, q.num, a.id::text, a.user_id::text, a.username, a.groups,"
-      " a.result, extract(epoch from a.created_at)::float8, ar.revision_num"
+      " a.result, extract(epoch from a.created_at)::float8, ar.revision_num,"
+      " (a.expires_at IS NOT NULL AND a.expires_at <= clock_timestamp()),"
+      " EXISTS (SELECT 1 FROM attestations rk WHERE rk.revokes_id = a.id)"
       " FROM unnest($2::uuid[], $3::bigint[]) AS q(unit_id, num)"
       " JOIN revisions rv ON rv.unit_id = q.unit_id AND rv.revision_num = q.num"
       " JOIN attestation_revisions ar ON ar.unit_id = q.unit_id AND ar.data_hash = rv.data_hash"
       "  AND ar.revision_num <= q.num"
       " JOIN attestations a ON a.id = ar.attestation_id"
       " WHERE a.type = $1 AND a.result IN ('Pass', 'Fail')"
-      " AND (a.expires_at IS NULL OR a.expires_at > clock_timestamp())"
-      " AND NOT EXISTS (SELECT 1 FROM attestations rk WHERE rk.revokes_id = a.id)"
       " ORDER BY a.created_at, a.id",
       type, TextArrayLiteral(units), TextArrayLiteral(nums));
   for (const auto& row : r) {
@@ -167,6 +167,8 @@ std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(
     v.result = row[6].as<std::string>();
     v.at = absl::FromUnixMicros(static_cast<int64_t>(row[7].as<double>() * 1e6));
     v.voted_revision_num = row[8].as<int64_t>();
+    v.expired = row[9].as<bool>();
+    v.revoked = row[10].as<bool>();
     out[{row[0].as<std::string>(), row[1].as<int64_t>()}].push_back(std::move(v));
   }
   return out;
@@ -196,7 +198,7 @@ std::map<std::string, std::set<std::string>> Approvers(Tx& tx,
       " FROM space_permissions p LEFT JOIN user_groups g ON g.group_name = p.group_name"
       " JOIN users u ON u.id = coalesce(p.user_id, g.user_id)"
       " WHERE p.space_id = ANY($1::uuid[]) AND p.role IN ('approver', 'admin')"
-      " AND NOT u.service_account",
+      " AND NOT u.service_account AND NOT u.admin",
       TextArrayLiteral(space_ids));
   std::map<std::string, std::set<std::string>> out;
   for (const auto& row : r) out[row[0].as<std::string>()].insert(row[1].as<std::string>());

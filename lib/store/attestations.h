@@ -48,7 +48,9 @@ std::vector<ReadRevision> ChangedRevisions(Tx& tx, const std::string& start_tag_
                                            const std::vector<std::string>& space_ids);
 
 // A vote that covers a read revision: its Pass or Fail on a revision of the same Unit, at or
-// before the one read, with the same content. Neither revoked nor expired.
+// before the one read, with the same content. Revoked and expired votes are included (flagged),
+// so that they still replace a user's earlier votes: withdrawing a vote does not bring back the
+// one it replaced.
 struct Vote {
   std::string attestation_id;
   std::string user_id;
@@ -57,6 +59,8 @@ struct Vote {
   std::string result;  // Pass or Fail
   absl::Time at;
   int64_t voted_revision_num = 0;
+  bool expired = false;
+  bool revoked = false;
 };
 // Votes of `type` per read (keyed by unit ID and revision), oldest first, in one query.
 std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(

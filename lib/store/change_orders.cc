@@ -69,6 +69,16 @@ void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
                                   {targets.begin(), targets.end()}, false);
   c.target_space_ids.assign(targets.begin(), targets.end());
   c.released_space_ids.assign(released.begin(), released.end());
+  pqxx::result restore = tx.exec_params(
+      "SELECT id::text FROM tags WHERE space_id = $1::uuid AND slug = $2 || '-co-restore'",
+      c.space_id, c.slug);
+  if (restore.empty()) return;
+  c.restore_tag_id = restore[0][0].as<std::string>();
+  auto restored = MarkedSpaces(tx, c.restore_tag_id, c.in_scope_space_ids);
+  c.restored_space_ids.assign(restored.begin(), restored.end());
+  auto rereleased = SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
+                                    {restored.begin(), restored.end()}, false);
+  c.restore_released_space_ids.assign(rereleased.begin(), rereleased.end());
 }
 
 }  // namespace

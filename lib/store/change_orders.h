@@ -49,6 +49,11 @@ struct StoredChangeOrder {
   // Release carrying the change.
   std::vector<std::string> target_space_ids;
   std::vector<std::string> released_space_ids;
+  // Derived at read, once demoted: the restore Tag (NAME-co-restore), the Spaces it marks, and
+  // those of them that have published a Release of the restored revisions.
+  std::string restore_tag_id;
+  std::vector<std::string> restored_space_ids;
+  std::vector<std::string> restore_released_space_ids;
 };
 
 // Inserts `co` (id, timestamps and version are assigned) and returns it as stored.

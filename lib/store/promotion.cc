@@ -190,16 +190,17 @@ void WritePromotion(pqxx::transaction_base& tx, const PromotionWrites& w) {
       c[9].push_back(r.conflicts_json);
       c[10].push_back(r.validation_errors_json);
       c[11].push_back(r.change_order_id);
+      c[12].push_back(std::to_string(r.restored_from_num));
     }
     Exec(tx,
          "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
          " description, upstream_unit_id, upstream_revision_num, conflicts, validation_errors,"
-         " change_order_id)"
+         " change_order_id, restored_from_num)"
          " SELECT u, s, n, d, h, NULLIF(a, '')::uuid, descr, NULLIF(up, '')::uuid, upn,"
-         " c::jsonb, ve::jsonb, NULLIF(co, '')::uuid"
+         " c::jsonb, ve::jsonb, NULLIF(co, '')::uuid, rf"
          " FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[],"
-         " $7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[], $12::text[])"
-         " AS v(u, s, n, d, h, a, descr, up, upn, c, ve, co)",
+         " $7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[], $12::text[],"
+         " $13::bigint[]) AS v(u, s, n, d, h, a, descr, up, upn, c, ve, co, rf)",
          c);
   }
   if (!w.heads.empty()) {

@@ -84,6 +84,7 @@ struct PromotionWrites {
     int64_t num = 0;
     std::string data, data_hash, author_id, description, upstream_unit_id;
     int64_t upstream_num = 0;
+    int64_t restored_from_num = 0;  // a restore: the revision whose data it brings back
     std::string conflicts_json = "[]", validation_errors_json = "[]", change_order_id;
   };
   struct Link {
