@@ -52,6 +52,11 @@ std::string Describe(const ChangeOrder& c) {
   row("Completed", c.completed() ? "yes" : "no");
   row("Change Workflow", c.change_workflow().empty() ? "none" : c.change_workflow());
   row("Update Type", c.update_type());
+  if (!c.invocation().empty()) {
+    row("Invocation", absl::StrCat(c.invocation(), " (", c.function_name(), " ",
+                                   absl::StrJoin(c.function_args(), " "), ")"));
+    row("Where Unit", c.where_unit().empty() ? "(all units)" : c.where_unit());
+  }
   row("Prior Revisions", c.prior_revisions());
   if (!c.where_space().empty()) row("Where Space", c.where_space());
   row("Changed Units", absl::StrCat(c.changed_unit_count()));
@@ -116,8 +121,8 @@ std::string Describe(const ChangeOrder& c) {
 void AddCreate(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, name, description, change_workflow, where_space_field, space_filter,
-        component, end_tag, prior_revisions, update_type;
-    std::vector<std::string> in_scope_spaces;
+        component, end_tag, prior_revisions, update_type, invocation, where_unit, unit_filter;
+    std::vector<std::string> in_scope_spaces, params;
     bool allow_exists = false;
   };
   auto o = std::make_shared<Opts>();
@@ -152,10 +157,18 @@ void AddCreate(CLI::App* group, Env& env) {
       ->type_name("MODE")
       ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
   cmd->add_option("--update-type", o->update_type,
-                  "Links the change follows: UpgradeUnit (the clone lineage, default) or "
-                  "MergeUnits")
+                  "UpgradeUnit (follow the clone lineage, default), MergeUnits (follow MergeUnits "
+                  "Links) or Invoke (run --invocation in each Space)")
       ->type_name("TYPE")
-      ->check(CLI::IsMember({"UpgradeUnit", "MergeUnits"}));
+      ->check(CLI::IsMember({"UpgradeUnit", "MergeUnits", "Invoke"}));
+  cmd->add_option("--invocation", o->invocation,
+                  "Invoke: the Invocation (SPACE/NAME) each promotion runs in its Spaces");
+  AddKeyValueFlag(
+      cmd, "--param", &o->params,
+      "Invoke: a parameter value of the Invocation, fixed for the rollout (repeatable)");
+  cmd->add_option("--where-unit", o->where_unit,
+                  "Invoke: which Units it runs on (where expression over Units)");
+  cmd->add_option("--unit-filter", o->unit_filter, "Invoke: a saved Unit Filter (SPACE/NAME)");
   cmd->add_flag("--allow-exists", o->allow_exists,
                 "Succeed with the existing ChangeOrder if the name is taken (its range is the "
                 "one fixed then)");
@@ -176,6 +189,10 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_prior_revisions(o->prior_revisions);
     req.set_update_type(o->update_type);
     req.set_allow_exists(o->allow_exists);
+    req.set_invocation(o->invocation);
+    PutKeyValues(o->params, req.mutable_params());
+    req.set_where_unit(o->where_unit);
+    req.set_unit_filter(o->unit_filter);
     auto client = Connect(env);
     if (!client) return kExitFailed;
     ChangeOrder c;

@@ -10,8 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lib/functions/registry.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/functions.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/store/change_sets.h"
@@ -123,9 +125,13 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
                                     const std::vector<std::string>& listed,
                                     const std::string& where_field, const std::string& filter_ref,
                                     const std::string& component) {
-  auto downstream = store::DownstreamSpaces(tx, base.space_id(), update_type);
+  // An Invoke ChangeOrder runs in each Space on its own: nothing is merged between them, so
+  // they need not be downstream of the base, and the base is in scope only if selected.
+  const bool invoke = update_type == "Invoke";
+  auto downstream =
+      store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type);
   Scope scope;
-  scope.space_ids.push_back(base.space_id());
+  if (!invoke) scope.space_ids.push_back(base.space_id());
   std::vector<std::string> clauses;
   if (!where_field.empty()) clauses.push_back(absl::StrCat("(", where_field, ")"));
   if (!component.empty()) {
@@ -162,6 +168,15 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
   }
   std::map<std::string, std::string> slugs;  // id -> slug of what was chosen
   for (const auto& s : chosen) slugs[s.space_id()] = s.slug();
+  if (invoke) {
+    for (const auto& [id, slug] : slugs) {
+      // Selected by default (wherever Links reach), the base itself is not a target.
+      if (id != base.space_id() || !listed.empty() || !scope.where_space.empty()) {
+        scope.space_ids.push_back(id);
+      }
+    }
+    return scope;
+  }
   slugs[base.space_id()] = base.slug();
   for (const auto& [id, slug] : slugs) {
     if (id == base.space_id()) continue;
@@ -467,6 +482,10 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
   out.set_updated_at(c.updated_at);
   out.set_version(static_cast<int32_t>(c.version));
   out.set_changed_unit_count(static_cast<int32_t>(c.changed_unit_count));
+  out.set_invocation(c.invocation);
+  out.set_function_name(c.function_name);
+  for (const auto& a : c.function_args) out.add_function_args(a);
+  out.set_where_unit(c.where_unit);
   for (const auto& id : c.released_space_ids) out.add_released_space_ids(id);
   // Released: every in-scope Space with a release Target released it (a Space without one has
   // nothing to release and does not hold it back); with no Target anywhere, Resolved is as far
@@ -556,9 +575,18 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
   if (auto s = ValidateSlug("change order", req.slug()); !s.ok()) return s;
   if (auto s = CheckPriorRevisions(req.prior_revisions()); !s.ok()) return s;
   const std::string update_type = req.update_type().empty() ? "UpgradeUnit" : req.update_type();
-  if (update_type != "UpgradeUnit" && update_type != "MergeUnits") {
-    if (update_type == "Invoke" || update_type == "TransformPaths" || update_type == "Insert" ||
-        update_type == "Upsert") {
+  const bool invoke = update_type == "Invoke";
+  if (invoke != !req.invocation().empty()) {
+    return absl::InvalidArgumentError(invoke ? "--update-type Invoke needs --invocation SPACE/NAME"
+                                             : "--invocation goes with --update-type Invoke");
+  }
+  if (!invoke &&
+      (!req.params().empty() || !req.where_unit().empty() || !req.unit_filter().empty())) {
+    return absl::InvalidArgumentError(
+        "--param, --where-unit and --unit-filter go with --update-type Invoke");
+  }
+  if (update_type != "UpgradeUnit" && update_type != "MergeUnits" && !invoke) {
+    if (update_type == "TransformPaths" || update_type == "Insert" || update_type == "Upsert") {
       return absl::UnimplementedError(
           absl::StrCat("--update-type ", update_type,
                        " change orders are not supported yet; use UpgradeUnit or"
@@ -603,6 +631,43 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
       }
       co.change_workflow = absl::StrCat(wf_space->slug(), "/", wf->slug);
       co.workflow_json = wf->definition_json;
+      if (invoke) {
+        auto w = workflow::ParseWorkflow(wf->definition_json);
+        if (w.ok() && !w->stages.empty() && !w->stages[0].prerequisites.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "workflow '", co.change_workflow, "' gates its first stage '", w->stages[0].name,
+              "', but an Invoke change order is in no Space before it is promoted into one:"
+              " use a workflow whose first stage has no prerequisites"));
+        }
+      }
+    }
+    if (invoke) {
+      auto inv = ResolveInvocation(tx, p, base->slug(), req.invocation());
+      if (!inv.ok()) return inv.status();
+      auto words = BindInvocation(*inv, req.params());
+      if (!words.ok()) return words.status();
+      auto args = functions::Registry::Default().Parse(inv->function_name(), *words);
+      if (!args.ok()) return args.status();
+      if (args->spec().kind != functions::FunctionKind::kSet) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "invocation '", req.invocation(), "' runs ", inv->function_name(),
+            ", which does not change data: an Invoke change order needs a set function"));
+      }
+      co.invocation =
+          absl::StrCat(SplitRef(req.invocation(), base->slug()).space, "/", inv->slug());
+      co.function_name = inv->function_name();
+      co.function_args = *std::move(words);
+      std::vector<std::string> clauses;
+      if (!req.where_unit().empty()) clauses.push_back(absl::StrCat("(", req.where_unit(), ")"));
+      auto filter = ResolveFilter(tx, p, req.unit_filter(), base->slug(), "Unit");
+      if (!filter.ok()) return filter.status();
+      if (!filter->empty()) clauses.push_back(absl::StrCat("(", *filter, ")"));
+      co.where_unit = absl::StrJoin(clauses, " AND ");
+      if (!co.where_unit.empty()) {
+        if (auto sql = where::CompileToSql(co.where_unit, store::UnitSchema()); !sql.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat("--where-unit: ", sql.status().message()));
+        }
+      }
     }
     auto scope = EvaluateScope(tx, p, *base, update_type,
                                {req.in_scope_spaces().begin(), req.in_scope_spaces().end()},
@@ -627,11 +692,15 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     co.end_tag_id = end->tag_id();
     co.publish_tag_id = publish->tag_id();
 
-    auto units = store::LoadPromotionUnits(
-        tx, {base->space_id()}, {base->space_id()},
-        store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
-    auto ranges = FixRanges(tx, *base, units, co.in_scope_space_ids, update_type, *end_tag,
-                            &co.skipped_units_json);
+    // An Invoke change is made in no Space yet: nothing of the base is marked.
+    auto units = invoke
+                     ? std::vector<store::PromotionUnit>{}
+                     : store::LoadPromotionUnits(
+                           tx, {base->space_id()}, {base->space_id()},
+                           store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+    auto ranges = invoke ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
+                         : FixRanges(tx, *base, units, co.in_scope_space_ids, update_type, *end_tag,
+                                     &co.skipped_units_json);
     if (!ranges.ok()) return ranges.status();
     store::PromotionWrites marks;
     for (const auto& r : *ranges) {

@@ -14,6 +14,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
+#include "lib/ops/invoke_plan.h"
 #include "lib/ops/promotion_plan.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/spaces.h"
@@ -188,6 +189,12 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   // deadlock. A promotion waiting on this Unit reads its marks after the lock is released.
   auto rco = ResolveChangeOrder(tx, p, req.change_order(), space.slug(), false);
   if (!rco.ok()) return rco.status();
+  if (rco->co.update_type == "Invoke") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("change order '", rco->co.slug,
+                     "' runs an Invocation: there is no upstream revision to"
+                     " merge; promote it into the Space with cub variant promote"));
+  }
   if (!rco->co.aborted_reason.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "change order '", rco->co.slug, "' was aborted (", rco->co.aborted_reason, ")"));
@@ -308,7 +315,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
         denied.push_back(std::move(d));
       }
     }
-    std::vector<SpacePlan> plans = PlanPromotion(tx, opts, allowed);
+    std::vector<SpacePlan> plans = co.update_type == "Invoke" ? PlanInvoke(tx, opts, allowed)
+                                                              : PlanPromotion(tx, opts, allowed);
     if (!req.dry_run()) Land(tx, plans);
 
     v1::PromotionFailure failure;

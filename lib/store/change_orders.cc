@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/store/releases.h"
+#include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 
 namespace cub::store {
@@ -23,7 +24,8 @@ const std::string kChangeOrderSelect = absl::StrCat(
     " (SELECT count(*) FROM tag_marks ms JOIN units u ON u.id = ms.unit_id"
     " JOIN tag_marks me ON me.tag_id = co.end_tag_id AND me.unit_id = ms.unit_id"
     " WHERE ms.tag_id = co.start_tag_id AND u.space_id = co.space_id"
-    " AND ms.revision_num <> me.revision_num)"
+    " AND ms.revision_num <> me.revision_num),"
+    " co.invocation, co.function_name, co.function_args, co.where_unit"
     " FROM change_orders co JOIN spaces s ON s.id = co.space_id"
     " JOIN tags st ON st.id = co.start_tag_id JOIN tags et ON et.id = co.end_tag_id"
     " JOIN tags pt ON pt.id = co.publish_tag_id WHERE TRUE");
@@ -59,11 +61,39 @@ StoredChangeOrder ReadChangeOrder(const pqxx::row& r) {
   c.version = r[26].as<int64_t>();
   c.resolved_space_ids = ReadTextArray(r[27]);
   c.changed_unit_count = r[28].as<int64_t>();
+  c.invocation = r[29].as<std::string>();
+  c.function_name = r[30].as<std::string>();
+  c.function_args = ReadTextArray(r[31]);
+  c.where_unit = r[32].as<std::string>();
   return c;
+}
+
+// An Invoke ChangeOrder's Unit selection is asked again at every read: a Space holding a
+// selected Unit the Invocation has not run on (one added since) has not taken the change.
+void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
+  if (c.update_type != "Invoke" || c.resolved_space_ids.empty()) return;
+  Query q(
+      "SELECT DISTINCT u.space_id::text FROM units u JOIN spaces s ON s.id = u.space_id"
+      " LEFT JOIN components c ON c.id = s.component_id"
+      " LEFT JOIN tag_marks me ON me.tag_id = ");
+  q.Append(absl::StrCat(q.Param(c.end_tag_id),
+                        "::uuid AND me.unit_id = u.id WHERE u.space_id = ANY(",
+                        q.Param(TextArrayLiteral(c.resolved_space_ids)),
+                        "::uuid[]) AND me.unit_id IS NULL AND u.head_revision_num > 0"
+                        " AND u.toolchain_type <> 'ConfigHub/YAML'"));
+  if (!q.AndWhere(c.where_unit, UnitSchema()).ok()) return;  // checked at creation
+  std::set<std::string> behind;
+  for (const auto& row : q.Exec(tx)) behind.insert(row[0].as<std::string>());
+  std::vector<std::string> kept;
+  for (const auto& id : c.resolved_space_ids) {
+    if (!behind.count(id)) kept.push_back(id);
+  }
+  c.resolved_space_ids = std::move(kept);
 }
 
 // Where Releases stand is read from the releases tables, in two more queries.
 void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
+  RecheckInvokeSelection(tx, c);
   auto targets = SpacesWithTarget(tx, c.in_scope_space_ids);
   auto released = SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
                                   {targets.begin(), targets.end()}, false);
@@ -87,14 +117,17 @@ absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOr
   pqxx::row r = tx.exec_params1(
       "INSERT INTO change_orders (space_id, slug, description, change_workflow, workflow,"
       " update_type, prior_revisions, where_space, in_scope_spaces, in_scope_space_ids,"
-      " skipped_units, start_tag_id, end_tag_id, publish_tag_id, created_by)"
+      " skipped_units, start_tag_id, end_tag_id, publish_tag_id, created_by, invocation,"
+      " function_name, function_args, where_unit)"
       " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::jsonb, $6, $7, $8, $9::text[],"
-      " $10::uuid[], $11::jsonb, $12::uuid, $13::uuid, $14::uuid, NULLIF($15, '')::uuid)"
+      " $10::uuid[], $11::jsonb, $12::uuid, $13::uuid, $14::uuid, NULLIF($15, '')::uuid, $16,"
+      " $17, $18::text[], $19)"
       " RETURNING id",
       co.space_id, co.slug, co.description, co.change_workflow, co.workflow_json, co.update_type,
       co.prior_revisions, co.where_space, TextArrayLiteral(co.in_scope_spaces),
       TextArrayLiteral(co.in_scope_space_ids), co.skipped_units_json, co.start_tag_id,
-      co.end_tag_id, co.publish_tag_id, co.created_by);
+      co.end_tag_id, co.publish_tag_id, co.created_by, co.invocation, co.function_name,
+      TextArrayLiteral(co.function_args), co.where_unit);
   auto stored = FindChangeOrder(tx, co.space_id, r[0].as<std::string>());
   if (!stored) return absl::InternalError("change order vanished after insert");
   return *stored;

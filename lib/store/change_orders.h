@@ -27,6 +27,9 @@ struct StoredChangeOrder {
   std::string change_workflow;  // "SPACE/NAME" as given, or empty
   std::string workflow_json;    // the copy taken at creation, or empty
   std::string update_type = "UpgradeUnit";
+  // Invoke only: fixed at creation.
+  std::string invocation, function_name, where_unit;
+  std::vector<std::string> function_args;
   std::string prior_revisions = "Include";
   std::string where_space;                   // the scope selection, or empty
   std::vector<std::string> in_scope_spaces;  // Spaces listed by name at creation

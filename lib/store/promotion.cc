@@ -1,6 +1,7 @@
 #include "lib/store/promotion.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 
 namespace cub::store {
@@ -114,6 +115,19 @@ std::vector<PromotionLink> LoadLinksInto(Tx& tx, const std::string& to_space_id,
                                   "tu.space_id = $1::uuid AND fu.space_id = ANY($2::uuid[])"
                                   " AND l.update_type = $3"),
                      to_space_id, TextArrayLiteral(from_space_ids), update_type));
+}
+
+absl::StatusOr<std::set<std::string>> UnitsMatching(Tx& tx,
+                                                    const std::vector<std::string>& space_ids,
+                                                    const std::string& where) {
+  Query q(
+      "SELECT u.id::text FROM units u JOIN spaces s ON s.id = u.space_id"
+      " LEFT JOIN components c ON c.id = s.component_id WHERE u.space_id = ANY(");
+  q.Append(absl::StrCat(q.Param(TextArrayLiteral(space_ids)), "::uuid[])"));
+  if (auto st = q.AndWhere(where, UnitSchema()); !st.ok()) return st;
+  std::set<std::string> out;
+  for (const auto& row : q.Exec(tx)) out.insert(row[0].as<std::string>());
+  return out;
 }
 
 std::map<std::pair<std::string, int64_t>, RevisionData> LoadRevisionData(

@@ -6,10 +6,12 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -58,6 +60,11 @@ std::vector<PromotionLink> LoadLinksFrom(Tx& tx, const std::vector<std::string>&
 std::vector<PromotionLink> LoadLinksInto(Tx& tx, const std::string& to_space_id,
                                          const std::vector<std::string>& from_space_ids,
                                          const std::string& update_type);
+
+// The Units of `space_ids` that `where` (over the Unit schema; empty: all) selects, by ID.
+absl::StatusOr<std::set<std::string>> UnitsMatching(Tx& tx,
+                                                    const std::vector<std::string>& space_ids,
+                                                    const std::string& where);
 
 struct RevisionData {
   std::string data;
