@@ -16,6 +16,7 @@
 #include "lib/ops/gates.h"
 #include "lib/ops/invoke_plan.h"
 #include "lib/ops/promotion_plan.h"
+#include "lib/ops/resolve.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
@@ -317,7 +318,20 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     }
     std::vector<SpacePlan> plans = co.update_type == "Invoke" ? PlanInvoke(tx, opts, allowed)
                                                               : PlanPromotion(tx, opts, allowed);
-    if (!req.dry_run()) Land(tx, plans);
+    if (!req.dry_run()) {
+      Land(tx, plans);
+      // AutoUpdate Links follow what the promotion wrote, as they follow any write.
+      std::vector<std::string> written;
+      for (const auto& plan : plans) {
+        if (plan.report.status() != "Promoted") continue;
+        for (const auto& u : plan.report.units()) {
+          if (u.revisions_written() > 0) written.push_back(u.unit_id());
+        }
+      }
+      if (!written.empty()) {
+        if (auto s = FollowAutoUpdates(tx, p, std::move(written)); !s.ok()) return s;
+      }
+    }
 
     v1::PromotionFailure failure;
     for (auto& d : denied) *out.add_spaces() = d;

@@ -27,8 +27,9 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
 
 // `--revert N..M` (or `N`), inside UpdateUnit's transaction: takes out what revisions N..M
 // changed and keeps what came after them, by merging their change, inverted (from revision M
-// back to N-1), into the head, 3-way, as an upgrade would. A later edit of a path the range
-// also changed wins and is recorded as a Conflict. Writes one revision, or none (Unchanged).
+// back to N-1), into the head, 3-way, by the merge rule of an upgrade: where a later revision
+// also changed a path the range changed, the revert's value applies unless the path is
+// protected (then it is withheld and recorded as a Conflict). Writes one revision, or none.
 absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, const v1::Unit& unit,
                     const v1::UpdateUnitRequest& req, const std::string& change_set_id,
                     v1::UpdateUnitResponse* out);

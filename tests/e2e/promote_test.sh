@@ -59,8 +59,14 @@ expect_eq WouldPromote "$(jget Spaces.0.Status)"
 expect_eq 1 "$(jget Spaces.0.Units.0.RevisionsWritten)"
 expect_ok cub variant promote stg2 --change-order base2/chain-v2 --dry-run -o mutations
 expect_contains "$OUT" "ghcr.io/acme/web:v2"
+# An AutoUpdate Link follows what the promotion writes, as it follows any write.
+expect_ok cub unit create --space stg2 web-mirror "$E2E_TMP/b1.yaml"
+expect_ok cub link create mirror web-mirror web --space stg2 --update-type MergeUnits \
+  --auto-update --upstream-revision-num 1
 expect_ok cub variant promote stg2 --change-order base2/chain-v2 -o json
-expect_eq 2 "$(jget Spaces.0.Units.0.RevisionsWritten)"
+expect_contains "$OUT" '"RevisionsWritten": 2'
+expect_ok cub unit data --space stg2 web-mirror
+expect_contains "$OUT" "web:v2"
 expect_ok cub revision list --space stg2 --unit web -o json
 expect_eq 3 "$(jget len)"
 expect_eq "" "$(jget 1.ChangeOrderID)" "the prior revision does not carry the change"
