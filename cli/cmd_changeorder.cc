@@ -160,7 +160,8 @@ void AddCreate(CLI::App* group, Env& env) {
                   "UpgradeUnit (follow the clone lineage, default), MergeUnits (follow MergeUnits "
                   "Links) or Invoke (run --invocation in each Space)")
       ->type_name("TYPE")
-      ->check(CLI::IsMember({"UpgradeUnit", "MergeUnits", "Invoke"}));
+      ->check(CLI::IsMember(
+          {"UpgradeUnit", "MergeUnits", "Invoke", "TransformPaths", "Insert", "Upsert"}));
   cmd->add_option("--invocation", o->invocation,
                   "Invoke: the Invocation (SPACE/NAME) each promotion runs in its Spaces");
   AddKeyValueFlag(

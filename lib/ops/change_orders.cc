@@ -18,6 +18,7 @@
 #include "lib/ops/input.h"
 #include "lib/store/change_sets.h"
 #include "lib/store/change_workflows.h"
+#include "lib/store/links.h"
 #include "lib/store/promotion.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
@@ -127,7 +128,8 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
                                     const std::string& component) {
   // An Invoke ChangeOrder runs in each Space on its own: nothing is merged between them, so
   // they need not be downstream of the base, and the base is in scope only if selected.
-  const bool invoke = update_type == "Invoke";
+  const bool invoke = update_type == "Invoke" || update_type == "TransformPaths" ||
+                      update_type == "Insert" || update_type == "Upsert";
   auto downstream =
       store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type);
   Scope scope;
@@ -296,6 +298,85 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
   }
   *skipped_json = absl::StrCat("[", absl::StrJoin(skipped, ","), "]");
   return out;
+}
+
+// For a ChangeOrder that follows value-writing Links: the Units those Links lead to from the
+// Spaces in scope, outside it, are its sources. Each is marked: the end Tag at its head (or
+// where --end-tag marks it), the start Tag at the oldest revision a Link in scope has taken.
+// Refused when such a Link is AutoUpdate, or has already resolved past the end. Returns the
+// sources as SkippedUnits JSON: the change is made there, and is never promoted into them.
+absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChangeOrder& co,
+                                        const std::optional<v1::Tag>& end_tag) {
+  std::set<std::string> scope(co.in_scope_space_ids.begin(), co.in_scope_space_ids.end());
+  std::vector<store::PromotionLink> links =
+      store::LoadLinksFrom(tx, co.in_scope_space_ids, co.update_type);
+  std::map<std::string, int64_t> oldest;  // source unit -> oldest cursor
+  std::vector<std::string> source_spaces;
+  for (const auto& l : links) {
+    if (scope.count(l.to_space_id)) continue;  // a Space in scope is a target, never a source
+    auto full = store::FindLinkBetween(tx, l.from_unit_id, l.to_unit_id, co.update_type);
+    if (full && full->auto_update()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "link '", l.slug,
+          "' is AutoUpdate: it takes every new source revision at once, ahead"
+          " of any gate; turn AutoUpdate off to roll changes out with a change order"));
+    }
+    auto it = oldest.find(l.to_unit_id);
+    oldest[l.to_unit_id] = it == oldest.end() ? l.cursor : std::min(it->second, l.cursor);
+    source_spaces.push_back(l.to_space_id);
+  }
+  if (oldest.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no ", co.update_type,
+        " Link leads from the Spaces in scope to a Unit outside them: there is nothing for this"
+        " change order to roll out"));
+  }
+  std::map<std::string, int64_t> end_marks;
+  if (end_tag) {
+    for (const auto& m : store::ListTagMarks(tx, end_tag->tag_id())) {
+      end_marks[m.unit_id()] = m.revision_num();
+    }
+  }
+  std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
+      tx, source_spaces, {},
+      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+  std::map<std::string, const store::PromotionUnit*> sources;
+  for (const auto& u : units) sources[u.id] = &u;
+  store::PromotionWrites marks;
+  std::vector<std::string> skipped;
+  for (const auto& [unit_id, start] : oldest) {
+    auto found = sources.find(unit_id);
+    if (found == sources.end()) continue;
+    const store::PromotionUnit& unit = *found->second;
+    int64_t end = unit.head;
+    if (end_tag) {
+      auto it = end_marks.find(unit_id);
+      if (it == end_marks.end()) {
+        return absl::FailedPreconditionError(absl::StrCat("the end tag '", end_tag->slug(),
+                                                          "' marks no revision of source unit '",
+                                                          unit.slug, "'"));
+      }
+      end = it->second;
+    }
+    for (const auto& l : links) {
+      if (l.to_unit_id == unit_id && l.cursor > end) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("link '", l.slug, "' has already resolved revision ", l.cursor,
+                         " of source unit '", unit.slug, "', past the change's end at revision ",
+                         end, ": resolving it to the end would take it back"));
+      }
+    }
+    marks.marks.push_back({co.start_tag_id, unit_id, start});
+    marks.marks.push_back({co.end_tag_id, unit_id, end});
+    marks.marks.push_back({co.publish_tag_id, unit_id, end});
+    skipped.push_back(absl::StrCat(
+        "{\"UnitID\":", JsonQuote(unit_id), ",\"Unit\":", JsonQuote(unit.slug), ",\"Reason\":",
+        JsonQuote(absl::StrCat("a source: the change is its revisions ", start + 1, "..", end,
+                               ", taken by the Links in scope")),
+        "}"));
+  }
+  store::WritePromotion(tx, marks);
+  return absl::StrCat("[", absl::StrJoin(skipped, ","), "]");
 }
 
 absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Principal& p,
@@ -585,15 +666,26 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     return absl::InvalidArgumentError(
         "--param, --where-unit and --unit-filter go with --update-type Invoke");
   }
-  if (update_type != "UpgradeUnit" && update_type != "MergeUnits" && !invoke) {
-    if (update_type == "TransformPaths" || update_type == "Insert" || update_type == "Upsert") {
-      return absl::UnimplementedError(
-          absl::StrCat("--update-type ", update_type,
-                       " change orders are not supported yet; use UpgradeUnit or"
-                       " MergeUnits"));
+  const bool from_sources =
+      update_type == "TransformPaths" || update_type == "Insert" || update_type == "Upsert";
+  if (update_type != "UpgradeUnit" && update_type != "MergeUnits" && !invoke && !from_sources) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--update-type '", update_type,
+        "' is not one of UpgradeUnit, MergeUnits, Invoke, TransformPaths, Insert, Upsert"));
+  }
+  if (from_sources) {
+    // The Spaces in scope are the targets; the sources are whatever their Links lead to.
+    if (req.in_scope_spaces().empty() && req.where_space_field().empty() &&
+        req.space_filter().empty() && req.component().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a ", update_type,
+                       " change order needs its Spaces in scope: give --component,"
+                       " --in-scope-space, --where-space-field or --space-filter"));
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("--update-type '", update_type, "' is not one of UpgradeUnit, MergeUnits"));
+    if (!req.prior_revisions().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--prior-revisions does not apply to a ", update_type, " change order"));
+    }
   }
   v1::ChangeOrder out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
@@ -631,13 +723,14 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
       }
       co.change_workflow = absl::StrCat(wf_space->slug(), "/", wf->slug);
       co.workflow_json = wf->definition_json;
-      if (invoke) {
+      if (invoke || from_sources) {
         auto w = workflow::ParseWorkflow(wf->definition_json);
         if (w.ok() && !w->stages.empty() && !w->stages[0].prerequisites.empty()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "workflow '", co.change_workflow, "' gates its first stage '", w->stages[0].name,
-              "', but an Invoke change order is in no Space before it is promoted into one:"
-              " use a workflow whose first stage has no prerequisites"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("workflow '", co.change_workflow, "' gates its first stage '",
+                           w->stages[0].name, "', but an ", update_type,
+                           " change order is in no Space before it is promoted into one:"
+                           " use a workflow whose first stage has no prerequisites"));
         }
       }
     }
@@ -692,15 +785,22 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     co.end_tag_id = end->tag_id();
     co.publish_tag_id = publish->tag_id();
 
-    // An Invoke change is made in no Space yet: nothing of the base is marked.
-    auto units = invoke
+    if (from_sources) {
+      auto skipped = MarkSources(tx, co, *end_tag);
+      if (!skipped.ok()) return skipped.status();
+      co.skipped_units_json = *skipped;
+    }
+    // An Invoke change is made in no Space yet, and one from sources in the sources: nothing
+    // of the base is marked.
+    auto units = invoke || from_sources
                      ? std::vector<store::PromotionUnit>{}
                      : store::LoadPromotionUnits(
                            tx, {base->space_id()}, {base->space_id()},
                            store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
-    auto ranges = invoke ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
-                         : FixRanges(tx, *base, units, co.in_scope_space_ids, update_type, *end_tag,
-                                     &co.skipped_units_json);
+    auto ranges = invoke || from_sources
+                      ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
+                      : FixRanges(tx, *base, units, co.in_scope_space_ids, update_type, *end_tag,
+                                  &co.skipped_units_json);
     if (!ranges.ok()) return ranges.status();
     store::PromotionWrites marks;
     for (const auto& r : *ranges) {

@@ -17,6 +17,7 @@
 #include "lib/ops/invoke_plan.h"
 #include "lib/ops/promotion_plan.h"
 #include "lib/ops/resolve.h"
+#include "lib/ops/source_plan.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
@@ -190,11 +191,11 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   // deadlock. A promotion waiting on this Unit reads its marks after the lock is released.
   auto rco = ResolveChangeOrder(tx, p, req.change_order(), space.slug(), false);
   if (!rco.ok()) return rco.status();
-  if (rco->co.update_type == "Invoke") {
+  if (rco->co.update_type != "UpgradeUnit" && rco->co.update_type != "MergeUnits") {
     return absl::FailedPreconditionError(
-        absl::StrCat("change order '", rco->co.slug,
-                     "' runs an Invocation: there is no upstream revision to"
-                     " merge; promote it into the Space with cub variant promote"));
+        absl::StrCat("change order '", rco->co.slug, "' is of type ", rco->co.update_type,
+                     ": there is no upstream revision to merge; promote it into the Space with"
+                     " cub variant promote"));
   }
   if (!rco->co.aborted_reason.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -316,8 +317,12 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
         denied.push_back(std::move(d));
       }
     }
+    const bool from_sources = co.update_type == "TransformPaths" || co.update_type == "Insert" ||
+                              co.update_type == "Upsert";
     std::vector<SpacePlan> plans = co.update_type == "Invoke" ? PlanInvoke(tx, opts, allowed)
-                                                              : PlanPromotion(tx, opts, allowed);
+                                   : from_sources
+                                       ? PromoteFromSources(tx, opts, allowed, req.dry_run())
+                                       : PlanPromotion(tx, opts, allowed);
     if (!req.dry_run()) {
       Land(tx, plans);
       // AutoUpdate Links follow what the promotion wrote, as they follow any write.

@@ -115,7 +115,7 @@ expect_eq Upgraded "$(jget Spaces.0.Units.0.Action)"
 expect_ok cub unit data --space consumer web
 expect_contains "$OUT" "replicas: 7"
 expect_contains "$OUT" "web:v1"
-expect_fail 2 "Merge not in {UpgradeUnit,MergeUnits,Invoke}" cub changeorder create --space acme-base x \
+expect_fail 2 "Merge not in {UpgradeUnit,MergeUnits,Invoke,TransformPaths,Insert,Upsert}" cub changeorder create --space acme-base x \
   --description x --update-type Merge
 
 e2e_finish

@@ -65,7 +65,7 @@ expect_ok cub changeorder get --space acme-base acme-v453 -o json
 expect_eq 3 "$(jget InScopeSpaceIDs.len)"
 expect_eq New "$(jget State)"
 expect_eq set-image-reference-by-uri "$(jget FunctionName)"
-expect_fail 1 "runs an Invocation" cub unit update --space acme-development web --upgrade \
+expect_fail 1 "is of type Invoke" cub unit update --space acme-development web --upgrade \
   --change-order acme-base/acme-v453
 
 section "stage by stage; only the selected Units change"
