@@ -9,6 +9,7 @@
 #include "lib/config/merge.h"
 #include "lib/config/protection.h"
 #include "lib/config/yaml.h"
+#include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
 #include "lib/store/spaces.h"
 #include "lib/util/json_text.h"
@@ -253,18 +254,6 @@ class Planner {
                   change_order_id);
     }
     return absl::OkStatus();
-  }
-
-  static std::string ConflictsJson(const std::vector<config::Conflict>& conflicts) {
-    std::string out = "[";
-    for (const auto& c : conflicts) {
-      if (out.size() > 1) out += ',';
-      absl::StrAppend(&out, "{\"Path\":", JsonQuote(c.path),
-                      ",\"Reason\":", JsonQuote(config::ConflictReasonName(c.reason)),
-                      ",\"UpstreamValue\":", JsonQuote(c.UpstreamJson()), ",\"DownstreamValue\":",
-                      JsonQuote(c.downstream ? config::EmitJson(*c.downstream, false) : ""), "}");
-    }
-    return out + "]";
   }
 
   void AddRevision(store::PromotionWrites& w, const v1::Space& space, const std::string& unit_id,

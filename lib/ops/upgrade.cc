@@ -61,6 +61,17 @@ absl::StatusOr<Source> FindSource(store::Tx& tx, const Principal& p, const v1::S
   return src;
 }
 
+absl::StatusOr<std::vector<config::Node>> Parse(const v1::Revision& rev, const std::string& what) {
+  auto docs = config::ParseYaml(rev.data());
+  if (!docs.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " revision ", rev.revision_num(), " does not parse: ", docs.status().message()));
+  }
+  return *std::move(docs);
+}
+
+}  // namespace
+
 std::string ConflictsJson(const std::vector<config::Conflict>& conflicts) {
   std::string out = "[";
   for (const auto& c : conflicts) {
@@ -72,17 +83,6 @@ std::string ConflictsJson(const std::vector<config::Conflict>& conflicts) {
   }
   return out + "]";
 }
-
-absl::StatusOr<std::vector<config::Node>> Parse(const v1::Revision& rev, const std::string& what) {
-  auto docs = config::ParseYaml(rev.data());
-  if (!docs.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        what, " revision ", rev.revision_num(), " does not parse: ", docs.status().message()));
-  }
-  return *std::move(docs);
-}
-
-}  // namespace
 
 absl::Status ValidateProtectedPaths(const google::protobuf::RepeatedPtrField<std::string>& paths) {
   for (const auto& path : paths) {

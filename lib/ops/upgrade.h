@@ -10,8 +10,12 @@
 #ifndef CUB_LIB_OPS_UPGRADE_H_
 #define CUB_LIB_OPS_UPGRADE_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "cub/v1/unit.pb.h"
+#include "lib/config/merge.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
 #include "lib/store/transaction.h"
@@ -33,6 +37,9 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
 absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, const v1::Unit& unit,
                     const v1::UpdateUnitRequest& req, const std::string& change_set_id,
                     v1::UpdateUnitResponse* out);
+
+// The JSON array of Conflict objects a revision records for what a merge withheld.
+std::string ConflictsJson(const std::vector<config::Conflict>& conflicts);
 
 // INVALID_ARGUMENT naming the first path that is not a valid merge path.
 absl::Status ValidateProtectedPaths(const google::protobuf::RepeatedPtrField<std::string>& paths);
