@@ -407,13 +407,9 @@ class ServerServiceImpl final : public v1::ServerService::Service {
   ServerServiceImpl(store::ConnectionPool& db, const ops::ReleaseEnv& env) : db_(db), env_(env) {}
   Status GetPublicKey(ServerContext* ctx, const v1::GetPublicKeyRequest*,
                       v1::PublicKey* resp) override {
-    return Respond(db_, ctx, "ServerService/GetPublicKey", resp,
-                   [&](const Principal&) -> absl::StatusOr<v1::PublicKey> {
-                     v1::PublicKey k;
-                     k.set_key_id(env_.key->KeyId());
-                     k.set_pem(env_.key->PublicKeyPem());
-                     return k;
-                   });
+    return Respond(
+        db_, ctx, "ServerService/GetPublicKey", resp,
+        [&](const Principal&) -> absl::StatusOr<v1::PublicKey> { return ops::GetPublicKey(env_); });
   }
 
  private:

@@ -113,9 +113,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
     if (!req.change_order().empty()) {
       // Approvers of a Stage need not see the base: the ChangeOrder is read on the server's
       // account, and the vote is authorized Space by Space below.
-      Principal server;
-      server.admin = true;
-      auto r = ResolveChangeOrder(tx, server, req.change_order(), "", false);
+      auto r = ResolveChangeOrder(tx, ServerPrincipal(), req.change_order(), "", false);
       if (!r.ok()) return r.status();
       rco = *std::move(r);
     }

@@ -18,7 +18,6 @@
 #include "lib/ops/input.h"
 #include "lib/store/change_sets.h"
 #include "lib/store/change_workflows.h"
-#include "lib/store/links.h"
 #include "lib/store/promotion.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
@@ -314,8 +313,7 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
   std::vector<std::string> source_spaces;
   for (const auto& l : links) {
     if (scope.count(l.to_space_id)) continue;  // a Space in scope is a target, never a source
-    auto full = store::FindLinkBetween(tx, l.from_unit_id, l.to_unit_id, co.update_type);
-    if (full && full->auto_update()) {
+    if (l.auto_update) {
       return absl::FailedPreconditionError(absl::StrCat(
           "link '", l.slug,
           "' is AutoUpdate: it takes every new source revision at once, ahead"

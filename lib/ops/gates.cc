@@ -1,11 +1,11 @@
 #include "lib/ops/gates.h"
 
-#include <google/protobuf/util/json_util.h>
 
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/ops/api_json.h"
 #include "lib/ops/attestation_gate.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/releases.h"
@@ -14,14 +14,6 @@
 
 namespace cub::ops {
 namespace {
-
-std::string ToJson(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions opts;
-  opts.always_print_primitive_fields = true;
-  (void)google::protobuf::util::MessageToJsonString(m, &out, opts);
-  return out;
-}
 
 // "Variant 'staging'", or "Space 'acme-base'" for the base.
 std::string Who(const GateContext& ctx, const v1::Space& s) {
@@ -73,7 +65,7 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
   if (!customs.empty()) {
     auto view = ChangeOrderView(rco);
     if (!view.ok()) return view.status();
-    co_json = ToJson(*view);
+    co_json = ApiJson(*view);
   }
   std::vector<std::string> taken_ids;
   for (const auto* s : taken) taken_ids.push_back(s->space_id());
@@ -127,7 +119,7 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
       }
     } else if (auto it = customs.find(name); it != customs.end()) {
       for (const auto* s : taken) {
-        auto held = workflow::EvaluateCustom(it->second, ToJson(*s), co_json, "", ctx.now);
+        auto held = workflow::EvaluateCustom(it->second, ApiJson(*s), co_json, "", ctx.now);
         if (!held.ok()) {
           failures.push_back(
               absl::StrCat(prefix, ", ", Who(ctx, *s), ": ", held.status().message()));

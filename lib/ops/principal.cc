@@ -2,6 +2,13 @@
 
 namespace cub::ops {
 
+Principal ServerPrincipal() {
+  Principal p;
+  p.username = "cubd";
+  p.admin = true;
+  return p;
+}
+
 const char* RoleName(Role r) {
   switch (r) {
     case Role::kViewer:

@@ -25,6 +25,11 @@ enum class Role { kViewer, kEditor, kApprover, kAdmin, kReporter };
 // What an operation needs of the caller on a Space.
 enum class Access { kRead, kWrite, kApprove, kAdmin, kReport };
 
+// The server acting on its own account: reading what a caller's operation needs but the
+// caller may not see (a ChangeOrder's base for an approver, the ChangeOrder a Release names).
+// Never an author: writes keep the caller's identity.
+Principal ServerPrincipal();
+
 const char* RoleName(Role r);
 // Parses "viewer" | "editor" | "approver" | "admin"; false if unknown.
 bool ParseRole(const std::string& name, Role* out);

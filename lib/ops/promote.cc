@@ -1,6 +1,5 @@
 #include "lib/ops/promote.h"
 
-#include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
 #include <array>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "lib/ops/access.h"
+#include "lib/ops/api_json.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/invoke_plan.h"
@@ -21,19 +21,10 @@
 #include "lib/store/change_orders.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
+#include "lib/util/time_text.h"
 
 namespace cub::ops {
 namespace {
-
-std::string Now() {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
-}
-
-std::string ToJson(const google::protobuf::Message& m) {
-  std::string out;
-  (void)google::protobuf::util::MessageToJsonString(m, &out);
-  return out;
-}
 
 // The Spaces to promote into and the index of the Stage they make up (-1: none).
 struct Targets {
@@ -373,21 +364,21 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     if (out.failed() > 0) {
       failure.set_user_id(p.user_id);
       failure.set_user(p.username);
-      failure.set_at(Now());
+      failure.set_at(FormatRfc3339(absl::Now()));
       failure.set_stage(stage_name);
       failure.set_landed(out.landed());
-      changes.append_failure_json = ToJson(failure);
+      changes.append_failure_json = ApiJson(failure);
     }
     // A forced rerun that lands nothing overrode nothing.
     if (req.force() && out.overridden_gates_size() > 0 && out.landed() > 0) {
       v1::PromotionOverride o;
       o.set_user_id(p.user_id);
       o.set_user(p.username);
-      o.set_at(Now());
+      o.set_at(FormatRfc3339(absl::Now()));
       o.set_stage(stage_name);
       o.set_reason(req.force_reason());
       *o.mutable_failed_gates() = out.overridden_gates();
-      changes.append_override_json = ToJson(o);
+      changes.append_override_json = ApiJson(o);
     }
     if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
       store::UpdateChangeOrder(tx, co.id, changes);

@@ -24,6 +24,7 @@
 #include "lib/targets/provider.h"
 #include "lib/util/json_text.h"
 #include "lib/util/sha256.h"
+#include "lib/util/time_text.h"
 
 namespace cub::ops {
 namespace {
@@ -224,10 +225,6 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
   return absl::OkStatus();
 }
 
-std::string Now() {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
-}
-
 std::string ProvenancePredicate(const v1::Space& space, const v1::Target& target, int64_t num,
                                 const Bundle& b, const std::string& selector, const Principal& p) {
   std::vector<std::string> units;
@@ -241,7 +238,8 @@ std::string ProvenancePredicate(const v1::Space& space, const v1::Target& target
       ",\"Target\":", JsonQuote(absl::StrCat(target.space_slug(), "/", target.slug())),
       ",\"ReleaseNum\":", num, ",\"ChangeOrder\":", JsonQuote(b.change_order),
       ",\"RevisionSelector\":", JsonQuote(selector), ",\"Units\":[", absl::StrJoin(units, ","),
-      "],\"PublishedBy\":", JsonQuote(p.username), ",\"PublishedAt\":", JsonQuote(Now()), "}");
+      "],\"PublishedBy\":", JsonQuote(p.username),
+      ",\"PublishedAt\":", JsonQuote(FormatRfc3339(absl::Now())), "}");
 }
 
 std::string SubjectName(const v1::Space& space, int64_t num) {
@@ -274,13 +272,12 @@ absl::StatusOr<std::string> SealApprovals(
     for (const auto& o : *outcomes) {
       for (const auto& j : o.votes) {
         votes.push_back(absl::StrCat(
-            "{\"Requirement\":", JsonQuote(req->name),
-            ",\"AttestationID\":", JsonQuote(j.vote.attestation_id),
-            ",\"User\":", JsonQuote(j.vote.username), ",\"UserID\":", JsonQuote(j.vote.user_id),
-            ",\"Result\":", JsonQuote(j.vote.result), ",\"At\":",
-            JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", j.vote.at, absl::UTCTimeZone())),
-            ",\"Unit\":", JsonQuote(j.unit), ",\"RevisionNum\":", j.revision_num,
-            ",\"Counted\":", j.counted ? "true" : "false", ",\"Why\":", JsonQuote(j.why), "}"));
+            "{\"Requirement\":", JsonQuote(req->name), ",\"AttestationID\":",
+            JsonQuote(j.vote.attestation_id), ",\"User\":", JsonQuote(j.vote.username),
+            ",\"UserID\":", JsonQuote(j.vote.user_id), ",\"Result\":", JsonQuote(j.vote.result),
+            ",\"At\":", JsonQuote(FormatRfc3339(j.vote.at)), ",\"Unit\":", JsonQuote(j.unit),
+            ",\"RevisionNum\":", j.revision_num, ",\"Counted\":", j.counted ? "true" : "false",
+            ",\"Why\":", JsonQuote(j.why), "}"));
       }
     }
   }
@@ -289,7 +286,7 @@ absl::StatusOr<std::string> SealApprovals(
       ",\"BundleDigest\":", JsonQuote(digest),
       "},\"ChangeOrder\":", JsonQuote(absl::StrCat(rco.base.slug(), "/", rco.co.slug)),
       ",\"Stage\":", JsonQuote(stage), ",\"Policy\":[", absl::StrJoin(policy, ","), "],\"Votes\":[",
-      absl::StrJoin(votes, ","), "],\"SealedAt\":", JsonQuote(Now()), "}");
+      absl::StrJoin(votes, ","), "],\"SealedAt\":", JsonQuote(FormatRfc3339(absl::Now())), "}");
   std::string statement =
       sign::Statement({{SubjectName(space, num), digest.substr(7)}}, kApprovalPredicate, predicate);
   return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
@@ -298,13 +295,18 @@ absl::StatusOr<std::string> SealApprovals(
 // The Stage of the ChangeOrder "BASE/NAME" a Release was published for moves as it is released
 // and reported on, whoever does that: it is read on the server's own account.
 void AdvanceStageOf(store::Tx& tx, const std::string& ref) {
-  Principal server;
-  server.admin = true;
-  auto rco = ResolveChangeOrder(tx, server, ref, "", false);
+  auto rco = ResolveChangeOrder(tx, ServerPrincipal(), ref, "", false);
   if (rco.ok()) (void)AdvanceStage(tx, *rco);
 }
 
 }  // namespace
+
+v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
+  v1::PublicKey k;
+  k.set_key_id(env.key->KeyId());
+  k.set_pem(env.key->PublicKeyPem());
+  return k;
+}
 
 absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::CreateTargetRequest& req) {
@@ -597,11 +599,12 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     bool first_healthy =
         store::SetReleaseStatus(tx, *r, {req.sync(), req.health(), req.operation(), req.message()});
     if (first_healthy) {
-      std::string predicate = absl::StrCat(
-          "{\"Space\":", JsonQuote(space->slug()), ",\"ReleaseNum\":", r->release_num(),
-          ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
-          ",\"ChangeOrder\":", JsonQuote(r->change_order()), ",\"HealthyAt\":", JsonQuote(Now()),
-          ",\"ReportedBy\":", JsonQuote(p.username), "}");
+      std::string predicate = absl::StrCat("{\"Space\":", JsonQuote(space->slug()),
+                                           ",\"ReleaseNum\":", r->release_num(),
+                                           ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
+                                           ",\"ChangeOrder\":", JsonQuote(r->change_order()),
+                                           ",\"HealthyAt\":", JsonQuote(FormatRfc3339(absl::Now())),
+                                           ",\"ReportedBy\":", JsonQuote(p.username), "}");
       std::string statement =
           sign::Statement({{SubjectName(*space, r->release_num()), r->bundle_digest().substr(7)}},
                           kDeploymentPredicate, predicate);

@@ -30,6 +30,9 @@ inline constexpr char kProvenancePredicate[] = "https://cub.dev/release-provenan
 inline constexpr char kDeploymentPredicate[] = "https://cub.dev/deployment/v1";
 inline constexpr char kApprovalPredicate[] = "https://cub.dev/approval/v1";
 
+// The public half of the key Releases and records are signed with; for any caller.
+v1::PublicKey GetPublicKey(const ReleaseEnv& env);
+
 absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::CreateTargetRequest& req);
 absl::StatusOr<v1::Target> GetTarget(store::ConnectionPool& db, const Principal& p,

@@ -91,17 +91,8 @@ std::vector<SpacePlan> PromoteFromSources(store::Tx& tx, const PlanOptions& opts
       report.set_status("AlreadyPromoted");
       continue;
     }
-    tx.exec("SAVEPOINT cub_source_space");
-    absl::Status s;
-    try {
-      s = PromoteSpace(tx, opts, targets[t], report);
-    } catch (const std::exception& e) {
-      s = absl::InternalError(e.what());
-    }
-    if (!s.ok() || dry_run) {
-      tx.exec("ROLLBACK TO SAVEPOINT cub_source_space");
-    }
-    tx.exec("RELEASE SAVEPOINT cub_source_space");
+    absl::Status s = store::WithSavepoint(
+        tx, !dry_run, [&] { return PromoteSpace(tx, opts, targets[t], report); });
     if (s.ok()) {
       report.set_status("Promoted");
     } else {

@@ -77,7 +77,8 @@ namespace {
 
 const char* kLinkSelect =
     "SELECT l.id, l.slug, l.from_unit_id, fu.space_id, l.to_unit_id, tu.space_id,"
-    " l.upstream_revision_num, l.protect FROM links l JOIN units fu ON fu.id = l.from_unit_id"
+    " l.upstream_revision_num, l.protect, l.auto_update FROM links l JOIN units fu ON fu.id = "
+    "l.from_unit_id"
     " JOIN units tu ON tu.id = l.to_unit_id WHERE ";
 
 std::vector<PromotionLink> ReadLinks(const pqxx::result& r) {
@@ -93,6 +94,7 @@ std::vector<PromotionLink> ReadLinks(const pqxx::result& r) {
     l.to_space_id = row[5].as<std::string>();
     l.cursor = row[6].as<int64_t>();
     l.protect = row[7].as<bool>();
+    l.auto_update = row[8].as<bool>();
     out.push_back(std::move(l));
   }
   return out;

@@ -50,6 +50,7 @@ struct PromotionLink {
   std::string to_space_id;
   int64_t cursor = 0;
   bool protect = false;
+  bool auto_update = false;
 };
 
 // The Links of `update_type` whose downstream Unit is in one of `space_ids`.

@@ -37,6 +37,19 @@ absl::Status Run(ConnectionPool& pool, bool read_only, const std::function<absl:
 
 }  // namespace
 
+absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()>& fn) {
+  tx.exec0("SAVEPOINT cub_savepoint");
+  absl::Status s;
+  try {
+    s = fn();
+  } catch (const std::exception& e) {
+    s = StatusFromException(e);
+  }
+  if (!s.ok() || !keep) tx.exec0("ROLLBACK TO SAVEPOINT cub_savepoint");
+  tx.exec0("RELEASE SAVEPOINT cub_savepoint");
+  return s;
+}
+
 absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn) {
   return Run(pool, false, fn);
 }

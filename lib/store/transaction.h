@@ -18,6 +18,11 @@ using Tx = pqxx::work;
 // its own outputs). pqxx exceptions are converted with StatusFromException.
 absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
+// Runs `fn` inside `tx` under a savepoint. When `fn` fails (a status, or a pqxx exception,
+// converted), or when `keep` is false (a dry run), everything it did is rolled back to the
+// savepoint and the rest of `tx` carries on. Returns what `fn` returned.
+absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()>& fn);
+
 // The same, for work that only reads.
 absl::Status WithReadTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
