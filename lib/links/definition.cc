@@ -6,48 +6,19 @@
 #include "absl/strings/str_join.h"
 #include "lib/config/path.h"
 #include "lib/config/yaml.h"
-#include "lib/workflow/names.h"
+#include "lib/workflow/strict_read.h"
 
 namespace cub::links {
 namespace {
 
 using config::Node;
-
-std::string Field(const std::string& path, std::string_view name) {
-  return path.empty() ? std::string(name) : absl::StrCat(path, ".", std::string(name));
-}
-
-std::string Item(const std::string& path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
-
-absl::Status WrongType(const std::string& path, const char* want, const Node& got) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": must be ", want, ", got ", config::KindName(got.kind())));
-}
-
-// Refuses the first key of mapping `m` that is neither in `allowed` nor in `skip`.
-absl::Status CheckFields(const Node& m, const std::string& path,
-                         const std::vector<std::string>& allowed,
-                         const std::vector<std::string>& skip = {}) {
-  for (const auto& [key, value] : m.AsMapping()) {
-    bool known = false;
-    for (const std::string& a : allowed) known = known || a == key;
-    for (const std::string& s : skip) known = known || s == key;
-    if (known) continue;
-    std::string hint = workflow::DidYouMean(key, allowed);
-    if (hint.empty()) hint = absl::StrCat(" (fields: ", absl::StrJoin(allowed, ", "), ")");
-    return absl::InvalidArgumentError(absl::StrCat(Field(path, key), ": unknown field", hint));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ReadString(const Node& m, std::string_view key, const std::string& path,
-                        std::string* out) {
-  const Node* v = m.Find(key);
-  if (v == nullptr || v->IsNull()) return absl::OkStatus();
-  if (!v->IsString()) return WrongType(Field(path, key), "a string", *v);
-  *out = v->AsString();
-  return absl::OkStatus();
-}
+using workflow::CheckFields;
+using workflow::Field;
+using workflow::Item;
+using workflow::ReadMappingList;
+using workflow::ReadString;
+using workflow::ReadStringList;
+using workflow::WrongType;
 
 // A string, or an integer or boolean kept as its text.
 absl::Status ReadScalarText(const Node& m, std::string_view key, const std::string& path,
@@ -68,20 +39,6 @@ absl::Status ReadOptionalBool(const Node& m, std::string_view key, std::optional
   return absl::OkStatus();
 }
 
-absl::Status ReadStringList(const Node& m, std::string_view key, const std::string& path,
-                            std::vector<std::string>* out) {
-  const Node* v = m.Find(key);
-  if (v == nullptr || v->IsNull()) return absl::OkStatus();
-  std::string p = Field(path, key);
-  if (!v->IsSequence()) return WrongType(p, "a list", *v);
-  for (size_t i = 0; i < v->AsSequence().size(); ++i) {
-    const Node& item = v->AsSequence()[i];
-    if (!item.IsString()) return WrongType(Item(p, i), "a string", item);
-    out->push_back(item.AsString());
-  }
-  return absl::OkStatus();
-}
-
 // The mapping under `key`, or nullptr when it is absent or null.
 absl::StatusOr<const Node*> ReadMapping(const Node& m, std::string_view key,
                                         const std::string& path) {
@@ -93,22 +50,6 @@ absl::StatusOr<const Node*> ReadMapping(const Node& m, std::string_view key,
 
 // Calls read(item, item_path) for each item of the list under `key`, each of which must be a
 // mapping.
-template <typename ReadItem>
-absl::Status ReadMappingList(const Node& m, std::string_view key, const std::string& path,
-                             ReadItem read) {
-  const Node* v = m.Find(key);
-  if (v == nullptr || v->IsNull()) return absl::OkStatus();
-  std::string p = Field(path, key);
-  if (!v->IsSequence()) return WrongType(p, "a list", *v);
-  for (size_t i = 0; i < v->AsSequence().size(); ++i) {
-    const Node& item = v->AsSequence()[i];
-    std::string ip = Item(p, i);
-    if (!item.IsMapping()) return WrongType(ip, "a mapping", item);
-    if (absl::Status s = read(item, ip); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ReadUpstreamPath(const Node& m, const std::string& path, UpstreamPath* out) {
   if (absl::Status s = CheckFields(m, path, {"Name", "Path", "Resource"}); !s.ok()) return s;
   absl::Status s = ReadString(m, "Name", path, &out->name);
