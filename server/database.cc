@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/store/migrations.h"
+#include "lib/store/roles.h"
 
 namespace cub::server {
 namespace {
@@ -53,6 +54,31 @@ absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts) {
                         absl::StrCat("migrating the schema: ", applied.status().message()));
   }
   db.applied = *applied;
+  return db;
+}
+
+absl::StatusOr<Database> OpenServingDatabase(const DatabaseOptions& opts) {
+  if (opts.url.empty()) {
+    auto db = OpenDatabase(opts);
+    if (!db.ok()) return db.status();
+    if (db->embedded == nullptr) {
+      return absl::FailedPreconditionError("serving needs an embedded database of its own");
+    }
+    if (absl::Status s = store::EnsureRuntimeLogin(db->url, store::kServeLoginRole); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("embedded database: ", s.message()));
+    }
+    db->url = db->embedded->UrlAs(store::kServeLoginRole);
+    if (absl::Status s = store::CheckRuntimeRole(db->url); !s.ok()) return s;
+    return db;
+  }
+  Database db;
+  db.url = opts.url;
+  if (absl::Status s = store::CheckSchemaCurrent(db.url); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("--database-url: ", s.message()));
+  }
+  if (absl::Status s = store::CheckRuntimeRole(db.url); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("--database-url: ", s.message()));
+  }
   return db;
 }
 

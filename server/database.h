@@ -1,6 +1,6 @@
 // Opening cubd's database: the PostgreSQL named by --database-url, or the embedded default
-// cluster in the data directory (started here if no cubd is already running it), with the
-// schema migrated either way.
+// cluster in the data directory (started here if no cubd is already running it). The
+// administration commands migrate the schema; `cubd serve` connects as the runtime role.
 #ifndef CUB_SERVER_DATABASE_H_
 #define CUB_SERVER_DATABASE_H_
 
@@ -28,7 +28,16 @@ struct Database {
   std::vector<std::string> applied;  // migrations applied while opening
 };
 
+// For the administration commands (`cubd migrate`, `cubd user`, `cubd purge`): the database
+// as given (with an external one, the owner's URL), migrated.
 absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts);
+
+// For `cubd serve`: the database as the runtime role (lib/store/roles.h), in `url`.
+// Embedded: started, migrated as its superuser (the owner), and served as the login role
+// cub_serve, created here. External: opts.url is served as given and nothing is migrated; its
+// role must be fit for serving (store::CheckRuntimeRole) and the schema current
+// (store::CheckSchemaCurrent), else FAILED_PRECONDITION saying what to do.
+absl::StatusOr<Database> OpenServingDatabase(const DatabaseOptions& opts);
 
 }  // namespace cub::server
 

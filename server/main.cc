@@ -1,14 +1,17 @@
 // cubd: the cub server. `cubd serve` runs the gRPC API (and its REST/JSON mirror) on
 // PostgreSQL; `cubd migrate` applies the schema; `cubd user ...` manages identities directly
-// in the database, which is how the first admin comes to exist.
+// in the database, which is how the first admin comes to exist; `cubd purge` removes the
+// records of deleted Spaces. All but `serve` run as the owner role (docs/operations.md).
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
 #include "lib/ops/users.h"
 #include "lib/store/migrations.h"
+#include "lib/store/roles.h"
 #include "server/database.h"
 #include "server/serve.h"
 
@@ -72,6 +75,20 @@ int main(int argc, char** argv) {
   add_db_flags(user_token);
   user_token->add_option("name", token_user, "User name")->required();
 
+  CLI::App* purge_cmd = app.add_subcommand(
+      "purge", "Remove the records of deleted Spaces (as the owner role; itself recorded)");
+  purge_cmd->require_subcommand(1);
+  std::string purge_space, purge_reason, purge_by;
+  CLI::App* purge_space_cmd = purge_cmd->add_subcommand(
+      "space", "Remove every revision, release and attestation of a deleted Space");
+  add_db_flags(purge_space_cmd);
+  purge_space_cmd->add_option("space", purge_space, "The deleted Space's ID, or its slug")
+      ->required();
+  purge_space_cmd->add_option("--reason", purge_reason, "Why (kept in the purge record)")
+      ->required();
+  purge_space_cmd->add_option("--by", purge_by,
+                              "Who asked for it (kept in the purge record; default: $USER)");
+
   CLI11_PARSE(app, argc, argv);
 
   if (serve_cmd->parsed()) return cub::server::Serve(db_opts, serve);
@@ -83,6 +100,15 @@ int main(int argc, char** argv) {
     std::cout << (db->applied.empty() ? "schema is up to date"
                                       : "applied " + absl::StrJoin(db->applied, ", "))
               << "\n";
+    return 0;
+  }
+  if (purge_space_cmd->parsed()) {
+    if (purge_by.empty() && std::getenv("USER") != nullptr) purge_by = std::getenv("USER");
+    auto purged = cub::store::PurgeSpace(db->url, purge_space, purge_reason, purge_by);
+    if (!purged.ok()) return Fail(purged.status());
+    std::cout << "purged the records of space " << purged->space_id
+              << (purged->space_slug.empty() ? "" : " (" + purged->space_slug + ")") << ": "
+              << purged->removed << "; purge record " << purged->purge_id << "\n";
     return 0;
   }
   cub::store::ConnectionPool pool(db->url, 2);

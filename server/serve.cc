@@ -56,7 +56,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
 
   DatabaseOptions own = db_opts;
   own.share_running = false;
-  auto db = OpenDatabase(own);
+  auto db = OpenServingDatabase(own);  // as the runtime role (docs/operations.md)
   if (!db.ok()) return Fail("database", db.status());
   for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
   store::ConnectionPool pool(db->url, opts.threads);

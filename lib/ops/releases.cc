@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
@@ -160,6 +162,93 @@ absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
   return b;
 }
 
+// The name a Release's signed statements give it: "SPACE/release-N".
+std::string SubjectName(const std::string& space_slug, int64_t num) {
+  return absl::StrCat(space_slug, "/release-", num);
+}
+
+// The provenance statement `st` against the Release row `r`: the subject's name, the predicate
+// type, and every field the predicate names (ChangeOrderID and Description only when it names
+// them: statements signed before they were added lack them). DATA_LOSS naming each field that
+// differs.
+absl::Status CheckSignedFields(const config::Node& st, const v1::Release& r) {
+  std::vector<std::string> differ;
+  auto text = [](const config::Node* n) -> std::optional<std::string> {
+    if (n == nullptr) return std::nullopt;
+    if (n->IsString()) return n->AsString();
+    if (n->IsInt()) return std::to_string(n->AsInt());
+    return std::string("(not a scalar)");
+  };
+  auto check = [&](const std::string& field, const config::Node* n, const std::string& row,
+                   bool optional = false) {
+    std::optional<std::string> v = text(n);
+    if (!v) {
+      if (!optional) differ.push_back(absl::StrCat(field, " (the statement does not name it)"));
+      return;
+    }
+    if (*v != row) {
+      differ.push_back(
+          absl::StrCat(field, " (signed ", JsonQuote(*v), ", stored ", JsonQuote(row), ")"));
+    }
+  };
+  const config::Node* subject = st.Find("subject");
+  check("subject name", subject->AsSequence()[0].Find("name"),
+        SubjectName(r.space_slug(), r.release_num()));
+  check("predicateType", st.Find("predicateType"), kProvenancePredicate);
+  const config::Node* pred = st.Find("predicate");
+  if (pred == nullptr || !pred->IsMapping()) {
+    differ.push_back("predicate (missing)");
+  } else {
+    check("Space", pred->Find("Space"), r.space_slug());
+    check("SpaceID", pred->Find("SpaceID"), r.space_id());
+    check("Target", pred->Find("Target"), r.target());
+    check("ReleaseNum", pred->Find("ReleaseNum"), std::to_string(r.release_num()));
+    check("ChangeOrder", pred->Find("ChangeOrder"), r.change_order());
+    check("ChangeOrderID", pred->Find("ChangeOrderID"), r.change_order_id(), true);
+    check("RevisionSelector", pred->Find("RevisionSelector"), r.revision_selector());
+    check("Description", pred->Find("Description"), r.description(), true);
+    check("PublishedBy", pred->Find("PublishedBy"), r.published_by());
+    // The row reads in microseconds, the statement in seconds: compared as times. Statements
+    // signed before the row was written complete (those without ChangeOrderID) took the time
+    // a moment after the row's transaction began, so for them a minute's difference is allowed.
+    std::optional<std::string> at = text(pred->Find("PublishedAt"));
+    const absl::Duration slack =
+        pred->Find("ChangeOrderID") == nullptr ? absl::Minutes(1) : absl::ZeroDuration();
+    absl::Time signed_at, stored_at;
+    std::string ignored;
+    if (!at || !absl::ParseTime(absl::RFC3339_full, *at, &signed_at, &ignored) ||
+        !absl::ParseTime(absl::RFC3339_full, r.published_at(), &stored_at, &ignored) ||
+        absl::AbsDuration(signed_at - stored_at) > slack) {
+      differ.push_back(absl::StrCat("PublishedAt (signed ", JsonQuote(at.value_or("")), ", stored ",
+                                    JsonQuote(r.published_at()), ")"));
+    }
+    std::map<std::string, std::string> signed_units, stored_units;
+    const config::Node* units = pred->Find("Units");
+    if (units != nullptr && units->IsSequence()) {
+      for (const auto& u : units->AsSequence()) {
+        signed_units[text(u.Find("Unit")).value_or("")] = absl::StrCat(
+            text(u.Find("RevisionNum")).value_or(""), " ", text(u.Find("DataHash")).value_or(""));
+      }
+    }
+    for (const auto& u : r.units()) {
+      stored_units[u.unit()] = absl::StrCat(u.revision_num(), " ", u.data_hash());
+    }
+    if (signed_units != stored_units) {
+      auto show = [](const std::map<std::string, std::string>& m) {
+        std::vector<std::string> parts;
+        for (const auto& [k, v] : m) parts.push_back(absl::StrCat(k, "@", v));
+        return absl::StrJoin(parts, ", ");
+      };
+      differ.push_back(
+          absl::StrCat("Units (signed ", show(signed_units), "; stored ", show(stored_units), ")"));
+    }
+  }
+  if (differ.empty()) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      "release ", r.release_num(), ": the stored release differs from its signed provenance in ",
+      absl::StrJoin(differ, "; "), "; it has been tampered with and will not be deployed"));
+}
+
 // Checks the Release's signed provenance and that its stored bundle still hashes to the digest
 // signed. Each check passed or failed is appended to `checks`.
 absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Release& r,
@@ -202,6 +291,8 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
         ", not to the signed ", signed_digest, "; it has been altered and will not be deployed"));
   }
   checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
+  if (auto s = CheckSignedFields((*statement)[0], r); !s.ok()) return s;
+  checks->push_back("every field the provenance names matches the release as stored");
   if (!r.sealed_approvals().empty()) {
     auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
     if (!sealed.ok()) {
@@ -225,25 +316,28 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
   return absl::OkStatus();
 }
 
-std::string ProvenancePredicate(const v1::Space& space, const v1::Target& target, int64_t num,
-                                const Bundle& b, const std::string& selector, const Principal& p) {
+// What the provenance record says of a Release: every field of its row that is not live
+// state. VerifyStored checks each against the row.
+std::string ProvenancePredicate(const store::NewRelease& r, const std::string& published_by) {
   std::vector<std::string> units;
-  for (const auto& u : b.units) {
+  for (const auto& u : r.units) {
     units.push_back(absl::StrCat("{\"Unit\":", JsonQuote(u.unit()),
                                  ",\"RevisionNum\":", u.revision_num(),
                                  ",\"DataHash\":", JsonQuote(u.data_hash()), "}"));
   }
-  return absl::StrCat(
-      "{\"Space\":", JsonQuote(space.slug()), ",\"SpaceID\":", JsonQuote(space.space_id()),
-      ",\"Target\":", JsonQuote(absl::StrCat(target.space_slug(), "/", target.slug())),
-      ",\"ReleaseNum\":", num, ",\"ChangeOrder\":", JsonQuote(b.change_order),
-      ",\"RevisionSelector\":", JsonQuote(selector), ",\"Units\":[", absl::StrJoin(units, ","),
-      "],\"PublishedBy\":", JsonQuote(p.username),
-      ",\"PublishedAt\":", JsonQuote(FormatRfc3339(absl::Now())), "}");
+  return absl::StrCat("{\"Space\":", JsonQuote(r.space_slug),
+                      ",\"SpaceID\":", JsonQuote(r.space_id), ",\"Target\":", JsonQuote(r.target),
+                      ",\"ReleaseNum\":", r.release_num,
+                      ",\"ChangeOrder\":", JsonQuote(r.change_order),
+                      ",\"ChangeOrderID\":", JsonQuote(r.change_order_id),
+                      ",\"RevisionSelector\":", JsonQuote(r.revision_selector),
+                      ",\"Description\":", JsonQuote(r.description), ",\"Units\":[",
+                      absl::StrJoin(units, ","), "],\"PublishedBy\":", JsonQuote(published_by),
+                      ",\"PublishedAt\":", JsonQuote(r.published_at), "}");
 }
 
 std::string SubjectName(const v1::Space& space, int64_t num) {
-  return absl::StrCat(space.slug(), "/release-", num);
+  return SubjectName(space.slug(), num);
 }
 
 // The votes behind each attestation prerequisite `reqs` of the Release, as judged now, signed
@@ -471,29 +565,35 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     for (const auto& u : bundle->units) *out.add_units() = u;
     if (req.dry_run()) return absl::OkStatus();
 
+    // The row is written once, complete with its signed records, so the number, the time and
+    // the approvals are settled first (under the Target's lock, which orders publishes).
+    const int64_t num = store::LockNextReleaseNum(tx, target->target_id());
+    const std::string published_at = FormatRfc3339(absl::Now());
     store::NewRelease nr;
     nr.space_id = space->space_id();
+    nr.space_slug = space->slug();
     nr.target_id = target->target_id();
+    nr.target = absl::StrCat(target->space_slug(), "/", target->slug());
+    nr.release_num = num;
     nr.change_order_id = bundle->change_order_id;
     nr.change_order = bundle->change_order;
     nr.revision_selector = selector;
     nr.description = req.description();
     nr.bundle_digest = bundle->digest;
     nr.published_by = p.user_id;
+    nr.published_at = published_at;
     nr.units = bundle->units;
-    auto [release_id, num] = store::InsertRelease(tx, nr);
-    std::string statement = sign::Statement(
-        {{SubjectName(*space, num), bundle->digest.substr(7)}}, kProvenancePredicate,
-        ProvenancePredicate(*space, *target, num, *bundle, selector, p));
-    sign::Envelope signed_record =
-        sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement);
-    store::SetReleaseProvenance(tx, release_id, signed_record.ToJson());
+    std::string statement =
+        sign::Statement({{SubjectName(*space, num), bundle->digest.substr(7)}},
+                        kProvenancePredicate, ProvenancePredicate(nr, p.username));
+    nr.provenance = sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
     if (!sealed.empty()) {
       auto seal =
           SealApprovals(tx, env, *bundle->rco, sealed_stage, sealed, *space, num, bundle->digest);
       if (!seal.ok()) return seal.status();
-      store::SetSealedApprovals(tx, release_id, *seal);
+      nr.sealed_approvals = *seal;
     }
+    const std::string release_id = store::InsertRelease(tx, nr);
 
     // What goes to the Target is what the database now holds, checked against what was signed.
     auto stored = store::FindReleaseByID(tx, release_id);

@@ -609,13 +609,17 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
     StopChild(pid);
     return s;
   }
-  std::string url = absl::StrCat("postgresql:///", kDatabase, "?host=", PercentEncode(sock_dir),
-                                 "&port=", kPort, "&user=", kSuperuser);
+  std::string base = absl::StrCat("postgresql:///", kDatabase, "?host=", PercentEncode(sock_dir),
+                                  "&port=", kPort, "&user=");
   return std::unique_ptr<EmbeddedPostgres>(
-      new EmbeddedPostgres(std::move(data_dir), std::move(url), pid));
+      new EmbeddedPostgres(std::move(data_dir), base, base + kSuperuser, pid));
 }
 
 EmbeddedPostgres::~EmbeddedPostgres() { StopChild(pid_); }
+
+std::string EmbeddedPostgres::UrlAs(const std::string& role) const {
+  return base_url_ + PercentEncode(role);
+}
 
 std::string DefaultDataDir() {
   if (geteuid() == 0) return "/var/lib/cub";

@@ -79,16 +79,24 @@ class EmbeddedPostgres {
   // A libpq URL for the database `cub` as superuser `cub`, e.g.
   // postgresql:///cub?host=/var/lib/cub/sock&port=5432&user=cub. Thread-safe.
   const std::string& url() const { return url_; }
+  // The same database as the (trusted, passwordless) login role `role`, e.g. the runtime role
+  // cubd serves as. Thread-safe.
+  std::string UrlAs(const std::string& role) const;
   // The absolute data_dir given to Start.
   const std::string& data_dir() const { return data_dir_; }
   // The process id of the postmaster (the child process).
   pid_t pid() const { return pid_; }
 
  private:
-  EmbeddedPostgres(std::string data_dir, std::string url, pid_t pid)
-      : data_dir_(std::move(data_dir)), url_(std::move(url)), pid_(pid) {}
+  // base_url: the URL up to and including "user=".
+  EmbeddedPostgres(std::string data_dir, std::string base_url, std::string url, pid_t pid)
+      : data_dir_(std::move(data_dir)),
+        base_url_(std::move(base_url)),
+        url_(std::move(url)),
+        pid_(pid) {}
 
   std::string data_dir_;
+  std::string base_url_;
   std::string url_;
   pid_t pid_;
 };

@@ -1,8 +1,10 @@
 #include "lib/store/migrations.h"
 
+#include <map>
 #include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lib/store/errors.h"
 #include "lib/util/sha256.h"
 
@@ -57,6 +59,41 @@ absl::StatusOr<std::vector<std::string>> ApplyMigrations(
     return StatusFromException(e);
   }
   return applied;
+}
+
+absl::Status CheckSchemaCurrent(const std::string& url,
+                                const std::vector<EmbeddedMigration>& migrations) {
+  try {
+    pqxx::connection conn(url);
+    pqxx::nontransaction tx(conn);
+    std::map<std::string, std::string> applied;
+    if (!tx.exec("SELECT to_regclass('schema_migrations') IS NOT NULL")[0][0].as<bool>()) {
+      return absl::FailedPreconditionError(
+          "the database has no cub schema yet: run cubd migrate --database-url OWNER_URL first");
+    }
+    for (const auto& row : tx.exec("SELECT version, checksum FROM schema_migrations")) {
+      applied[row[0].as<std::string>()] = row[1].as<std::string>();
+    }
+    std::vector<std::string> pending;
+    for (const auto& m : migrations) {
+      auto it = applied.find(m.name);
+      if (it == applied.end()) {
+        pending.push_back(m.name);
+      } else if (it->second != Sha256Hex(m.sql)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "migration ", m.name, " was changed after it was applied (applied checksum ",
+            it->second, ", embedded ", Sha256Hex(m.sql), ")"));
+      }
+    }
+    if (!pending.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the schema lacks migration(s) ", absl::StrJoin(pending, ", "),
+                       ": run cubd migrate --database-url OWNER_URL (as the owner role) first"));
+    }
+    return absl::OkStatus();
+  } catch (const std::exception& e) {
+    return StatusFromException(e);
+  }
 }
 
 }  // namespace cub::store

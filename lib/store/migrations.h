@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace cub::store {
@@ -30,6 +31,15 @@ absl::StatusOr<std::vector<std::string>> ApplyMigrations(
 
 inline absl::StatusOr<std::vector<std::string>> ApplyMigrations(const std::string& url) {
   return ApplyMigrations(url, EmbeddedMigrations());
+}
+
+// OK when every one of `migrations` has been applied to the database at `url`, unchanged;
+// otherwise FAILED_PRECONDITION naming the pending (or changed) ones. Reads only: for a role
+// that may not migrate (`cubd serve` as the runtime role).
+absl::Status CheckSchemaCurrent(const std::string& url,
+                                const std::vector<EmbeddedMigration>& migrations);
+inline absl::Status CheckSchemaCurrent(const std::string& url) {
+  return CheckSchemaCurrent(url, EmbeddedMigrations());
 }
 
 }  // namespace cub::store

@@ -27,8 +27,10 @@ v1::Target ReadTarget(const pqxx::row& r) {
   return t;
 }
 
+// The Space and Target names are the Release's own copies, so that it reads the same after
+// they are deleted.
 const std::string kReleaseSelect = absl::StrCat(
-    "SELECT r.id, r.space_id, s.slug, ts.slug || '/' || t.slug, r.release_num,"
+    "SELECT r.id, r.space_id, r.space_slug, r.target, r.release_num,"
     " coalesce(r.change_order_id::text, ''), r.change_order, r.revision_selector, r.description,"
     " r.bundle_digest, coalesce(u.username, ''), ",
     Rfc3339("r.published_at"),
@@ -36,9 +38,7 @@ const std::string kReleaseSelect = absl::StrCat(
     " r.status_message, coalesce(",
     Rfc3339("r.status_at"),
     ", ''), r.provenance, r.sealed_approvals"
-    " FROM releases r JOIN spaces s ON s.id = r.space_id JOIN targets t ON t.id = r.target_id"
-    " JOIN spaces ts ON ts.id = t.space_id LEFT JOIN users u ON u.id = r.published_by"
-    " WHERE TRUE");
+    " FROM releases r LEFT JOIN users u ON u.id = r.published_by WHERE TRUE");
 
 v1::Release ReadRelease(const pqxx::row& r) {
   v1::Release v;
@@ -162,16 +162,25 @@ absl::Status DeleteTarget(Tx& tx, const v1::Target& t) {
   return absl::OkStatus();
 }
 
-std::pair<std::string, int64_t> InsertRelease(Tx& tx, const NewRelease& r) {
-  tx.exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", r.target_id);
+int64_t LockNextReleaseNum(Tx& tx, const std::string& target_id) {
+  tx.exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);
+  return tx
+      .exec_params1(
+          "SELECT coalesce(max(release_num), 0) + 1 FROM releases WHERE target_id = $1::uuid",
+          target_id)[0]
+      .as<int64_t>();
+}
+
+std::string InsertRelease(Tx& tx, const NewRelease& r) {
   pqxx::row row = tx.exec_params1(
-      "INSERT INTO releases (space_id, target_id, release_num, change_order_id, change_order,"
-      " revision_selector, description, bundle_digest, published_by, provenance)"
-      " SELECT $1::uuid, $2::uuid, coalesce(max(release_num), 0) + 1, NULLIF($3, '')::uuid, $4,"
-      " $5, $6, $7, NULLIF($8, '')::uuid, $9 FROM releases WHERE target_id = $2::uuid"
-      " RETURNING id, release_num",
-      r.space_id, r.target_id, r.change_order_id, r.change_order, r.revision_selector,
-      r.description, r.bundle_digest, r.published_by, r.provenance);
+      "INSERT INTO releases (space_id, space_slug, target_id, target, release_num,"
+      " change_order_id, change_order, revision_selector, description, bundle_digest,"
+      " published_by, published_at, provenance, sealed_approvals)"
+      " VALUES ($1::uuid, $2, $3::uuid, $4, $5::bigint, NULLIF($6, '')::uuid, $7, $8, $9, $10,"
+      " NULLIF($11, '')::uuid, $12::timestamptz, $13, $14) RETURNING id",
+      r.space_id, r.space_slug, r.target_id, r.target, r.release_num, r.change_order_id,
+      r.change_order, r.revision_selector, r.description, r.bundle_digest, r.published_by,
+      r.published_at, r.provenance, r.sealed_approvals);
   std::string id = row[0].as<std::string>();
   std::vector<std::string> unit_ids, slugs, nums, hashes;
   for (const auto& u : r.units) {
@@ -195,24 +204,12 @@ std::pair<std::string, int64_t> InsertRelease(Tx& tx, const NewRelease& r) {
       r.space_id);
   tx.exec_params("INSERT INTO deployments (space_id, release_id) VALUES ($1::uuid, $2::uuid)",
                  r.space_id, id);
-  return {id, row[1].as<int64_t>()};
-}
-
-void SetReleaseProvenance(Tx& tx, const std::string& release_id, const std::string& envelope) {
-  tx.exec_params("UPDATE releases SET provenance = $2 WHERE id = $1::uuid AND provenance = ''",
-                 release_id, envelope);
-}
-
-void SetSealedApprovals(Tx& tx, const std::string& release_id, const std::string& envelope) {
-  tx.exec_params(
-      "UPDATE releases SET sealed_approvals = $2 WHERE id = $1::uuid AND sealed_approvals = ''",
-      release_id, envelope);
+  return id;
 }
 
 void SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
                         const std::string& commit) {
-  tx.exec_params("UPDATE releases SET location = $2, commit_id = $3 WHERE id = $1::uuid",
-                 release_id, location, commit);
+  tx.exec_params("SELECT cub_set_release_delivery($1::uuid, $2, $3)", release_id, location, commit);
 }
 
 std::optional<v1::Release> FindRelease(Tx& tx, const std::string& space_id, int64_t num) {
@@ -257,10 +254,8 @@ std::map<std::string, std::string> ReleaseData(Tx& tx, const std::string& releas
 }
 
 bool SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s) {
-  tx.exec_params(
-      "UPDATE releases SET sync_status = $2, health_status = $3, operation_state = $4,"
-      " status_message = $5, status_at = now() WHERE id = $1::uuid",
-      release.release_id(), s.sync, s.health, s.operation, s.message);
+  tx.exec_params("SELECT cub_set_release_status($1::uuid, $2, $3, $4, $5)", release.release_id(),
+                 s.sync, s.health, s.operation, s.message);
   // The Space's current deployment, if it is this Release's.
   pqxx::result cur = tx.exec_params(
       "SELECT id, healthy_at IS NOT NULL FROM deployments WHERE space_id = $1::uuid"

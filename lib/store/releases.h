@@ -1,6 +1,8 @@
 // Release Targets, Releases with their bundled Units and live status, and the deployment
-// history a Space keeps. Release rows are written once; only their live status changes, and the
-// bundle rows (release_units) refuse updates by trigger.
+// history a Space keeps. Release rows are written once, complete; only their live status and
+// (once) their delivery change, through the database functions cub_set_release_status and
+// cub_set_release_delivery. Triggers refuse anything else (migrations/0012), and Releases are
+// kept when their Space is deleted.
 #ifndef CUB_LIB_STORE_RELEASES_H_
 #define CUB_LIB_STORE_RELEASES_H_
 
@@ -34,25 +36,30 @@ absl::Status DeleteTarget(Tx& tx, const v1::Target& t);
 
 struct NewRelease {
   std::string space_id;
+  std::string space_slug;
   std::string target_id;
+  std::string target;  // "SPACE/TARGET"
+  int64_t release_num = 0;
   std::string change_order_id;  // empty: none
   std::string change_order;     // "BASE/NAME"
   std::string revision_selector;
   std::string description;
   std::string bundle_digest;
   std::string published_by;
+  std::string published_at;  // RFC 3339, as the provenance names it
   std::string provenance;
+  std::string sealed_approvals;  // empty: none
   std::vector<v1::ReleaseUnit> units;
 };
-// Takes the Target's next ReleaseNum (under a lock on the Target row), writes the Release and
-// its Units, moves each Unit's LastReleasedRevisionNum, supersedes the Space's current
-// deployment and opens a new one. Returns the Release's ID and number.
-std::pair<std::string, int64_t> InsertRelease(Tx& tx, const NewRelease& r);
-// The signed provenance record, written once right after the Release (it names the number).
-void SetReleaseProvenance(Tx& tx, const std::string& release_id, const std::string& envelope);
-// The votes sealed onto the Release (a DSSE envelope), written once.
-void SetSealedApprovals(Tx& tx, const std::string& release_id, const std::string& envelope);
-// Records where the Target put it.
+// Locks the Target's row (publishes to one Target take turns until the transaction ends) and
+// returns its next ReleaseNum.
+int64_t LockNextReleaseNum(Tx& tx, const std::string& target_id);
+// Writes the Release, complete with its signed records (the row is append-only: see
+// migrations/0012), and its Units, moves each Unit's LastReleasedRevisionNum, supersedes the
+// Space's current deployment and opens a new one. Call under LockNextReleaseNum. Returns the
+// Release's ID.
+std::string InsertRelease(Tx& tx, const NewRelease& r);
+// Records where the Target put it (once: a second delivery of one Release is refused).
 void SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
                         const std::string& commit);
 

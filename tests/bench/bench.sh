@@ -30,7 +30,7 @@ psql -q "$admin_url" -c "CREATE DATABASE bench" >/dev/null
 url="postgresql://cub_test@127.0.0.1:$port/bench"
 "$bin/cubd" migrate --database-url "$url" >/dev/null
 token=$("$bin/cubd" user create bench --admin --database-url "$url")
-"$bin/cubd" serve --database-url "$url" --listen "127.0.0.1:$grpc_port" 2>"$work/cubd.log" &
+"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" --listen "127.0.0.1:$grpc_port" 2>"$work/cubd.log" &
 cubd_pid=$!
 export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
 for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done

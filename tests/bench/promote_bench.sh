@@ -170,7 +170,7 @@ url="postgresql://cub_test@127.0.0.1:$port/bench"
 "$bin/cubd" migrate --database-url "$url" >/dev/null
 token=$("$bin/cubd" user create bench --admin --database-url "$url")
 # The signing key and the Git Targets' work directory stay inside $work, not in the data directory.
-"$bin/cubd" serve --database-url "$url" --listen "127.0.0.1:$grpc_port" \
+"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" --listen "127.0.0.1:$grpc_port" \
   --signing-key "$work/signing-key.pem" --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
 cubd_pid=$!
 export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"

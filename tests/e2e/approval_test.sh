@@ -185,10 +185,10 @@ expect_ne "" "$(jget RevokedByID)"
 expect_fail 1 "already revoked" as "$BOB" cub attestation revoke "$BOB_VOTE" --note again
 run db -c "UPDATE attestations SET note = 'x'"
 expect_ne 0 "$RC" "attestations refuse UPDATE"
-expect_contains "$ERR" "immutable"
+expect_contains "$ERR" "attestations is append-only: UPDATE refused"
 run db -c "DELETE FROM attestations"
 expect_ne 0 "$RC" "attestations refuse DELETE"
-expect_contains "$ERR" "cannot be deleted"
+expect_contains "$ERR" "attestations is append-only: DELETE refused"
 expect_ok as "$CI" cub attestation create --space acme-prod --type ChangeRecord \
   --change-order acme-base/v2 --claim servicenow.com/change=CHG0012345
 expect_ok cub space create scratch

@@ -36,6 +36,10 @@
 # array) of JSON (default: $OUT); strings print raw, other values as compact JSON, a missing
 # path prints nothing and returns 1.
 #
+# Database roles: E2E_DB_URL is the test database as the superuser cub_test, who migrates it
+# and so owns it (use it for cubd migrate, cubd user, cubd purge and psql); E2E_SERVE_URL is
+# the same database as the runtime role cub_serve, which every cubd serve uses.
+#
 # Users: `create_user NAME [--group G] [--admin]...` runs `cubd user create` on the test
 # database and prints the token. `free_port` prints a TCP port nobody listens on.
 #
@@ -62,6 +66,7 @@ E2E_CMD_TIMEOUT=${E2E_CMD_TIMEOUT:-120}
 E2E_TMP=""
 E2E_DB=""
 E2E_DB_URL=""
+E2E_SERVE_URL=""
 E2E_SERVER=""
 E2E_HTTP=""
 ADMIN_TOKEN=""
@@ -277,6 +282,15 @@ _e2e_db_url() {
   echo "$scheme://$rest/$1$query"
 }
 
+# The same database as the runtime role cub_serve (tests/harness/pg.sh creates it).
+_e2e_serve_url() {
+  local url=$1
+  local scheme=${url%%://*} rest=${url#*://}
+  local host=${rest%%/*} path=${rest#*/}
+  host=${host#*@}
+  echo "$scheme://cub_serve@$host/$path"
+}
+
 _e2e_psql() { "$E2E_PSQL" -X -q -v ON_ERROR_STOP=1 "$CUB_TEST_PG_URL" "$@"; }
 
 # e2e_init [TAG]: temp dir, CUB_CONFIG, fresh database e2e_<TAG>_<pid>_<random> (TAG defaults
@@ -296,6 +310,7 @@ e2e_init() {
   out=$(_e2e_psql -c "CREATE DATABASE $E2E_DB" 2>&1) ||
     { E2E_DB=""; _e2e_die_setup "CREATE DATABASE failed: $out"; }
   E2E_DB_URL=$(_e2e_db_url "$E2E_DB")
+  E2E_SERVE_URL=$(_e2e_serve_url "$E2E_DB_URL")
 
   out=$(cubd migrate --database-url "$E2E_DB_URL" 2>&1) ||
     _e2e_die_setup "cubd migrate failed: $out"
@@ -320,7 +335,7 @@ e2e_start_cubd() {
     http_port=$(free_port)
     [[ $grpc_port != "$http_port" ]] || continue
     # Every cubd of a test shares one signing key and work directory, as a deployment would.
-    cubd serve --database-url "$E2E_DB_URL" --listen "127.0.0.1:$grpc_port" \
+    cubd serve --database-url "$E2E_SERVE_URL" --listen "127.0.0.1:$grpc_port" \
       --http-listen "127.0.0.1:$http_port" --signing-key "$E2E_TMP/signing-key.pem" \
       --work-dir "$E2E_TMP/cubd-work" "$@" >>"$log" 2>&1 </dev/null &
     pid=$!

@@ -206,11 +206,11 @@ expect_contains "$OUT" "Signature Verified Successfully"
 expect_contains "$(cat "$E2E_TMP/statement.json")" "${DIGEST1#sha256:}"
 
 section "a tampered bundle row is not deployed"
-db -c "ALTER TABLE release_units DISABLE TRIGGER release_units_immutable;
+db -c "ALTER TABLE release_units DISABLE TRIGGER release_units_append_only;
        UPDATE release_units SET revision_num = 1 WHERE release_id =
          (SELECT r.id FROM releases r JOIN spaces s ON s.id = r.space_id
           WHERE s.slug = 'acme-dev' AND r.release_num = 1);
-       ALTER TABLE release_units ENABLE TRIGGER release_units_immutable;" ||
+       ALTER TABLE release_units ENABLE TRIGGER release_units_append_only;" ||
   e2e_fail "tampering failed"
 expect_fail 1 "does not verify" cub release verify --space acme-dev --release 1
 expect_fail 1 "it has been altered and will not be deployed" cub release publish acme-dev --release 1
@@ -219,6 +219,35 @@ expect_eq 4 "$(jget len)" "nothing was published"
 # The bundle rows refuse updates.
 run db -c "UPDATE release_units SET revision_num = 2"
 expect_ne 0 "$RC" "release_units refuse UPDATE"
+
+section "an edited release row reads as tampered, not Verified"
+# Each field the signed provenance names is checked against the row. The owner disables the
+# trigger that keeps release rows append-only, as someone with the database would.
+tamper_release() {  # tamper_release NUM SET-CLAUSE
+  db -c "ALTER TABLE releases DISABLE TRIGGER releases_state_only;
+         UPDATE releases SET $2 WHERE space_slug = 'acme-dev' AND release_num = $1;
+         ALTER TABLE releases ENABLE TRIGGER releases_state_only;" || e2e_fail "tampering failed"
+}
+for n in 2 3 4; do
+  expect_ok cub release verify --space acme-dev --release "$n"
+  expect_contains "$OUT" "Verified"
+  expect_contains "$OUT" "every field the provenance names matches the release as stored"
+done
+tamper_release 2 "description = 'not what was published'"
+expect_fail 1 "does not verify" cub release verify --space acme-dev --release 2
+expect_contains "$OUT" "NOT verified"
+expect_contains "$OUT" 'Description (signed "'
+expect_contains "$OUT" 'stored "not what was published")'
+expect_contains "$OUT" "it has been tampered with"
+tamper_release 3 "change_order = 'acme-base/other', revision_selector = 'Tag:other'"
+expect_fail 1 "does not verify" cub release verify --space acme-dev --release 3
+expect_contains "$OUT" "ChangeOrder (signed"
+expect_contains "$OUT" "RevisionSelector (signed"
+tamper_release 4 "published_at = published_at - interval '1 hour'"
+expect_fail 1 "does not verify" cub release verify --space acme-dev --release 4
+expect_contains "$OUT" "PublishedAt (signed"
+expect_fail 1 "it has been tampered with and will not be deployed" \
+  cub release publish acme-dev --release 4
 
 section "what cannot be released"
 expect_ok cub invocation create --space platform two-replicas Kubernetes/YAML \

@@ -19,7 +19,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=other CA" \
 
 grpc_port=$(free_port)
 http_port=$(free_port)
-cubd serve --database-url "$E2E_DB_URL" --listen "127.0.0.1:$grpc_port" \
+cubd serve --database-url "$E2E_SERVE_URL" --listen "127.0.0.1:$grpc_port" \
   --http-listen "127.0.0.1:$http_port" --tls-cert "$pki/server.pem" --tls-key "$pki/server.key" \
   >>"$E2E_TMP/cubd-tls.log" 2>&1 </dev/null &
 CUBD_PID[tls]=$!

@@ -5,7 +5,9 @@
 #                          cluster (superuser cub_test, trust auth, UTF8) and start it on
 #                          127.0.0.1:PORT with a unix socket beside the data. Returns once the
 #                          server accepts connections. Tests then use
-#                          postgresql://cub_test@127.0.0.1:PORT/postgres
+#                          postgresql://cub_test@127.0.0.1:PORT/postgres (the superuser, who
+#                          migrates and so owns each test database), and serve as the runtime
+#                          login role cub_serve (member of cub_runtime), created here.
 #   pg.sh stop DIR PORT    fast shutdown and removal of the cluster (the log stays); succeeds
 #                          when nothing is running.
 #
@@ -189,7 +191,17 @@ EOF
     log_tail
     exit 1
   fi
+  # The runtime roles cubd serves as (docs/operations.md, "Database roles"), once per cluster:
+  # the tests' databases are migrated by cub_test (the owner) and served as cub_serve.
+  if ! "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U cub_test -d postgres \
+      -c "CREATE ROLE cub_runtime NOLOGIN" -c "CREATE ROLE cub_serve LOGIN IN ROLE cub_runtime" \
+      >>"$log" 2>&1; then
+    echo "pg.sh: creating the roles cub_runtime and cub_serve failed" >&2
+    log_tail
+    exit 1
+  fi
   echo "pg.sh: PostgreSQL up: postgresql://cub_test@127.0.0.1:$port/postgres (cluster $data)"
+  echo "pg.sh: serve as postgresql://cub_serve@127.0.0.1:$port/DATABASE"
 }
 
 case $cmd in

@@ -68,4 +68,14 @@ std::string FreshDatabaseUrl(const std::string& prefix) {
   return WithDatabase(admin, name);
 }
 
+std::string RuntimeUrl(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url + " user=cub_serve";
+  const auto at = url.find('@', scheme + 3);
+  const auto slash = url.find('/', scheme + 3);
+  const size_t host =
+      at != std::string::npos && (slash == std::string::npos || at < slash) ? at + 1 : scheme + 3;
+  return url.substr(0, scheme + 3) + "cub_serve@" + url.substr(host);
+}
+
 }  // namespace cub::testing

@@ -23,6 +23,11 @@ namespace cub::testing {
 // be created. Thread-safe.
 std::string FreshDatabaseUrl(const std::string& prefix);
 
+// `url` (as FreshDatabaseUrl returns it: the superuser, who migrates and so owns the database)
+// as the runtime login role cub_serve instead, which tests/harness/pg.sh creates in the
+// cluster: the role cubd serves as (docs/operations.md, "Database roles").
+std::string RuntimeUrl(const std::string& url);
+
 }  // namespace cub::testing
 
 #endif  // CUB_TESTS_HARNESS_TEST_DB_H_

@@ -35,7 +35,8 @@ struct Fixture {
   Fixture() {
     auto applied = store::ApplyMigrations(url);
     REQUIRE(applied.ok());
-    db = std::make_unique<store::ConnectionPool>(url, 8);
+    // Migrated as the owner, served as the runtime role, as cubd serve does.
+    db = std::make_unique<store::ConnectionPool>(testing::RuntimeUrl(url), 8);
     admin = MakeUser("admin", true, {});
     bob = MakeUser("bob", false, {"team-b"});
   }

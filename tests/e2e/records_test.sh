@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The records are append-only, checked with psql: cubd's runtime role cannot change or remove
+# them, nor drop their triggers or alter their tables; even the owner is refused by the
+# triggers; the live status of a Release still changes through cub; deleting a Space keeps its
+# records; an explicit purge (as the owner) removes them and is recorded; and cubd serve refuses
+# to run as the owner or on a schema that is not current.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_init records
+e2e_start_cubd main
+export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
+owner() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
+runtime() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_SERVE_URL" "$@"; }
+as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
+
+cat >"$E2E_TMP/cm.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+data:
+  greeting: hello
+YAML
+
+section "setup: a space with a release and an attestation"
+ALICE=$(create_user alice) || e2e_fail "create_user alice"
+expect_ok cub space create doomed
+expect_ok cub target create --space doomed out --provider Directory --param "path=$E2E_TMP/out"
+expect_ok cub space update doomed --release-target doomed/out
+expect_ok cub unit create --space doomed app "$E2E_TMP/cm.yaml"
+expect_ok cub release publish doomed
+expect_ok cub space grant doomed approver --user alice
+expect_ok as "$ALICE" cub variant approve doomed
+SPACE_ID=$(owner -c "SELECT id FROM spaces WHERE slug = 'doomed'")
+[[ -n $SPACE_ID ]] || e2e_fail "no space id"
+
+section "the runtime role cannot change or remove records"
+expect_eq cub_serve "$(runtime -c 'SELECT current_user')" "cubd's role in the tests"
+run runtime -c "DELETE FROM revisions"
+expect_ne 0 "$RC" "runtime DELETE revisions"
+expect_contains "$ERR" "permission denied for table revisions"
+run runtime -c "UPDATE revisions SET data = 'x'"
+expect_contains "$ERR" "permission denied for table revisions"
+run runtime -c "UPDATE releases SET description = 'edited'"
+expect_contains "$ERR" "permission denied for table releases"
+run runtime -c "UPDATE releases SET sync_status = 'Synced'"
+expect_contains "$ERR" "permission denied for table releases"
+run runtime -c "DELETE FROM releases"
+expect_contains "$ERR" "permission denied for table releases"
+run runtime -c "TRUNCATE attestations CASCADE"
+expect_contains "$ERR" "permission denied for table attestations"
+run runtime -c "DELETE FROM attestation_revisions"
+expect_contains "$ERR" "permission denied for table attestation_revisions"
+run runtime -c "DELETE FROM release_units"
+expect_contains "$ERR" "permission denied for table release_units"
+run runtime -c "DROP TRIGGER revisions_append_only ON revisions"
+expect_contains "$ERR" "must be owner of relation revisions"
+run runtime -c "ALTER TABLE releases DISABLE TRIGGER releases_state_only"
+expect_contains "$ERR" "must be owner of table releases"
+run runtime -c "ALTER TABLE attestations ADD COLUMN x int"
+expect_contains "$ERR" "must be owner of table attestations"
+run runtime -c "CREATE TABLE sneaky (x int)"
+expect_contains "$ERR" "permission denied for schema public"
+run runtime -c "SELECT cub_purge_space('$SPACE_ID', 'no', 'me')"
+expect_contains "$ERR" "permission denied for function cub_purge_space"
+expect_eq 1 "$(runtime -c 'SELECT count(*) FROM releases')" "releases untouched"
+
+section "even the owner is refused by the triggers"
+for table in revisions release_units attestations attestation_revisions releases; do
+  run owner -c "DELETE FROM $table"
+  expect_contains "$ERR" "$table is append-only: DELETE refused"
+  run owner -c "TRUNCATE $table CASCADE"
+  expect_contains "$ERR" "is append-only: TRUNCATE refused"
+done
+run owner -c "UPDATE revisions SET data = 'x'"
+expect_contains "$ERR" "revisions is append-only: UPDATE refused"
+run owner -c "UPDATE release_units SET revision_num = 0"
+expect_contains "$ERR" "release_units is append-only: UPDATE refused"
+run owner -c "UPDATE attestations SET note = 'x'"
+expect_contains "$ERR" "attestations is append-only: UPDATE refused"
+run owner -c "UPDATE attestation_revisions SET revision_num = 0"
+expect_contains "$ERR" "attestation_revisions is append-only: UPDATE refused"
+run owner -c "UPDATE releases SET description = 'edited', bundle_digest = 'sha256:00'"
+expect_contains "$ERR" "UPDATE of bundle_digest, description refused"
+run owner -c "UPDATE releases SET location = 'elsewhere'"
+expect_contains "$ERR" "its location and commit are written once"
+# A runtime cannot borrow the purge's way past the triggers.
+run runtime -c "SELECT set_config('cub.purge', (SELECT id::text FROM releases LIMIT 1), false);
+                DELETE FROM revisions"
+expect_contains "$ERR" "permission denied"
+
+section "live status still changes, through cub"
+expect_ok cub release set-status --space doomed --release 1 --sync Synced --health Healthy
+expect_ok cub release get --space doomed --release 1 -o json
+expect_eq Synced "$(jget LiveStatus.Sync)"
+expect_eq Healthy "$(jget LiveStatus.Health)"
+expect_ok cub release verify --space doomed --release 1
+expect_contains "$OUT" "Verified"
+
+section "serve refuses the owner role and a schema that is not current"
+expect_fail 1 "may alter cub's records (it is a superuser" \
+  cubd serve --database-url "$E2E_DB_URL" --listen 127.0.0.1:0 --signing-key "$E2E_TMP/k.pem"
+FRESH="e2e_records_fresh_$$_$RANDOM"
+_e2e_psql -c "CREATE DATABASE $FRESH" >/dev/null || e2e_fail "CREATE DATABASE"
+expect_fail 1 "has no cub schema yet: run cubd migrate" \
+  cubd serve --database-url "$(_e2e_serve_url "$(_e2e_db_url "$FRESH")")" --listen 127.0.0.1:0 \
+  --signing-key "$E2E_TMP/k.pem"
+_e2e_psql -c "DROP DATABASE $FRESH" >/dev/null
+
+section "deleting a space keeps its records"
+expect_ok cub space delete doomed
+expect_eq 1 "$(owner -c "SELECT count(*) FROM releases WHERE space_id = '$SPACE_ID'")" "release kept"
+expect_eq doomed "$(owner -c "SELECT space_slug FROM releases WHERE space_id = '$SPACE_ID'")"
+expect_eq 1 "$(owner -c "SELECT count(*) FROM release_units ru JOIN releases r ON r.id = ru.release_id
+                        WHERE r.space_id = '$SPACE_ID'")" "release units kept"
+expect_eq 1 "$(owner -c "SELECT count(*) FROM revisions WHERE space_id = '$SPACE_ID'")" "revision kept"
+expect_ok cub attestation list --where "SpaceSlug = 'doomed'" -o json
+expect_eq 1 "$(jget len)" "attestation kept and readable"
+# The slug is free again, and the new space starts its own history.
+expect_ok cub space create doomed
+expect_ok cub target create --space doomed out --provider Directory --param "path=$E2E_TMP/out2"
+expect_ok cub space update doomed --release-target doomed/out
+expect_ok cub unit create --space doomed app "$E2E_TMP/cm.yaml"
+expect_ok cub release publish doomed
+expect_ok cub release list --space doomed -o json
+expect_eq 1 "$(jget len)" "one release in the new space"
+expect_eq 1 "$(jget 0.ReleaseNum)"
+
+section "a purge removes them, as the owner, and is recorded"
+expect_fail 1 "still exists" cubd purge space doomed --reason "test" --database-url "$E2E_DB_URL"
+expect_fail 1 "permission denied" cubd purge space "$SPACE_ID" --reason "test" \
+  --database-url "$E2E_SERVE_URL"
+run cubd purge space "$SPACE_ID" --database-url "$E2E_DB_URL"
+expect_ne 0 "$RC" "purge without a reason"
+expect_contains "$ERR" "--reason is required"
+expect_ok cubd purge space "$SPACE_ID" --reason "retention expired" --by auditor \
+  --database-url "$E2E_DB_URL"
+expect_contains "$OUT" "purged the records of space $SPACE_ID (doomed)"
+expect_contains "$OUT" '"revisions": 1'
+expect_eq 0 "$(owner -c "SELECT count(*) FROM revisions WHERE space_id = '$SPACE_ID'")" "revisions purged"
+expect_eq 0 "$(owner -c "SELECT count(*) FROM releases WHERE space_id = '$SPACE_ID'")" "releases purged"
+expect_eq 0 "$(owner -c "SELECT count(*) FROM attestations WHERE space_id = '$SPACE_ID'")" \
+  "attestations purged"
+expect_eq "doomed|retention expired|auditor|cub_test" \
+  "$(owner -c "SELECT space_slug, reason, requested_by, database_role FROM purges
+               WHERE space_id = '$SPACE_ID'")" "the purge record"
+run owner -c "DELETE FROM purges"
+expect_contains "$ERR" "purges is append-only: DELETE refused"
+# The new space's records are untouched.
+expect_ok cub release verify --space doomed --release 1
+expect_contains "$OUT" "Verified"
+expect_fail 1 "no records of a space" cubd purge space "$SPACE_ID" --reason again \
+  --database-url "$E2E_DB_URL"
+
+e2e_finish
