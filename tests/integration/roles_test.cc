@@ -2,6 +2,7 @@
 // serving (schema current, role unfit to alter records), and what the runtime role may not do.
 #include "lib/store/roles.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
 
@@ -99,6 +100,32 @@ TEST_CASE("a purge removes the records of a deleted space only, as the owner, an
   CHECK(p[0].as<std::string>() == "test data");
   CHECK(p[1].as<std::string>() == "me");
   CHECK(p[2].as<std::string>() == "cub_test");
+}
+
+TEST_CASE("0012 keeps the releases of a database migrated before it readable by their names") {
+  std::string url = testing::FreshDatabaseUrl("roles_upgrade");
+  const auto& all = store::EmbeddedMigrations();
+  auto at_0012 = std::find_if(all.begin(), all.end(), [](const store::EmbeddedMigration& m) {
+    return std::string(m.name).rfind("0012_", 0) == 0;
+  });
+  REQUIRE(at_0012 != all.end());
+  REQUIRE(store::ApplyMigrations(url, {all.begin(), at_0012}).ok());
+  REQUIRE(
+      Refusal(url,
+              "INSERT INTO spaces (id, slug) VALUES ('00000000-0000-0000-0000-00000000000a',"
+              " 'app'), ('00000000-0000-0000-0000-00000000000b', 'platform');"
+              " INSERT INTO targets (id, space_id, slug, provider) VALUES"
+              " ('00000000-0000-0000-0000-00000000000c', '00000000-0000-0000-0000-00000000000b',"
+              " 'out', 'Directory');"
+              " INSERT INTO releases (space_id, target_id, release_num, bundle_digest,"
+              " provenance) VALUES ('00000000-0000-0000-0000-00000000000a',"
+              " '00000000-0000-0000-0000-00000000000c', 1, 'sha256:00', '')") == "");
+  REQUIRE(store::ApplyMigrations(url).ok());
+  pqxx::connection c(url);
+  pqxx::work w(c);
+  pqxx::row r = w.exec1("SELECT space_slug, target FROM releases");
+  CHECK(r[0].as<std::string>() == "app");
+  CHECK(r[1].as<std::string>() == "platform/out");
 }
 
 }  // namespace
