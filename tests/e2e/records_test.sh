@@ -2,8 +2,9 @@
 # The records are append-only, checked with psql: cubd's runtime role cannot change or remove
 # them, nor drop their triggers or alter their tables; even the owner is refused by the
 # triggers; the live status of a Release still changes through cub; deleting a Space keeps its
-# records; an explicit purge (as the owner) removes them and is recorded; and cubd serve refuses
-# to run as the owner or on a schema that is not current.
+# records; an explicit purge (as the owner) removes them and is recorded; cubd serve refuses
+# to run as the owner or on a schema that is not current; edited signed fields read as
+# tampered; and the embedded database is served as the runtime role.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init records
 e2e_start_cubd main
@@ -150,5 +151,39 @@ expect_ok cub release verify --space doomed --release 1
 expect_contains "$OUT" "Verified"
 expect_fail 1 "no records of a space" cubd purge space "$SPACE_ID" --reason again \
   --database-url "$E2E_DB_URL"
+
+section "a release unit's signed DataHash edited reads as tampered"
+owner -c "ALTER TABLE release_units DISABLE TRIGGER release_units_append_only;
+          UPDATE release_units SET data_hash = 'sha256:edited' WHERE release_id =
+            (SELECT id FROM releases WHERE space_slug = 'doomed' AND release_num = 1);
+          ALTER TABLE release_units ENABLE TRIGGER release_units_append_only;" ||
+  e2e_fail "tampering failed"
+expect_fail 1 "does not verify" cub release verify --space doomed --release 1
+expect_contains "$OUT" "Units (signed app@1 sha256:"
+expect_contains "$OUT" "stored app@1 sha256:edited)"
+
+section "the embedded database is migrated by its superuser and served as cub_serve"
+chmod 0711 "$E2E_TMP"  # as root the embedded server runs as postgres, which must pass through
+emb_port=$(free_port)
+cubd serve --data-dir "$E2E_TMP/embedded" --listen "127.0.0.1:$emb_port" \
+  >>"$E2E_TMP/cubd-embedded.log" 2>&1 </dev/null &
+CUBD_PID[embedded]=$!
+CUBD_LOG[embedded]=$E2E_TMP/cubd-embedded.log
+for _ in $(seq 600); do
+  grep -q "serving gRPC" "$E2E_TMP/cubd-embedded.log" 2>/dev/null && break
+  kill -0 "${CUBD_PID[embedded]}" 2>/dev/null || break
+  sleep 0.2
+done
+expect_contains "$(cat "$E2E_TMP/cubd-embedded.log")" "serving gRPC" "embedded cubd log"
+EMB_TOKEN=$(cubd user create emb --admin --data-dir "$E2E_TMP/embedded") || e2e_fail "user create"
+expect_ok cub space create on-embedded --server "127.0.0.1:$emb_port" --token "$EMB_TOKEN"
+EMB_URL=$(cat "$E2E_TMP/embedded/database-url")
+expect_eq cub_serve "$("$E2E_PSQL" -X -q -A -t "$EMB_URL" -c "SELECT string_agg(DISTINCT usename,
+  ',') FROM pg_stat_activity WHERE datname = 'cub' AND pid <> pg_backend_pid()")" \
+  "the embedded cubd's database connections"
+expect_eq cub "$("$E2E_PSQL" -X -q -A -t "$EMB_URL" -c "SELECT tableowner FROM pg_tables
+  WHERE tablename = 'revisions'")" "the embedded tables' owner"
+e2e_stop_cubd embedded
+expect_eq 0 "$CUBD_RC" "embedded cubd exit code"
 
 e2e_finish
