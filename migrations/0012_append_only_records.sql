@@ -1,8 +1,9 @@
 -- Append-only records and the runtime role.
 --
--- The records are revisions, releases, release_units, attestations, attestation_revisions and
--- purges. Triggers refuse UPDATE, DELETE and TRUNCATE on them whoever asks (the owner and
--- superusers included); of a Release only its live status and, once, its delivery may change.
+-- The records are revisions, releases, release_units, deployments, attestations,
+-- attestation_revisions and purges. Triggers refuse UPDATE, DELETE and TRUNCATE on them
+-- whoever asks (the owner and superusers included); of a Release only its live status and,
+-- once, its delivery may change; of a deployment each of its later facts is written once.
 -- They outlive their Unit and Space (no foreign keys to those; the slugs a reader needs are
 -- copied). Removing them is cub_purge_space, which records itself in purges.
 --
@@ -103,6 +104,24 @@ BEGIN
   RETURN NEW;
 END $$;
 
+-- A deployment's end, its healthy time and its signed record are each written once, later;
+-- nothing else of it changes.
+CREATE FUNCTION cub_deployment_write_once() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed text;
+BEGIN
+  SELECT string_agg(o.key, ', ' ORDER BY o.key) INTO changed
+    FROM jsonb_each(to_jsonb(OLD)) o JOIN jsonb_each(to_jsonb(NEW)) n USING (key)
+   WHERE o.value IS DISTINCT FROM n.value
+     AND (o.key NOT IN ('healthy_at', 'ended_at', 'end_reason', 'record')
+          OR o.value NOT IN ('null'::jsonb, '""'::jsonb));
+  IF changed IS NOT NULL THEN
+    RAISE EXCEPTION 'deployments is append-only: UPDATE of % refused (healthy_at, ended_at, end_reason and record are written once)', changed
+      USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN NEW;
+END $$;
+
 DROP TRIGGER revisions_immutable ON revisions;
 DROP TRIGGER release_units_immutable ON release_units;
 DROP TRIGGER attestations_immutable ON attestations;
@@ -131,6 +150,12 @@ CREATE TRIGGER releases_state_only BEFORE UPDATE ON releases
 CREATE TRIGGER releases_append_only BEFORE DELETE ON releases
   FOR EACH ROW EXECUTE FUNCTION cub_refuse_change();
 CREATE TRIGGER releases_no_truncate BEFORE TRUNCATE ON releases
+  FOR EACH STATEMENT EXECUTE FUNCTION cub_refuse_change();
+CREATE TRIGGER deployments_write_once BEFORE UPDATE ON deployments
+  FOR EACH ROW EXECUTE FUNCTION cub_deployment_write_once();
+CREATE TRIGGER deployments_append_only BEFORE DELETE ON deployments
+  FOR EACH ROW EXECUTE FUNCTION cub_refuse_change();
+CREATE TRIGGER deployments_no_truncate BEFORE TRUNCATE ON deployments
   FOR EACH STATEMENT EXECUTE FUNCTION cub_refuse_change();
 CREATE TRIGGER purges_append_only BEFORE UPDATE OR DELETE ON purges
   FOR EACH ROW EXECUTE FUNCTION cub_refuse_change();
@@ -203,8 +228,9 @@ BEGIN
   RETURN jsonb_build_object('purge_id', purge_id, 'space_slug', slug, 'removed', removed);
 END $$;
 
--- Privileges of the runtime: DML on the working tables, SELECT and INSERT on the records,
--- SELECT on the bookkeeping, the Release state functions; nothing else.
+-- Privileges of the runtime: DML on the working tables, SELECT and INSERT on the records
+-- (and UPDATE on deployments, whose trigger allows only the write-once facts), SELECT on the
+-- bookkeeping, the Release state functions; nothing else.
 GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO cub_runtime;
 REVOKE UPDATE, DELETE ON revisions, releases, release_units, attestations, attestation_revisions
   FROM cub_runtime;

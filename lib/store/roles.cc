@@ -11,10 +11,11 @@
 namespace cub::store {
 namespace {
 
-// The tables that are records: read and insert only, for the runtime.
+// The tables that are records: read and insert only, for the runtime (deployments may also be
+// updated: their trigger lets only the write-once facts through).
 constexpr char kRecordTables[] =
-    "ARRAY['revisions', 'releases', 'release_units', 'attestations', 'attestation_revisions',"
-    " 'purges']";
+    "ARRAY['revisions', 'releases', 'release_units', 'deployments', 'attestations',"
+    " 'attestation_revisions', 'purges']";
 
 }  // namespace
 
@@ -32,7 +33,10 @@ absl::Status CheckRuntimeRole(const std::string& url) {
         " coalesce((SELECT string_agg(t, ', ') FROM unnest(",
         kRecordTables,
         ") t WHERE CASE WHEN to_regclass(t) IS NULL THEN false"
-        "   ELSE has_table_privilege(t, 'UPDATE, DELETE, TRUNCATE, TRIGGER') END), ''),"
+        "   ELSE has_table_privilege(t, CASE WHEN t = 'deployments' THEN 'DELETE, TRUNCATE, "
+        "TRIGGER'"
+        "                                    ELSE 'UPDATE, DELETE, TRUNCATE, TRIGGER' END) END), "
+        "''),"
         " coalesce((SELECT string_agg(t, ', ') FROM unnest(",
         kRecordTables,
         ") t WHERE CASE WHEN to_regclass(t) IS NULL THEN true"

@@ -53,6 +53,8 @@ run runtime -c "DELETE FROM attestation_revisions"
 expect_contains "$ERR" "permission denied for table attestation_revisions"
 run runtime -c "DELETE FROM release_units"
 expect_contains "$ERR" "permission denied for table release_units"
+run runtime -c "DELETE FROM deployments"
+expect_contains "$ERR" "permission denied for table deployments"
 run runtime -c "DROP TRIGGER revisions_append_only ON revisions"
 expect_contains "$ERR" "must be owner of relation revisions"
 run runtime -c "ALTER TABLE releases DISABLE TRIGGER releases_state_only"
@@ -66,7 +68,7 @@ expect_contains "$ERR" "permission denied for function cub_purge_space"
 expect_eq 1 "$(runtime -c 'SELECT count(*) FROM releases')" "releases untouched"
 
 section "even the owner is refused by the triggers"
-for table in revisions release_units attestations attestation_revisions releases; do
+for table in revisions release_units attestations attestation_revisions releases deployments; do
   run owner -c "DELETE FROM $table"
   expect_contains "$ERR" "$table is append-only: DELETE refused"
   run owner -c "TRUNCATE $table CASCADE"
@@ -82,6 +84,8 @@ run owner -c "UPDATE attestation_revisions SET revision_num = 0"
 expect_contains "$ERR" "attestation_revisions is append-only: UPDATE refused"
 run owner -c "UPDATE releases SET description = 'edited', bundle_digest = 'sha256:00'"
 expect_contains "$ERR" "UPDATE of bundle_digest, description refused"
+run owner -c "UPDATE deployments SET started_at = now() - interval '1 day'"
+expect_contains "$ERR" "deployments is append-only: UPDATE of started_at refused"
 run owner -c "UPDATE releases SET location = 'elsewhere'"
 expect_contains "$ERR" "its location and commit are written once"
 # A runtime cannot borrow the purge's way past the triggers.
@@ -96,6 +100,10 @@ expect_eq Synced "$(jget LiveStatus.Sync)"
 expect_eq Healthy "$(jget LiveStatus.Health)"
 expect_ok cub release verify --space doomed --release 1
 expect_contains "$OUT" "Verified"
+expect_ok cub release history --space doomed -o json
+expect_ne "" "$(jget 0.HealthyAt)" "the deployment's healthy time"
+run owner -c "UPDATE deployments SET record = 'forged', healthy_at = now()"
+expect_contains "$ERR" "deployments is append-only: UPDATE of healthy_at, record refused"
 
 section "serve refuses the owner role and a schema that is not current"
 expect_fail 1 "may alter cub's records (it is a superuser" \
