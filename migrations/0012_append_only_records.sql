@@ -162,22 +162,43 @@ CREATE TRIGGER purges_append_only BEFORE UPDATE OR DELETE ON purges
 CREATE TRIGGER purges_no_truncate BEFORE TRUNCATE ON purges
   FOR EACH STATEMENT EXECUTE FUNCTION cub_refuse_change();
 
--- The runtime's only ways to change a Release row. SECURITY DEFINER: they run as the owner,
--- and the trigger above still checks what they change.
+-- The runtime's only ways to change a Release row; they check the values. SECURITY DEFINER:
+-- they run as the owner, and the trigger above still checks what they change.
 CREATE FUNCTION cub_set_release_status(p_release_id uuid, p_sync text, p_health text,
                                        p_operation text, p_message text)
   RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
+  IF p_sync IS NULL OR p_sync NOT IN ('Synced', 'OutOfSync', 'Unknown') THEN
+    RAISE EXCEPTION 'release status: sync %', coalesce(p_sync, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF p_health IS NULL OR p_health NOT IN ('Healthy', 'Progressing', 'Degraded', 'Suspended',
+                                          'Missing', 'Unknown') THEN
+    RAISE EXCEPTION 'release status: health %', coalesce(p_health, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF p_operation IS NULL OR p_operation NOT IN ('', 'Running', 'Succeeded', 'Failed') THEN
+    RAISE EXCEPTION 'release status: operation %', coalesce(p_operation, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
   UPDATE releases SET sync_status = p_sync, health_status = p_health,
-                      operation_state = p_operation, status_message = p_message,
+                      operation_state = p_operation, status_message = coalesce(p_message, ''),
                       status_at = now()
    WHERE id = p_release_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'release status: no release %', p_release_id USING ERRCODE = 'no_data_found';
+  END IF;
 END $$;
 
 CREATE FUNCTION cub_set_release_delivery(p_release_id uuid, p_location text, p_commit text)
   RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
-  UPDATE releases SET location = p_location, commit_id = p_commit WHERE id = p_release_id;
+  UPDATE releases SET location = coalesce(p_location, ''), commit_id = coalesce(p_commit, '')
+   WHERE id = p_release_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'release delivery: no release %', p_release_id
+      USING ERRCODE = 'no_data_found';
+  END IF;
 END $$;
 
 -- Removes every record of a deleted Space and records that it did; returns what it removed.

@@ -88,6 +88,10 @@ run owner -c "UPDATE deployments SET started_at = now() - interval '1 day'"
 expect_contains "$ERR" "deployments is append-only: UPDATE of started_at refused"
 run owner -c "UPDATE releases SET location = 'elsewhere'"
 expect_contains "$ERR" "its location and commit are written once"
+# The state functions check what they are given.
+RELEASE_ID=$(owner -c "SELECT id FROM releases LIMIT 1")
+run runtime -c "SELECT cub_set_release_status('$RELEASE_ID', 'Bogus', 'Healthy', '', '')"
+expect_contains "$ERR" "release status: sync Bogus"
 # A runtime cannot borrow the purge's way past the triggers.
 run runtime -c "SELECT set_config('cub.purge', (SELECT id::text FROM releases LIMIT 1), false);
                 DELETE FROM revisions"
