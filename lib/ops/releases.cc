@@ -393,6 +393,27 @@ void AdvanceStageOf(store::Tx& tx, const std::string& ref) {
   if (rco.ok()) (void)AdvanceStage(tx, *rco);
 }
 
+// The Space a read of Releases names: one the caller may read or, for a server administrator,
+// a deleted one whose Releases are kept (named by its ID, or by the slug its Releases carry
+// when no live Space has it), as with attestations.
+absl::StatusOr<v1::Space> ReleaseSpace(store::Tx& tx, const Principal& p, const std::string& ref) {
+  auto space = ResolveSpace(tx, p, ref, Access::kRead);
+  if (space.ok() || !p.admin || !absl::IsNotFound(space.status())) return space;
+  auto kept = store::DeletedSpacesWithReleases(tx, ref);
+  if (kept.empty()) return space.status();
+  if (kept.size() > 1) {
+    std::vector<std::string> ids;
+    for (const auto& [id, slug] : kept) ids.push_back(id);
+    return absl::FailedPreconditionError(
+        absl::StrCat("releases of ", kept.size(), " deleted spaces carry the slug '", ref, "' (",
+                     absl::StrJoin(ids, ", "), "): name one by its ID"));
+  }
+  v1::Space deleted;
+  deleted.set_space_id(kept[0].first);
+  deleted.set_slug(kept[0].second);
+  return deleted;
+}
+
 }  // namespace
 
 v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
@@ -633,7 +654,7 @@ absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principa
                                        const v1::GetReleaseRequest& req) {
   v1::Release out;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    auto space = ReleaseSpace(tx, p, req.space());
     if (!space.ok()) return space.status();
     auto r = store::FindRelease(tx, space->space_id(), req.release());
     if (!r) {
@@ -651,7 +672,7 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
                                                       const v1::ListReleasesRequest& req) {
   v1::ListReleasesResponse out;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    auto space = ReleaseSpace(tx, p, req.space());
     if (!space.ok()) return space.status();
     for (auto& r : store::ListReleases(tx, space->space_id())) *out.add_releases() = std::move(r);
     return absl::OkStatus();
@@ -727,7 +748,7 @@ absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool&
                                                           const v1::ReleaseHistoryRequest& req) {
   v1::ReleaseHistoryResponse out;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    auto space = ReleaseSpace(tx, p, req.space());
     if (!space.ok()) return space.status();
     for (auto& d : store::DeploymentHistory(tx, space->space_id())) {
       *out.add_deployments() = std::move(d);
@@ -743,7 +764,7 @@ absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& d
                                                         const v1::VerifyReleaseRequest& req) {
   v1::VerifyReleaseResponse out;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
+    auto space = ReleaseSpace(tx, p, req.space());
     if (!space.ok()) return space.status();
     auto r = store::FindRelease(tx, space->space_id(), req.release());
     if (!r) {

@@ -242,6 +242,18 @@ std::vector<v1::Release> ListReleases(Tx& tx, const std::string& space_id) {
   return ReadReleases(tx, q.Exec(tx));
 }
 
+std::vector<std::pair<std::string, std::string>> DeletedSpacesWithReleases(
+    Tx& tx, const std::string& slug_or_id) {
+  pqxx::result r = tx.exec_params(
+      "SELECT DISTINCT r.space_id::text, r.space_slug FROM releases r"
+      " WHERE (r.space_id::text = $1 OR r.space_slug = $1)"
+      " AND NOT EXISTS (SELECT 1 FROM spaces s WHERE s.id = r.space_id) ORDER BY 1",
+      slug_or_id);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& row : r) out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+  return out;
+}
+
 std::map<std::string, std::string> ReleaseData(Tx& tx, const std::string& release_id) {
   pqxx::result r = tx.exec_params(
       "SELECT ru.unit_slug, v.data FROM release_units ru"

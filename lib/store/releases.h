@@ -69,6 +69,10 @@ std::optional<v1::Release> FindReleaseByDigest(Tx& tx, const std::string& space_
 std::optional<v1::Release> FindReleaseByID(Tx& tx, const std::string& release_id);
 // Newest first.
 std::vector<v1::Release> ListReleases(Tx& tx, const std::string& space_id);
+// The deleted Spaces whose Releases are kept and carry `slug_or_id` as their Space's ID or
+// slug: (ID, slug) pairs, by ID.
+std::vector<std::pair<std::string, std::string>> DeletedSpacesWithReleases(
+    Tx& tx, const std::string& slug_or_id);
 
 // The data of every revision a Release bundled, keyed by Unit slug, in one query.
 std::map<std::string, std::string> ReleaseData(Tx& tx, const std::string& release_id);

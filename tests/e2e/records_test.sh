@@ -128,6 +128,15 @@ expect_eq 1 "$(owner -c "SELECT count(*) FROM release_units ru JOIN releases r O
 expect_eq 1 "$(owner -c "SELECT count(*) FROM revisions WHERE space_id = '$SPACE_ID'")" "revision kept"
 expect_ok cub attestation list --where "SpaceSlug = 'doomed'" -o json
 expect_eq 1 "$(jget len)" "attestation kept and readable"
+# A server administrator reads the kept Releases through cub, as attestations, by the slug
+# while no live Space has it, and by the Space's ID always; nobody else sees them.
+expect_ok cub release list --space doomed -o json
+expect_eq 1 "$(jget len)" "the deleted space's releases, by slug"
+expect_eq doomed "$(jget 0.SpaceSlug)"
+expect_eq doomed/out "$(jget 0.Target)"
+expect_ok cub release verify --space doomed --release 1
+expect_contains "$OUT" "Verified"
+expect_fail 1 "not found" as "$ALICE" cub release list --space "$SPACE_ID"
 # The slug is free again, and the new space starts its own history.
 expect_ok cub space create doomed
 expect_ok cub target create --space doomed out --provider Directory --param "path=$E2E_TMP/out2"
@@ -137,6 +146,11 @@ expect_ok cub release publish doomed
 expect_ok cub release list --space doomed -o json
 expect_eq 1 "$(jget len)" "one release in the new space"
 expect_eq 1 "$(jget 0.ReleaseNum)"
+expect_ne "$SPACE_ID" "$(jget 0.SpaceID)" "the new space's release"
+expect_ok cub release get --space "$SPACE_ID" --release 1 -o json
+expect_eq "$SPACE_ID" "$(jget SpaceID)" "the deleted space's release, by ID"
+expect_ok cub release history --space "$SPACE_ID" -o json
+expect_eq 1 "$(jget len)" "the deleted space's deployment history"
 
 section "a purge removes them, as the owner, and is recorded"
 expect_fail 1 "still exists" cubd purge space doomed --reason "test" --database-url "$E2E_DB_URL"
