@@ -22,6 +22,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "lib/util/proto_text.h"
+#include "lib/util/utf8.h"
+#include "server/call.h"
 
 namespace cub::server {
 namespace {
@@ -186,6 +189,11 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
                      absl::StrCat("no message types for ", method->full_name()));
   }
   std::unique_ptr<pb::Message> request(request_prototype->New());
+  if (size_t bad = FindInvalidUtf8(req.body); bad != std::string::npos) {
+    return JsonError(static_cast<int>(StatusCode::INVALID_ARGUMENT),
+                     absl::StrCat("the request body is not valid UTF-8 at byte offset ", bad,
+                                  "; JSON text must be UTF-8"));
+  }
   if (!IsBlank(req.body)) {
     pb::util::JsonParseOptions parse;
     parse.ignore_unknown_fields = false;
@@ -195,6 +203,11 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
                        absl::StrCat("invalid JSON for ", method->input_type()->full_name(), ": ",
                                     std::string(status.message())));
     }
+  }
+  // Text that gRPC would fail to carry (invalid UTF-8) or the store would cut (NUL) is
+  // refused here, naming the field, rather than as an unexplained INTERNAL from the parser.
+  if (auto text = CheckTextFields(*request); !text.ok()) {
+    return JsonError(static_cast<int>(text.code()), std::string(text.message()));
   }
   std::string request_bytes;
   if (!request->SerializeToString(&request_bytes)) {
@@ -227,6 +240,8 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
       forwarded = absl::StrCat(*xff, ", ", req.remote_addr);
     }
     ctx.AddMetadata("x-forwarded-for", forwarded);
+    // The address failed authentication is counted against (trusted only in-process).
+    ctx.AddMetadata(kHttpClientAddrKey, req.remote_addr);
   }
   grpc::Slice slice(request_bytes);
   grpc::ByteBuffer request_buffer(&slice, 1);
