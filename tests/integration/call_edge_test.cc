@@ -238,3 +238,51 @@ TEST_CASE("Large text is refused at the edge with RESOURCE_EXHAUSTED", "[edge][d
 
 }  // namespace
 }  // namespace cub::server
+
+namespace cub::server {
+namespace {
+
+// A gRPC client that sends a string that is not UTF-8 (cub refuses to) is refused by gRPC's
+// own parsing of the request, before cubd sees it: nothing is stored.
+TEST_CASE("Invalid UTF-8 over gRPC is refused and nothing is stored", "[edge][db]") {
+  Server s(EdgeLimits{});
+  v1::CreateUnitRequest req;
+  req.set_space("home");
+  req.set_slug("latin");
+  req.set_toolchain_type("AppConfig/Text");
+  req.set_data("caf\xe9\n");
+  std::string bytes;
+  req.SerializeToString(&bytes);  // logs that the field is not UTF-8, and serializes it anyway
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::GenericStub stub(s.channel);
+  grpc::ClientContext ctx;
+  ctx.AddMetadata("authorization", "Bearer " + s.token);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  grpc::Status status;
+  stub.UnaryCall(&ctx, "/cub.v1.UnitService/CreateUnit", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status st) {
+                   std::lock_guard<std::mutex> l(mu);
+                   status = std::move(st);
+                   done = true;
+                   cv.notify_one();
+                 });
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait(l, [&] { return done; });
+  UNSCOPED_INFO("code " << status.error_code() << ": " << status.error_message());
+  CHECK(status.error_code() == grpc::StatusCode::INTERNAL);
+  auto units = v1::UnitService::NewStub(s.channel);
+  grpc::ClientContext list_ctx;
+  list_ctx.AddMetadata("authorization", "Bearer " + s.token);
+  v1::ListUnitsRequest list;
+  list.set_space("*");
+  v1::ListUnitsResponse listed;
+  REQUIRE(units->ListUnits(&list_ctx, list, &listed).ok());
+  CHECK(listed.units_size() == 0);
+}
+
+}  // namespace
+}  // namespace cub::server
