@@ -186,6 +186,13 @@ std::string Client::Describe(const grpc::Status& status) const {
         return absl::StrCat("cubd at ", server_, " does not support this command (UNIMPLEMENTED)");
       }
       return message;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      // gRPC's own refusal of a message over the server's limit, before cubd reads it.
+      if (absl::StartsWith(message, "Received message larger than max")) {
+        return absl::StrCat("the request is larger than cubd at ", server_,
+                            " accepts (its --max-unit-bytes plus 1 MiB): ", message);
+      }
+      return message;
     default:
       if (message.empty())
         return absl::StrCat(CodeName(status.error_code()), " from cubd at ", server_);

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/util/proto_text.h"
 
 namespace cub::cli {
 
@@ -59,10 +60,16 @@ class Client {
   std::unique_ptr<grpc::ClientContext> NewContext() const;
 
   // Calls `method` (e.g. &cub::v1::SpaceService::Stub::CreateSpace). Returns true on success;
-  // otherwise prints the failure (see Describe) and returns false.
+  // otherwise prints the failure (see Describe) and returns false. A request with a text
+  // field the server would refuse (a NUL byte, invalid UTF-8) is not sent: the failure names
+  // the field.
   template <typename Stub, typename Request, typename Response>
   bool Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
             const Request& request, Response* response) const {
+    if (absl::Status text = CheckTextFields(request); !text.ok()) {
+      PrintFailure(text.message());
+      return false;
+    }
     Stub stub(channel_);
     std::unique_ptr<grpc::ClientContext> context = NewContext();
     const grpc::Status status = (stub.*method)(context.get(), request, response);

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "lib/util/utf8.h"
 
 namespace cub::cli {
 
@@ -69,6 +70,16 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   if (failed) {
     return absl::NotFoundError(
         absl::StrCat("cannot read ", is_stdin ? "stdin" : path, ": ", std::strerror(err)));
+  }
+  // Sent as text, which cannot keep a NUL and must be UTF-8: refuse it here, naming the file.
+  const std::string name = is_stdin ? "stdin" : path;
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " holds a NUL byte at offset ", nul,
+                                                   "; cub stores text, which cannot contain NUL"));
+  }
+  if (size_t bad = FindInvalidUtf8(text); bad != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " is not valid UTF-8 at byte offset ", bad, "; cub stores UTF-8 text"));
   }
   return text;
 }

@@ -51,7 +51,8 @@ CLI::Option* AddKeyValueFlag(CLI::App* sub, const std::string& flag, std::vector
 void PutKeyValues(const std::vector<std::string>& items,
                   google::protobuf::Map<std::string, std::string>* map);
 
-// Reads a FILE argument: "-" is stdin. Errors read "cannot read FILE: <reason>".
+// Reads a FILE argument: "-" is stdin. Errors read "cannot read FILE: <reason>"; a file that
+// is not text (a NUL byte, invalid UTF-8) is refused naming the file and the offset.
 absl::StatusOr<std::string> ReadInput(const std::string& path);
 
 // Prints `message` and the --help hint on stderr as CLI11 does, and returns kExitUsage.

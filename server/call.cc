@@ -1,12 +1,15 @@
 #include "server/call.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "lib/ops/users.h"
+#include "lib/util/proto_text.h"
 
 namespace cub::server {
 namespace {
@@ -61,6 +64,14 @@ const char* CodeName(grpc::StatusCode c) {
   }
 }
 
+std::string FormatLogTime(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
+}
+
+// Whether grpc::ServerContext::peer() is that of a call of grpc::Server::InProcessChannel()
+// (gRPC 1.51 says "unknown"; a network client is always "ipv4:", "ipv6:" or "unix:").
+bool IsInProcessPeer(absl::string_view peer) { return peer == "unknown" || peer == "inproc"; }
+
 }  // namespace
 
 grpc::Status ToGrpc(const absl::Status& s) {
@@ -69,36 +80,82 @@ grpc::Status ToGrpc(const absl::Status& s) {
   return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
 }
 
-grpc::Status RunCall(store::ConnectionPool& db, grpc::ServerContext* ctx, const char* method,
+int64_t MaxRequestBytes(const EdgeLimits& limits) { return limits.max_unit_bytes + (1 << 20); }
+
+std::string ClientAddress(const std::string& peer, const std::string* http_client_addr) {
+  absl::string_view p = peer;
+  if (IsInProcessPeer(p)) {
+    return http_client_addr != nullptr && !http_client_addr->empty() ? *http_client_addr
+                                                                     : std::string(p);
+  }
+  if (absl::ConsumePrefix(&p, "ipv6:")) {
+    // "[::1]:5000" -> "::1"
+    if (absl::ConsumePrefix(&p, "[")) p = p.substr(0, p.find(']'));
+    return std::string(p);
+  }
+  if (absl::ConsumePrefix(&p, "ipv4:")) {
+    return std::string(p.substr(0, p.rfind(':')));
+  }
+  return std::string(p);  // "unix:/path": one address for every local client
+}
+
+grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                     const google::protobuf::Message& request,
                      const std::function<absl::Status(const ops::Principal&)>& fn) {
   absl::Time start = absl::Now();
   std::string user = "-";
-  absl::Status result;
-  auto principal = ops::Authenticate(db, BearerToken(ctx));
-  if (!principal.ok()) {
-    result = principal.status();
-  } else {
+  const auto& md = ctx->client_metadata();
+  const std::string peer_text = ctx->peer();
+  std::string http_addr;
+  if (auto it = md.find(kHttpClientAddrKey); it != md.end()) {
+    http_addr.assign(it->second.data(), it->second.size());
+  }
+  const std::string addr =
+      ClientAddress(peer_text, IsInProcessPeer(peer_text) ? &http_addr : nullptr);
+  absl::Status result = [&]() -> absl::Status {
+    if (absl::Duration wait = gate.auth().RetryAfter(addr, start); wait > absl::ZeroDuration()) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("too many failed authentication attempts from %s; retry in %d s", addr,
+                          static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(wait)))));
+    }
+    auto principal = ops::Authenticate(gate.db(), BearerToken(ctx));
+    if (!principal.ok()) {
+      if (absl::IsUnauthenticated(principal.status()) && gate.auth().RecordFailure(addr, start)) {
+        std::fprintf(stderr,
+                     "%s auth_blocked addr=%s: %d failed authentication attempts; its calls are "
+                     "refused until it is allowed another try\n",
+                     FormatLogTime(start).c_str(), addr.c_str(), gate.limits().auth.burst);
+      }
+      return principal.status();
+    }
     user = principal->username;
+    TextFieldLimits text_limits;
+    text_limits.max_field_bytes = static_cast<size_t>(gate.limits().max_unit_bytes);
+    text_limits.limit_name = "cubd --max-unit-bytes";
+    if (auto s = CheckTextFields(request, text_limits); !s.ok()) return s;
+    RequestBudget::Charge charge;
+    if (auto s = gate.budget().Acquire(static_cast<int64_t>(request.ByteSizeLong()), &charge);
+        !s.ok()) {
+      return s;
+    }
     try {
-      result = fn(*principal);
+      return fn(*principal);
     } catch (const std::exception& e) {
       // A bug, not a refusal: report it without leaking internals to the caller.
       std::fprintf(stderr, "cubd: %s: unexpected exception: %s\n", method, e.what());
-      result = absl::InternalError("internal error; see the cubd log");
+      return absl::InternalError("internal error; see the cubd log");
     }
-  }
+  }();
   grpc::Status out = ToGrpc(result);
   // Calls from the REST mirror arrive in-process; the gateway names the HTTP client in
   // x-forwarded-for. Any client can send that header, so it is logged beside the real peer,
   // never in its place.
-  std::string peer = ctx->peer();
-  const auto& md = ctx->client_metadata();
+  std::string peer = peer_text;
   if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
     peer += " forwarded_for=" + std::string(fwd->second.data(), fwd->second.size());
   }
   std::fprintf(stderr, "%s call method=%s user=%s code=%s duration_ms=%.2f peer=%s\n",
-               absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", start, absl::UTCTimeZone()).c_str(), method,
-               user.c_str(), CodeName(out.error_code()),
+               FormatLogTime(start).c_str(), method, user.c_str(), CodeName(out.error_code()),
                absl::ToDoubleMilliseconds(absl::Now() - start), peer.c_str());
   return out;
 }

@@ -1,31 +1,77 @@
-// The one path every cubd RPC takes: authenticate the bearer token, run the use case, map
-// its absl::Status to a grpc::Status, and log one line (method, user, code, duration).
-// Handlers are short adapters over lib/ops built on RunCall().
+// The one path every cubd RPC takes: refuse a client address that failed authentication too
+// often, authenticate the bearer token, check the request's text and size at the edge, run the
+// use case, map its absl::Status to a grpc::Status, and log one line (method, user, code,
+// duration). Handlers are short adapters over lib/ops built on RunCall().
 #ifndef CUB_SERVER_CALL_H_
 #define CUB_SERVER_CALL_H_
 
+#include <google/protobuf/message.h>
 #include <grpcpp/grpcpp.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
+#include "server/auth_limiter.h"
+#include "server/request_budget.h"
 
 namespace cub::server {
 
+// The limits cubd applies to every call before its use case runs (flags of `cubd serve`).
+struct EdgeLimits {
+  int64_t max_unit_bytes = 16 << 20;  // longest text field (Unit Data is the largest)
+  RequestBudgetLimits budget;
+  AuthLimits auth;
+};
+
+// The largest request message cubd accepts: one text field at the limit plus room for the rest.
+int64_t MaxRequestBytes(const EdgeLimits& limits);
+
+// Metadata by which the REST mirror names the HTTP client's address. Trusted only on calls
+// whose peer is the server's own in-process channel; ignored from any network client.
+inline constexpr char kHttpClientAddrKey[] = "cub-http-client-addr";
+
+// The state shared by all calls of one cubd: the pool, the limits and their counters.
+class CallGate {
+ public:
+  CallGate(store::ConnectionPool& db, const EdgeLimits& limits)
+      : db_(db), limits_(limits), budget_(limits.budget), auth_(limits.auth) {}
+  CallGate(const CallGate&) = delete;
+  CallGate& operator=(const CallGate&) = delete;
+
+  store::ConnectionPool& db() { return db_; }
+  const EdgeLimits& limits() const { return limits_; }
+  RequestBudget& budget() { return budget_; }
+  AuthFailureLimiter& auth() { return auth_; }
+
+ private:
+  store::ConnectionPool& db_;
+  const EdgeLimits limits_;
+  RequestBudget budget_;
+  AuthFailureLimiter auth_;
+};
+
 grpc::Status ToGrpc(const absl::Status& s);
 
-// Authenticates `ctx`, runs `fn`, logs. `method` is "Service/Method".
-grpc::Status RunCall(store::ConnectionPool& db, grpc::ServerContext* ctx, const char* method,
+// The address failed authentication is counted against: the peer's IP address without the
+// port ("ipv4:127.0.0.1"), or for a call of the in-process channel the address the REST mirror
+// names in kHttpClientAddrKey ("127.0.0.1"), so one client is counted alike over gRPC and REST.
+// `http_client_addr` is passed only for in-process calls. Exposed for tests.
+std::string ClientAddress(const std::string& peer, const std::string* http_client_addr);
+
+// Checks, authenticates `ctx`, runs `fn`, logs. `method` is "Service/Method".
+grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                     const google::protobuf::Message& request,
                      const std::function<absl::Status(const ops::Principal&)>& fn);
 
 // For use cases returning a value: copies it into `*resp` on success.
 template <typename Resp, typename Fn>
-grpc::Status Respond(store::ConnectionPool& db, grpc::ServerContext* ctx, const char* method,
-                     Resp* resp, Fn fn) {
-  return RunCall(db, ctx, method, [&](const ops::Principal& p) -> absl::Status {
+grpc::Status Respond(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                     const google::protobuf::Message& request, Resp* resp, Fn fn) {
+  return RunCall(gate, ctx, method, request, [&](const ops::Principal& p) -> absl::Status {
     absl::StatusOr<Resp> r = fn(p);
     if (!r.ok()) return r.status();
     *resp = std::move(*r);

@@ -53,6 +53,32 @@ int main(int argc, char** argv) {
                         " (default: signing-key.pem in the data directory)");
   serve_cmd->add_option("--work-dir", serve.work_dir,
                         "Where Git targets keep clones (default: targets/ in the data directory)");
+  // Limits at the edge of every call (server/call.h).
+  cub::server::EdgeLimits& edge = serve.edge;
+  serve_cmd
+      ->add_option("--max-unit-bytes", edge.max_unit_bytes,
+                   "Longest text field a request may carry, Unit Data above all (bytes); the "
+                   "largest request accepted is this plus 1 MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
+  serve_cmd
+      ->add_option("--max-inflight-request-bytes", edge.budget.total,
+                   "Memory budget for large requests in flight (bytes); each request of 1 MiB "
+                   "or more is charged 6 times its size, and refused when the budget is spent "
+                   "(0: no budget)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  serve_cmd
+      ->add_option("--auth-failure-burst", edge.auth.burst,
+                   "Failed authentications from one client address before its calls are refused "
+                   "(0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  serve_cmd
+      ->add_option("--auth-failures-per-minute", edge.auth.per_minute,
+                   "Failed authentications per minute allowed to a client address after the burst")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   CLI::App* migrate_cmd = app.add_subcommand("migrate", "Apply pending schema migrations");
   add_db_flags(migrate_cmd);

@@ -14,9 +14,10 @@
 // grpc::GenericStub on the gRPC server's in-process channel, and the response bytes come back as
 // JSON. So authentication, logging and limits of the gRPC server apply to REST exactly as to
 // gRPC. Forwarded as gRPC metadata: `Authorization` (the bearer token, as `authorization`),
-// `X-Request-Id` (as `x-request-id`), and `x-forwarded-for` (the incoming value, if any, plus the
+// `X-Request-Id` (as `x-request-id`), `x-forwarded-for` (the incoming value, if any, plus the
 // HTTP peer's address; informational, for logs: a gRPC client can set it too, so it must not be
-// trusted for decisions).
+// trusted for decisions), and `cub-http-client-addr` (the HTTP peer's address alone, which
+// cubd trusts only on calls of its in-process channel, to rate-limit failed authentication).
 //
 // Errors have the JSON body {"code": <grpc code>, "status": "NOT_FOUND", "message": "..."} and an
 // HTTP status from HttpStatusForGrpcCode(). FAILED_PRECONDITION maps to 400, not 422, following
@@ -24,8 +25,9 @@
 // auth, existence or conflict is a 400. Routing errors: unknown path, service or method 404 (code
 // NOT_FOUND); a streaming method 501 (UNIMPLEMENTED); a method other than POST 405 with an Allow
 // header (code UNIMPLEMENTED); malformed JSON or an unknown field 400 (INVALID_ARGUMENT) naming
-// the problem; an Authorization header that cannot be gRPC metadata (non-ASCII) 401. A 401
-// carries `WWW-Authenticate: Bearer`.
+// the problem; a body that is not UTF-8, or a string field that is not text (a NUL byte), 400
+// (INVALID_ARGUMENT) naming the offset or the field; an Authorization header that cannot be gRPC
+// metadata (non-ASCII) 401. A 401 carries `WWW-Authenticate: Bearer`.
 
 #ifndef CUB_SERVER_REST_GATEWAY_H_
 #define CUB_SERVER_REST_GATEWAY_H_

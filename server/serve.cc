@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +62,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   if (!db.ok()) return Fail("database", db.status());
   for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
   store::ConnectionPool pool(db->url, opts.threads);
+  CallGate gate(pool, opts.edge);
 
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
   TlsFiles tls;
@@ -83,7 +86,11 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   // Each sync-server thread may hold one pooled connection; a couple more poll for work.
   quota.SetMaxThreads(opts.threads + 2);
   builder.SetResourceQuota(quota);
-  builder.SetMaxReceiveMessageSize(64 << 20);
+  // A second cubd must not bind a port in use and take half of its calls (gRPC sets
+  // SO_REUSEPORT by default).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  const int max_request = static_cast<int>(std::min<int64_t>(MaxRequestBytes(opts.edge), INT_MAX));
+  builder.SetMaxReceiveMessageSize(max_request);
   const std::string data_dir =
       db_opts.data_dir.empty() ? store::DefaultDataDir() : db_opts.data_dir;
   const std::string key_path =
@@ -101,11 +108,12 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
       &*key,
       std::filesystem::absolute(opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir)
           .string()};
-  auto services = MakeServices(pool, release_env);
+  auto services = MakeServices(gate, release_env);
   for (auto& s : services) builder.RegisterService(s.get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || bound_port == 0) {
-    std::fprintf(stderr, "cubd: cannot listen on %s\n", opts.listen.c_str());
+    std::fprintf(stderr, "cubd: cannot listen on --listen %s: the address is in use or not valid\n",
+                 opts.listen.c_str());
     return 1;
   }
   std::fprintf(stderr, "cubd: serving gRPC on %s%s\n", opts.listen.c_str(),

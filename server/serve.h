@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "server/call.h"
 #include "server/database.h"
 
 namespace cub::server {
@@ -21,6 +22,8 @@ struct ServeOptions {
   // Where Git Targets keep clones of remote repositories; empty: targets/ in the data
   // directory.
   std::string work_dir;
+  // Request size limits and the failed-authentication rate limit, applied to every call.
+  EdgeLimits edge;
 };
 
 // Returns the process exit code.

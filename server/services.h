@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "lib/ops/releases.h"
-#include "lib/store/pool.h"
+#include "server/call.h"
 
 namespace cub::server {
 
-// All cub.v1 services, backed by `db` and the release environment (which must outlive them).
-std::vector<std::unique_ptr<grpc::Service>> MakeServices(store::ConnectionPool& db,
+// All cub.v1 services, calling through `gate` (its pool and limits) with the release
+// environment; both must outlive them.
+std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
                                                          const ops::ReleaseEnv& release_env);
 
 }  // namespace cub::server

@@ -19,6 +19,29 @@ namespace {
 
 constexpr char kApproval[] = "Approval";
 
+// Whether `p` may see `s` at all; a Space it may not is left out of what a ChangeOrder
+// selects, so that its name is never reported to `p`.
+bool Visible(store::Tx& tx, const Principal& p, const v1::Space& s) {
+  return ResolveSpace(tx, p, s.space_id(), Access::kRead).ok();
+}
+
+// The ChangeOrder an approval is for. Approvers of a Stage need not see its base, so it is
+// read on the server's account, but only for a caller who can see some Space of its scope;
+// to any other caller the answer is exactly the one for a ChangeOrder that does not exist.
+absl::StatusOr<ResolvedChangeOrder> ResolveForApproval(store::Tx& tx, const Principal& p,
+                                                       const std::string& ref) {
+  auto as_caller = ResolveChangeOrder(tx, p, ref, "", false);
+  if (as_caller.ok() || !absl::IsNotFound(as_caller.status())) return as_caller;
+  auto r = ResolveChangeOrder(tx, ServerPrincipal(), ref, "", false);
+  if (!r.ok()) return as_caller.status();
+  for (const auto* ids : {&r->co.in_scope_space_ids, &r->co.resolved_space_ids}) {
+    for (const std::string& id : *ids) {
+      if (ResolveSpace(tx, p, id, Access::kRead).ok()) return r;
+    }
+  }
+  return as_caller.status();
+}
+
 // Which Spaces an approval covers.
 absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Principal& p,
                                                     const v1::ApproveRequest& req,
@@ -40,7 +63,9 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
       return absl::InvalidArgumentError(
           absl::StrCat("--where-space: ", matched.status().message()));
     }
-    for (const auto& s : *matched) add(s);
+    for (const auto& s : *matched) {
+      if (!rco || Visible(tx, p, s)) add(s);
+    }
   }
   if (rco && req.spaces_size() == 0 && req.where_space().empty()) {
     if (!req.stage().empty()) {
@@ -50,7 +75,9 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
       for (size_t i = 0; rco->workflow && i < rco->workflow->stages.size(); ++i) {
         if (rco->workflow->stages[i].name != req.stage()) continue;
         found = true;
-        for (const auto& s : (*members)[i]) add(s);
+        for (const auto& s : (*members)[i]) {
+          if (Visible(tx, p, s)) add(s);
+        }
       }
       if (!found) {
         return absl::InvalidArgumentError(
@@ -111,9 +138,8 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
     out.set_dry_run(req.dry_run());
     std::optional<ResolvedChangeOrder> rco;
     if (!req.change_order().empty()) {
-      // Approvers of a Stage need not see the base: the ChangeOrder is read on the server's
-      // account, and the vote is authorized Space by Space below.
-      auto r = ResolveChangeOrder(tx, ServerPrincipal(), req.change_order(), "", false);
+      // The vote is authorized Space by Space below.
+      auto r = ResolveForApproval(tx, p, req.change_order());
       if (!r.ok()) return r.status();
       rco = *std::move(r);
     }

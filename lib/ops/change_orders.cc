@@ -195,10 +195,13 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
     }
     for (const auto& up : it->second) {
       if (!slugs.count(up)) {
-        auto up_space = store::FindSpace(tx, up);
+        // Named only to a caller who may see it.
+        auto up_space = ResolveSpace(tx, p, up, Access::kRead);
+        const std::string up_name =
+            up_space.ok() ? absl::StrCat("'", up_space->slug(), "'") : "a Space you cannot see";
         return absl::InvalidArgumentError(absl::StrCat(
-            "space '", slug, "' is in scope but '", up_space ? up_space->slug() : up,
-            "', which it takes the change from, is not: a change moves hop by hop along Links,"
+            "space '", slug, "' is in scope but ", up_name,
+            ", which it takes the change from, is not: a change moves hop by hop along Links,"
             " so every Space between the base and one in scope must be in scope too"));
       }
     }

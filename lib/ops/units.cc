@@ -93,7 +93,7 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
     if (!written.ok()) return written.status();
     auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
     *out.mutable_unit() = *fresh;
-    out.set_data(req.data());
+    out.set_data(std::move(rev.data));  // not a third copy of a large Unit
     return absl::OkStatus();
   });
   if (!st.ok())
