@@ -130,7 +130,7 @@ expect_not_contains "$ERR" "wb-dev"
 ###############################################################################################
 section "a second cubd refuses an occupied port"
 E2E_CMD_TIMEOUT=30 expect_fail 1 "cannot listen on --listen $E2E_SERVER" \
-  cubd serve --database-url "$E2E_DB_URL" --listen "$E2E_SERVER" \
+  cubd serve --database-url "$E2E_SERVE_URL" --listen "$E2E_SERVER" \
   --signing-key "$E2E_TMP/signing-key.pem" --work-dir "$E2E_TMP/cubd-work"
 expect_ok cub whoami
 
