@@ -187,7 +187,9 @@ class Evaluator {
   Value Fail(const Expr& e, const Msg& msg) {
     std::string text = absl::StrCat(source_.Location(e.offset), ": ", msg);
     if (text.size() > kMaxErrorBytes) {
-      text.resize(kMaxErrorBytes);
+      size_t cut = kMaxErrorBytes;
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+      text.resize(cut);  // on a UTF-8 character boundary
       text += "...";
     }
     if (!Allocate(static_cast<int64_t>(text.size()))) return Stopped();

@@ -279,6 +279,20 @@ TEST_CASE("evaluation has a cost budget", "[cel][limits]") {
         "cost budget of 50 steps");
 }
 
+TEST_CASE("error messages are cut at 1 KiB, on a character boundary", "[cel][limits]") {
+  Activation vars =
+      GateVars(R"({"Annotations":{"k":")" + std::string(3000, 'x') + "\xC3\xA9" + R"("}})");
+  const std::string message = Eval("int(Space.Annotations.k)", vars);
+  CHECK(message.rfind("cel: evaluated to error: 1:1: type conversion error: 'xxx", 0) == 0);
+  CHECK(message.size() < 1100);
+  CHECK(message.substr(message.size() - 3) == "...");
+  // With 994 x's byte 1024 is inside the two-byte character: the cut moves before it.
+  Activation shifted =
+      GateVars(R"({"Annotations":{"k":")" + std::string(994, 'x') + "\xC3\xA9xx" + R"("}})");
+  const std::string cut = Eval("int(Space.Annotations.k)", shifted);
+  CHECK(cut.find('\xC3') == std::string::npos);
+}
+
 TEST_CASE("regular expressions are compiled within a budget", "[cel][limits]") {
   const std::string deep = std::string(30000, '(') + "a" + std::string(30000, ')');
   CHECK(CompileError("'a'.matches('" + deep + "')") ==
