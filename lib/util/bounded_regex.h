@@ -39,8 +39,8 @@ RE2::Options BudgetedOptions(RE2::Options options, const RegexBudget& budget);
 // caller's context:
 //   "regular expression '((((((((((((((((((((((((((((((((((((((((…' is 30000 bytes long; the
 //    limit is 1024"
-//   "regular expression '(a{200}){20}' is too complex: it compiles to 4003 instructions; the
-//    limit is 5000"   (not exactly these numbers)
+//   "regular expression '(.{255}){3}' is too complex: it compiles to 5365 instructions; the
+//    limit is 5000"
 //   "invalid regular expression '(': missing ')'"
 absl::StatusOr<std::shared_ptr<const RE2>> CompileBoundedRegex(std::string_view pattern,
                                                                const RE2::Options& options,

@@ -8,8 +8,10 @@
 //   \r \f \v \a and '\' before punctuation.
 // Refused, each naming the construct: \b and \B (a word boundary in RE2, a backspace and a
 // backslash in PostgreSQL), \x, octal and other escapes, '(?' flags, named groups and
-// look-arounds, a '{' that starts no bound (write '\{'), counts above 255, collating elements
-// [. .] and [= =], and \D \S \W inside brackets. Backreferences are refused by RE2 itself.
+// look-arounds, a '{' that starts no bound (write '\{') and a lone '}', counts above 255, a
+// repeated anchor ('^*', '$+'), collating elements [. .] and [= =], class names other than
+// the twelve POSIX ones, and \D \S \W inside brackets. Backreferences are refused by RE2
+// itself. tests/integration/where_regex_pg_test.cc checks the two engines agree.
 // '.' and negated brackets match a newline in both (RE2 runs with dot_nl, as PostgreSQL
 // matches by default). Known gap: \w, \d and [:alpha:]-style classes are ASCII in RE2 and
 // follow the database's locale in PostgreSQL, so they may disagree on non-ASCII letters.
