@@ -52,11 +52,71 @@ const char* MacroName(Expr::Macro m) {
   return kNames[static_cast<int>(m)];
 }
 
+// Builtins whose work does not grow with their arguments' size: they are charged one step.
+bool ConstantCost(const std::string& fn, const std::vector<Value>& args) {
+  if (fn == "_[_]" || fn == "type" || fn == "dyn") return true;
+  return fn == "@in" && args.size() == 2 && args[1].kind() == K::kMap;
+}
+
+// Steps for reading `v`: its elements, or 1 per 64 bytes.
+int64_t ReadCost(const Value& v) {
+  switch (v.kind()) {
+    case K::kString:
+    case K::kBytes:
+      return static_cast<int64_t>(v.str().size() / 64);
+    case K::kList:
+      return static_cast<int64_t>(v.list().size());
+    case K::kMap:
+      return static_cast<int64_t>(v.map().size());
+    default:
+      return 0;
+  }
+}
+
+// The bytes `_+_` is about to allocate for `a` + `b`, so that an allocation over the budget is
+// refused before it is made.
+int64_t ConcatBytes(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return 0;
+  if (a.kind() == K::kString || a.kind() == K::kBytes) {
+    return static_cast<int64_t>(a.str().size() + b.str().size());
+  }
+  if (a.kind() == K::kList) {
+    return static_cast<int64_t>((a.list().size() + b.list().size()) * sizeof(Value));
+  }
+  return 0;
+}
+
+std::string FormatBytes(int64_t n) {
+  if (n > 0 && n % (int64_t{1} << 20) == 0) return absl::StrCat(n >> 20, " MiB");
+  if (n > 0 && n % (int64_t{1} << 10) == 0) return absl::StrCat(n >> 10, " KiB");
+  return absl::StrCat(n, " bytes");
+}
+
+// Error messages quote values; a message longer than this is cut (its start says what failed).
+constexpr size_t kMaxErrorBytes = 1024;
+
 class Evaluator {
  public:
-  Evaluator(const Source& source, const Activation& vars) : source_(source), vars_(vars) {}
+  Evaluator(const Source& source, const Activation& vars, const EvaluateOptions& options)
+      : source_(source), vars_(vars), options_(options) {}
+
+  // Why evaluation stopped early, or OK.
+  absl::Status budget_status() const {
+    switch (exhausted_) {
+      case Exhausted::kNo:
+        return absl::OkStatus();
+      case Exhausted::kCost:
+        return absl::ResourceExhaustedError(
+            absl::StrCat("exceeded its cost budget of ", options_.max_cost, " steps"));
+      case Exhausted::kMemory:
+        return absl::ResourceExhaustedError(
+            absl::StrCat("exceeded its memory budget of ", FormatBytes(options_.max_memory_bytes)));
+    }
+    return absl::OkStatus();
+  }
 
   Value Eval(const Expr& e) {
+    if (!Spend(1)) return Stopped();
     switch (e.kind) {
       case Expr::Kind::kLiteral:
         return e.literal;
@@ -65,6 +125,7 @@ class Evaluator {
       case Expr::Kind::kSelect:
         return Select(e);
       case Expr::Kind::kList: {
+        if (!Allocate(static_cast<int64_t>(e.args.size() * sizeof(Value)))) return Stopped();
         std::vector<Value> elems;
         elems.reserve(e.args.size());
         for (const auto& a : e.args) {
@@ -75,6 +136,9 @@ class Evaluator {
         return Value::List(std::move(elems));
       }
       case Expr::Kind::kMap: {
+        if (!Allocate(static_cast<int64_t>(e.args.size() * (sizeof(Value) + 64)))) {
+          return Stopped();
+        }
         std::vector<std::pair<Value, Value>> entries;
         entries.reserve(e.args.size() / 2);
         for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
@@ -97,9 +161,39 @@ class Evaluator {
   }
 
  private:
+  enum class Exhausted { kNo, kCost, kMemory };
+
+  // Counts `steps` against the cost budget; false once any budget is spent.
+  bool Spend(int64_t steps) {
+    if (exhausted_ != Exhausted::kNo) return false;
+    cost_ += steps;
+    if (cost_ <= options_.max_cost) return true;
+    exhausted_ = Exhausted::kCost;
+    return false;
+  }
+  // Counts `bytes` about to be (or just) allocated against the memory budget.
+  bool Allocate(int64_t bytes) {
+    if (exhausted_ != Exhausted::kNo) return false;
+    memory_ += bytes;
+    if (memory_ <= options_.max_memory_bytes) return true;
+    exhausted_ = Exhausted::kMemory;
+    return false;
+  }
+  // The value returned once a budget is spent: an error that EvaluateTree replaces by
+  // budget_status(), whatever absorbed it on the way up.
+  static Value Stopped() { return Value::Error("evaluation budget exceeded"); }
+
   template <typename Msg>
   Value Fail(const Expr& e, const Msg& msg) {
-    return Value::Error(absl::StrCat(source_.Location(e.offset), ": ", msg));
+    std::string text = absl::StrCat(source_.Location(e.offset), ": ", msg);
+    if (text.size() > kMaxErrorBytes) {
+      size_t cut = kMaxErrorBytes;
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+      text.resize(cut);  // on a UTF-8 character boundary
+      text += "...";
+    }
+    if (!Allocate(static_cast<int64_t>(text.size()))) return Stopped();
+    return Value::Error(std::move(text));
   }
   Value NotBool(const Expr& e, const char* what, const Value& v) {
     return Fail(e, absl::StrCat(what, " must be bool, got ", KindName(v.kind())));
@@ -175,8 +269,19 @@ class Evaluator {
       if (v.is_error()) return v;
       values.push_back(std::move(v));
     }
+    int64_t steps = 0;
+    if (!ConstantCost(e.name, values)) {
+      for (const Value& v : values) steps += ReadCost(v);
+    }
+    if (!Spend(steps)) return Stopped();
+    if (e.name == "_+_" && values.size() == 2 && !Allocate(ConcatBytes(values[0], values[1]))) {
+      return Stopped();
+    }
     Value r = CallBuiltin(CallArgs{e.name, e.receiver, values, e.regex.get()});
     if (r.is_error()) return Fail(e, r.str());
+    // What the builtin built (0 when it returned an argument or a part of one); a
+    // concatenation was charged above.
+    if (e.name != "_+_" && !Allocate(static_cast<int64_t>(r.UnsharedBytes()))) return Stopped();
     return r;
   }
 
@@ -188,6 +293,7 @@ class Evaluator {
     if (range.kind() == K::kList) {
       elems = &range.list();
     } else if (range.kind() == K::kMap) {
+      if (!Allocate(static_cast<int64_t>(range.map().size() * sizeof(Value)))) return Stopped();
       keys.reserve(range.map().size());
       for (const auto& entry : range.map().entries()) keys.push_back(entry.first);
       elems = &keys;
@@ -207,6 +313,7 @@ class Evaluator {
     int64_t count = 0;
     std::vector<Value> out;
     for (const Value& elem : elems) {
+      if (exhausted_ != Exhausted::kNo) return Stopped();
       if (++iterations_ > kMaxIterations) {
         return Fail(e, absl::StrCat("evaluation exceeded ", kMaxIterations, " iterations"));
       }
@@ -234,7 +341,10 @@ class Evaluator {
           Value v = Eval(body);
           if (v.is_error()) return v;
           if (v.kind() != K::kBool) return NotBool(body, "condition", v);
-          if (v.bool_value()) out.push_back(elem);
+          if (v.bool_value()) {
+            if (!Allocate(sizeof(Value))) return Stopped();
+            out.push_back(elem);
+          }
           break;
         }
         case Expr::Macro::kMap: {
@@ -246,6 +356,7 @@ class Evaluator {
           }
           Value v = Eval(body);
           if (v.is_error()) return v;
+          if (!Allocate(sizeof(Value))) return Stopped();
           out.push_back(std::move(v));
           break;
         }
@@ -265,14 +376,22 @@ class Evaluator {
 
   const Source& source_;
   const Activation& vars_;
+  const EvaluateOptions& options_;
   std::vector<std::pair<const std::string*, Value>> locals_;
   int64_t iterations_ = 0;
+  int64_t cost_ = 0;
+  int64_t memory_ = 0;
+  Exhausted exhausted_ = Exhausted::kNo;
 };
 
 }  // namespace
 
-Value EvaluateTree(const Expr& root, const Source& source, const Activation& vars) {
-  return Evaluator(source, vars).Eval(root);
+absl::StatusOr<Value> EvaluateTree(const Expr& root, const Source& source, const Activation& vars,
+                                   const EvaluateOptions& options) {
+  Evaluator evaluator(source, vars, options);
+  Value v = evaluator.Eval(root);
+  if (absl::Status st = evaluator.budget_status(); !st.ok()) return st;
+  return v;
 }
 
 }  // namespace cub::cel::internal

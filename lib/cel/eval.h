@@ -10,6 +10,7 @@
 #ifndef CUB_LIB_CEL_EVAL_H_
 #define CUB_LIB_CEL_EVAL_H_
 
+#include "absl/status/statusor.h"
 #include "lib/cel/ast.h"
 #include "lib/cel/program.h"
 #include "lib/cel/source.h"
@@ -19,8 +20,11 @@ namespace cub::cel::internal {
 
 inline constexpr int64_t kMaxIterations = 1000000;
 
-// The value of `root`, possibly an error value.
-Value EvaluateTree(const Expr& root, const Source& source, const Activation& vars);
+// The value of `root`, possibly an error value; or RESOURCE_EXHAUSTED, "exceeded its cost
+// budget of N steps" / "exceeded its memory budget of 16 MiB", once `options`' budget is spent
+// (the evaluation stops there, and no operator absorbs it).
+absl::StatusOr<Value> EvaluateTree(const Expr& root, const Source& source, const Activation& vars,
+                                   const EvaluateOptions& options);
 
 }  // namespace cub::cel::internal
 

@@ -8,6 +8,7 @@
 #include "absl/time/civil_time.h"
 #include "lib/cel/functions.h"
 #include "lib/cel/time_util.h"
+#include "lib/util/bounded_regex.h"
 #include "re2/re2.h"
 
 namespace cub::cel::internal {
@@ -19,11 +20,10 @@ using K = Value::Kind;
 Value Matches(const CallArgs& c, const Value& text, const Value& pattern) {
   if (text.kind() != K::kString || pattern.kind() != K::kString) return NoOverload(c);
   if (c.regex != nullptr) return Value::Bool(RE2::PartialMatch(text.str(), *c.regex));
-  RE2::Options options;
-  options.set_log_errors(false);
-  RE2 re(pattern.str(), options);
-  if (!re.ok()) return Value::Error(absl::StrCat("invalid regular expression: ", re.error()));
-  return Value::Bool(RE2::PartialMatch(text.str(), re));
+  absl::StatusOr<std::shared_ptr<const RE2>> re =
+      CompileBoundedRegex(pattern.str(), RE2::Options(), RegexBudget());
+  if (!re.ok()) return Value::Error(std::string(re.status().message()));
+  return Value::Bool(RE2::PartialMatch(text.str(), **re));
 }
 
 Value TimestampPart(const CallArgs& c) {

@@ -16,8 +16,9 @@ absl::StatusOr<Program> CompileGate(std::string_view expr, const Declarations& d
   return p;
 }
 
-absl::StatusOr<bool> EvaluateGate(const Program& gate, const Activation& vars) {
-  absl::StatusOr<Value> v = gate.Evaluate(vars);
+absl::StatusOr<bool> EvaluateGate(const Program& gate, const Activation& vars,
+                                  const EvaluateOptions& options) {
+  absl::StatusOr<Value> v = gate.Evaluate(vars, options);
   if (!v.ok()) return v.status();
   if (v->kind() != Value::Kind::kBool) {
     return absl::InvalidArgumentError(

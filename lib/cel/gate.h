@@ -25,8 +25,10 @@ namespace cub::cel {
 // InvalidArgument, e.g. "cel: gate expression must be bool, got int".
 absl::StatusOr<Program> CompileGate(std::string_view expr, const Declarations& decls);
 
-// Evaluates a gate. OK(true/false) when it evaluates to a bool; InvalidArgument otherwise.
-absl::StatusOr<bool> EvaluateGate(const Program& gate, const Activation& vars);
+// Evaluates a gate. OK(true/false) when it evaluates to a bool; RESOURCE_EXHAUSTED over the
+// budget of `options` (Program::Evaluate); InvalidArgument otherwise.
+absl::StatusOr<bool> EvaluateGate(const Program& gate, const Activation& vars,
+                                  const EvaluateOptions& options = EvaluateOptions());
 
 }  // namespace cub::cel
 

@@ -9,6 +9,7 @@
 #include "lib/cel/parser.h"
 #include "lib/cel/resolver.h"
 #include "lib/cel/source.h"
+#include "lib/util/bounded_regex.h"
 
 namespace cub::cel {
 
@@ -50,8 +51,15 @@ Type Program::result_type() const { return impl_->result_type; }
 
 const std::string& Program::source() const { return impl_->source.text(); }
 
-absl::StatusOr<Value> Program::Evaluate(const Activation& vars) const {
-  Value v = internal::EvaluateTree(*impl_->root, impl_->source, vars);
+absl::StatusOr<Value> Program::Evaluate(const Activation& vars,
+                                        const EvaluateOptions& options) const {
+  absl::StatusOr<Value> result = internal::EvaluateTree(*impl_->root, impl_->source, vars, options);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat("cel: evaluating ", QuoteForMessage(impl_->source.text()), " ",
+                                     result.status().message()));
+  }
+  Value& v = *result;
   if (v.is_error()) {
     return absl::InvalidArgumentError(absl::StrCat("cel: evaluated to error: ", v.str()));
   }

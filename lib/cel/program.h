@@ -20,9 +20,15 @@
 // in all() and exists(); anywhere else the first error is the result.
 //
 // Limits, so that any text is safe to compile and evaluate: nesting deeper than 100 levels
-// is a compile error; an evaluation runs at most 1,000,000 comprehension iterations and
-// builds strings and bytes of at most 16 MiB and lists of at most 2^20 elements by + and
-// comprehensions; exceeding a limit is an evaluation error.
+// is a compile error; a regular expression is compiled with RE2 within a budget (1 KiB of
+// pattern, 5000 instructions; lib/util/bounded_regex.h); an evaluation runs at most 1,000,000
+// comprehension iterations and builds strings and bytes of at most 16 MiB and lists of at
+// most 2^20 elements by + and comprehensions; exceeding one of these is an evaluation error.
+// Every evaluation also has a budget (EvaluateOptions), checked as it runs: its cost (one
+// per step, plus the size of the data each function reads) and the memory it allocates
+// (every string, bytes, list and map it builds, counted when built, even if dropped later).
+// Going over either ends the evaluation at once with RESOURCE_EXHAUSTED, which no && or ||
+// absorbs: "cel: evaluating 'EXPR' exceeded its memory budget of 16 MiB".
 //
 // Thread safety: a Program is immutable once compiled; copies share it, and any number of
 // threads may Evaluate the same Program at once. Declarations and Activation are plain
@@ -31,6 +37,7 @@
 #ifndef CUB_LIB_CEL_PROGRAM_H_
 #define CUB_LIB_CEL_PROGRAM_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -68,6 +75,17 @@ struct CompileOptions {
   bool check_types = true;
 };
 
+// The budget of one evaluation (see the limits above). The defaults suit gates and vet-cel:
+// far beyond any sensible expression, and small enough that a hostile one costs the server
+// at most a fraction of a second and a few tens of MiB.
+struct EvaluateOptions {
+  // Steps: one per sub-expression evaluated, plus, for each function call, the elements of
+  // the lists and maps and 1 per 64 bytes of the strings and bytes it is given.
+  int64_t max_cost = 10'000'000;
+  // Bytes of the strings, bytes, lists and maps built, counted cumulatively.
+  int64_t max_memory_bytes = int64_t{16} << 20;
+};
+
 class Program {
  public:
   // Parses, resolves names and (by default) type-checks `expr`. Errors: InvalidArgument
@@ -85,8 +103,11 @@ class Program {
   // Evaluates with `vars`. A declared variable that is unbound, or bound to a value whose
   // kind contradicts its declared type, is an evaluation error. When the expression
   // evaluates to a CEL error, returns InvalidArgument "cel: evaluated to error: <where>:
-  // <message>"; the returned Value is never of kind kError.
-  absl::StatusOr<Value> Evaluate(const Activation& vars) const;
+  // <message>"; the returned Value is never of kind kError. Over `options`' budget:
+  // RESOURCE_EXHAUSTED "cel: evaluating '<expression, shortened>' exceeded its cost budget of
+  // 10000000 steps" (or "its memory budget of 16 MiB").
+  absl::StatusOr<Value> Evaluate(const Activation& vars,
+                                 const EvaluateOptions& options = EvaluateOptions()) const;
 
  private:
   struct Impl;

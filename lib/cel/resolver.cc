@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/util/bounded_regex.h"
 #include "re2/re2.h"
 
 namespace cub::cel::internal {
@@ -124,14 +125,12 @@ class Resolver {
   }
 
   absl::Status CompileRegex(Expr* call) {
-    RE2::Options options;
-    options.set_log_errors(false);
-    auto re = std::make_shared<const RE2>(call->args.back()->literal.str(), options);
-    if (!re->ok()) {
-      return source_.Error(call->args.back()->offset,
-                           absl::StrCat("invalid regular expression: ", re->error()));
+    absl::StatusOr<std::shared_ptr<const RE2>> re =
+        CompileBoundedRegex(call->args.back()->literal.str(), RE2::Options(), RegexBudget());
+    if (!re.ok()) {
+      return source_.Error(call->args.back()->offset, std::string(re.status().message()));
     }
-    call->regex = std::move(re);
+    call->regex = *std::move(re);
     return absl::OkStatus();
   }
 

@@ -199,6 +199,24 @@ bool IsNumber(Value::Kind k) {
 
 }  // namespace
 
+size_t Value::UnsharedBytes() const {
+  // Rough sizes of the allocations behind each kind: the object, its elements, and for a map
+  // the hash index (a node and a bucket per entry).
+  constexpr size_t kMapIndexEntry = sizeof(MapValue::KeyRep) + 4 * sizeof(void*);
+  if (const auto* s = std::get_if<std::shared_ptr<const std::string>>(&rep_)) {
+    return s->use_count() == 1 ? sizeof(std::string) + (*s)->capacity() : 0;
+  }
+  if (const auto* l = std::get_if<std::shared_ptr<const std::vector<Value>>>(&rep_)) {
+    return l->use_count() == 1 ? sizeof(std::vector<Value>) + (*l)->capacity() * sizeof(Value) : 0;
+  }
+  if (const auto* m = std::get_if<std::shared_ptr<const MapValue>>(&rep_)) {
+    return m->use_count() == 1
+               ? sizeof(MapValue) + (*m)->size() * (2 * sizeof(Value) + kMapIndexEntry)
+               : 0;
+  }
+  return 0;
+}
+
 std::string Value::DebugString() const {
   std::string out;
   AppendDebug(*this, &out);

@@ -105,6 +105,12 @@ class Value {
   absl::Time timestamp_value() const { return std::get<absl::Time>(rep_); }
   absl::Duration duration_value() const { return std::get<absl::Duration>(rep_); }
 
+  // Bytes of heap storage that this handle alone refers to: a string, bytes, list or map
+  // (its top level) that no other Value shares. So, right after a function returns it, what
+  // building it allocated: 0 when the result is (part of) an argument, or a scalar. The
+  // evaluator charges this to the evaluation's memory budget.
+  size_t UnsharedBytes() const;
+
   // CEL text for the value, for messages and tests: 1, 2u, 3.5, 'a', b'\x00', [1, 'a'],
   // {'k': 1}, timestamp('2026-12-24T00:00:00Z'), duration('3600s'), int, error('...').
   std::string DebugString() const;

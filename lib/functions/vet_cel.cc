@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "lib/functions/builtin.h"
 #include "lib/functions/cel_resource.h"
 #include "lib/functions/kubernetes.h"
@@ -20,6 +21,12 @@ absl::Status VetCel(const Arguments& args, const std::vector<Node>& docs, VetRes
     cel::Activation vars;
     vars.Bind(kCelResourceVariable, ToCelValue(docs[i]));
     absl::StatusOr<bool> passed = cel::EvaluateGate(*program, vars);
+    if (passed.status().code() == absl::StatusCode::kResourceExhausted) {
+      // Over the evaluation budget: a property of the expression more than of the resource,
+      // so stop rather than spend the budget again on every other resource.
+      return absl::ResourceExhaustedError(
+          absl::StrCat(ResourceLabel(docs[i], i), ": ", passed.status().message()));
+    }
     if (!passed.ok()) {
       result->errors.push_back(ResourceLabel(docs[i], i) + ": " +
                                std::string(passed.status().message()));

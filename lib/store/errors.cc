@@ -1,5 +1,6 @@
 #include "lib/store/errors.h"
 
+#include <new>
 #include <pqxx/pqxx>
 #include <string>
 
@@ -22,6 +23,15 @@ std::string FirstLine(const char* what) {
 }  // namespace
 
 absl::Status StatusFromException(const std::exception& e) {
+  // Not the database's doing: exceptions from the work a transaction runs, which must not be
+  // reported as database errors.
+  if (dynamic_cast<const std::bad_alloc*>(&e)) {
+    return absl::ResourceExhaustedError(
+        "out of memory: the server could not allocate the memory this request needs");
+  }
+  if (!dynamic_cast<const pqxx::pqxx_exception*>(&e)) {
+    return absl::InternalError(absl::StrCat("internal error: ", FirstLine(e.what())));
+  }
   if (dynamic_cast<const pqxx::unique_violation*>(&e)) {
     return absl::AlreadyExistsError(FirstLine(e.what()));
   }

@@ -3,7 +3,10 @@
 // unique_violation -> ALREADY_EXISTS, foreign_key/restrict/check violations ->
 // FAILED_PRECONDITION, serialization failures and deadlocks -> ABORTED (retried by
 // WithTransaction), broken connections -> UNAVAILABLE, invalid input (bad regex, bad cast)
-// -> INVALID_ARGUMENT, anything else -> INTERNAL.
+// -> INVALID_ARGUMENT, any other pqxx exception -> INTERNAL "database error: ...".
+// Exceptions that are not libpqxx's, thrown by the code a transaction runs, are never called
+// database errors: std::bad_alloc -> RESOURCE_EXHAUSTED "out of memory: ...", anything else
+// -> INTERNAL "internal error: ...".
 #ifndef CUB_LIB_STORE_ERRORS_H_
 #define CUB_LIB_STORE_ERRORS_H_
 

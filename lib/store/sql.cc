@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/util/json_text.h"
+#include "lib/util/pg_array.h"
 
 namespace cub::store {
 
@@ -29,17 +30,7 @@ pqxx::result Query::Exec(Tx& tx) const {
 }
 
 std::string TextArrayLiteral(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
+  return PgArrayLiteral(values);
 }
 
 std::vector<std::string> ReadTextArray(const pqxx::field& f) {

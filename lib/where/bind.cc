@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/where/error.h"
 #include "lib/where/like.h"
+#include "lib/where/regex.h"
 
 namespace cub::where::internal {
 namespace {
@@ -158,11 +159,9 @@ absl::StatusOr<BoundPredicate> BindPredicate(const Predicate& p, const Schema& s
     return ErrorAt(p.values[0].pos, "LIKE pattern must not end with an escape character '\\'");
   }
   if (p.op == Op::kRegex) {
-    try {
-      b.regex = std::make_shared<const std::regex>(b.values[0].text, std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      return ErrorAt(p.values[0].pos, "invalid regular expression");
-    }
+    absl::StatusOr<std::shared_ptr<const re2::RE2>> re = CompileRegex(b.values[0].text);
+    if (!re.ok()) return ErrorAt(p.values[0].pos, "%s", std::string(re.status().message()));
+    b.regex = *std::move(re);
   }
   return b;
 }

@@ -6,7 +6,7 @@
 //     '?' only on a list, a map only with a key or IS [NOT] NULL),
 //   - every literal has the operand's type; times parse as RFC 3339 with an offset and at
 //     most microsecond precision (PostgreSQL's), UUIDs are well formed, LIKE patterns do not
-//     end in a lone escape, regular expressions compile.
+//     end in a lone escape, regular expressions pass CompileRegex (regex.h).
 // A bound literal carries the parameter text handed to PostgreSQL: the SQL text never holds it.
 //
 // Internal to lib/where. A BoundExpr is immutable once built and safe to share across threads.
@@ -16,7 +16,6 @@
 
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +24,10 @@
 #include "absl/time/time.h"
 #include "lib/where/ast.h"
 #include "lib/where/schema.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace cub::where::internal {
 
@@ -46,8 +49,8 @@ struct BoundPredicate {
   FieldType type = FieldType::kString;
   Op op = Op::kEq;
   std::vector<BoundValue> values;
-  std::shared_ptr<const std::regex> regex;  // for Op::kRegex
-  int pos = 0;                              // of the field name
+  std::shared_ptr<const re2::RE2> regex;  // for Op::kRegex
+  int pos = 0;                            // of the field name
 };
 
 struct BoundExpr {

@@ -1,13 +1,13 @@
 #include "lib/where/eval.h"
 
 #include <algorithm>
-#include <regex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "lib/where/bind.h"
 #include "lib/where/like.h"
+#include "lib/where/regex.h"
 #include "lib/where/utf8.h"
 
 namespace cub::where {
@@ -83,12 +83,8 @@ absl::StatusOr<bool> MatchString(const BoundPredicate& p, const std::string& s) 
     case Op::kNotILike:
       return internal::LikeMatch(s, p.values[0].text, true) == (p.op == Op::kILike);
     case Op::kRegex:
-      try {
-        return std::regex_search(s, *p.regex);
-      } catch (const std::regex_error&) {
-        return absl::ResourceExhaustedError(
-            absl::StrFormat("where: regular expression gave up on field '%s'", p.written));
-      }
+      // RE2 runs in time linear in the text and within the pattern's memory budget.
+      return RE2::PartialMatch(s, *p.regex);
     default:
       return Compare(p, s, [](const BoundValue& v) -> const std::string& { return v.text; });
   }

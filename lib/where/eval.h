@@ -46,8 +46,7 @@ class Matcher {
   // Fails, as CompileToSql does, on unknown fields and type errors; in-memory fields are fine.
   static absl::StatusOr<Matcher> Create(const Expr& e, const Schema& schema);
 
-  // Whether `record` matches. Fails only if the record breaks Record's contract, or if
-  // std::regex gives up on a pathological input.
+  // Whether `record` matches. Fails only if the record breaks Record's contract.
   absl::StatusOr<bool> Matches(const Record& record) const;
 
  private:

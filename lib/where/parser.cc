@@ -263,6 +263,9 @@ class Parser {
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Expr>> Parse(std::string_view text) {
+  if (text.size() > kMaxTextBytes) {
+    return ErrorAt(1, "expression is %d bytes long; the limit is %d", text.size(), kMaxTextBytes);
+  }
   absl::StatusOr<std::vector<Token>> tokens = internal::Lex(text);
   if (!tokens.ok()) return tokens.status();
   if (tokens->front().kind == TokenKind::kEnd) return std::make_shared<const Expr>();

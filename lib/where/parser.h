@@ -21,6 +21,7 @@
 #ifndef CUB_LIB_WHERE_PARSER_H_
 #define CUB_LIB_WHERE_PARSER_H_
 
+#include <cstddef>
 #include <memory>
 #include <string_view>
 
@@ -32,8 +33,13 @@ namespace cub::where {
 // Parentheses and NOTs nest at most this deep, so that hostile input cannot exhaust the stack.
 inline constexpr int kMaxNesting = 100;
 
+// Longer text is refused before it is read: it bounds the work and memory of parsing,
+// binding and matching (an IN list, however long, is one SQL parameter; see sql.h).
+inline constexpr size_t kMaxTextBytes = size_t{256} << 10;
+
 // Parses `text`. Blank text gives an Expr of kind kTrue (matches everything). Errors are
-// InvalidArgument, "where: <what> at <1-based character position>".
+// InvalidArgument, "where: <what> at <1-based character position>"; text over kMaxTextBytes
+// gives "where: expression is N bytes long; the limit is 262144 at 1".
 absl::StatusOr<std::shared_ptr<const Expr>> Parse(std::string_view text);
 
 }  // namespace cub::where

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/util/pg_array.h"
 #include "lib/where/bind.h"
 #include "lib/where/error.h"
 #include "lib/where/parser.h"
@@ -27,6 +28,22 @@ const char* Cast(FieldType t) {
       return "::uuid";
     default:
       return "";
+  }
+}
+
+// The array type an IN list of `t` is bound as.
+const char* ArrayCast(FieldType t) {
+  switch (t) {
+    case FieldType::kInt:
+      return "::bigint[]";
+    case FieldType::kBool:
+      return "::boolean[]";
+    case FieldType::kTime:
+      return "::timestamptz[]";
+    case FieldType::kUuid:
+      return "::uuid[]";
+    default:
+      return "::text[]";
   }
 }
 
@@ -102,9 +119,13 @@ class Emitter {
         return absl::StrCat("(", col, " ", OpText(p.op), ")");
       case Op::kIn:
       case Op::kNotIn: {
+        // One array parameter however long the list: a statement takes at most 65,535
+        // parameters. = ANY and <> ALL treat NULLs exactly as IN and NOT IN do.
         std::vector<std::string> items;
-        for (const auto& v : p.values) items.push_back(Param(v.param, cast));
-        return absl::StrCat("(", col, " ", OpText(p.op), " (", absl::StrJoin(items, ", "), "))");
+        items.reserve(p.values.size());
+        for (const auto& v : p.values) items.push_back(v.param);
+        return absl::StrCat("(", col, p.op == Op::kIn ? " = ANY(" : " <> ALL(",
+                            Param(PgArrayLiteral(items), ArrayCast(p.type)), "))");
       }
       case Op::kLt:
       case Op::kLe:

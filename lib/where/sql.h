@@ -4,7 +4,9 @@
 // Contract: user text never reaches Sql::text. Field names become the Schema's FieldDef::sql
 // (trusted, from code); every literal, map key included, becomes a bind parameter, and the
 // text holds only its placeholder with a cast: $3::bigint, $4::uuid, $5::timestamptz,
-// $6::boolean (strings are left uncast: they take the column's type).
+// $6::boolean (strings are left uncast: they take the column's type). An IN list is ONE
+// parameter, a PostgreSQL array literal (lib/util/pg_array.h), however many values it has:
+// "x IN (...)" compiles to (x = ANY($7::text[])), "NOT IN" to (x <> ALL($7::bigint[])).
 //
 // The output is fully parenthesized. Its truth agrees with Matches() for every row:
 //   - NOT x compiles to ((x) IS NOT TRUE), so a comparison with NULL (a missing map key, a
@@ -12,8 +14,8 @@
 //   - string ordering uses COLLATE "C" (byte order, as std::string compares);
 //   - LEN of a string is length() (characters), of a list cardinality().
 // Known gaps, both rare: ILIKE folds non-ASCII letters per the database locale (in memory only
-// ASCII folds), and '~' runs PostgreSQL's regular expressions in SQL but ECMAScript ones in
-// memory (the common syntax agrees; a pattern std::regex refuses is refused everywhere).
+// ASCII folds), and so do the classes \w, \d and [:alpha:] of '~' (regex.h: PostgreSQL runs
+// the pattern in SQL, RE2 in memory; both accept exactly the patterns regex.h allows).
 
 #ifndef CUB_LIB_WHERE_SQL_H_
 #define CUB_LIB_WHERE_SQL_H_

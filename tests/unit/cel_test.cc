@@ -149,7 +149,8 @@ TEST_CASE("compile errors name the position", "[cel][errors]") {
   CHECK(CompileError("'\\q'") == "cel: 1:2: invalid escape sequence");
   CHECK(CompileError("9223372036854775808") == "cel: 1:1: integer literal out of range");
   CHECK(CompileError("'é' + x") == "cel: 1:7: undeclared reference to 'x'");  // code points
-  CHECK(CompileError("'x'.matches('(')") == "cel: 1:13: invalid regular expression: missing ): (");
+  CHECK(CompileError("'x'.matches('(')") ==
+        "cel: 1:13: invalid regular expression '(': missing ')'");
   CHECK(CompileError("Space{a: 1}") ==
         "cel: 1:6: message construction (Name{...}) is not "
         "supported");
@@ -181,6 +182,127 @@ TEST_CASE("nesting is bounded", "[cel][limits]") {
   std::string ors = "false";
   for (int i = 0; i < 5000; ++i) ors += " || false";
   CHECK(Eval(ors + " || true") == "true");
+}
+
+// An expression that doubles `seed` `doublings` times (nested map()s, one level per doubling,
+// as CEL has no variables) and hands the result, as s, to `body`.
+std::string Doubled(const std::string& seed, int doublings, const std::string& body) {
+  std::string expr = "['" + seed + "'].map(s, ";
+  std::string close = ")";
+  for (int i = 0; i < doublings; ++i) {
+    expr += "[s + s].map(s, ";
+    close += ")";
+  }
+  return expr + body + close;
+}
+
+std::string Hundred() {
+  std::string list = "[";
+  for (int i = 0; i < 100; ++i) list += (i ? ", " : "") + std::to_string(i);
+  return list + "]";
+}
+
+TEST_CASE("evaluation has a memory budget", "[cel][limits]") {
+  // 8 MiB, then 100 fresh copies of it: 800 MiB without a budget.
+  const std::string bomb = Doubled("abcdefgh", 20, Hundred() + ".map(i, s + string(i))");
+  absl::StatusOr<Program> p = Program::Compile(bomb, GateDecls());
+  REQUIRE(p.ok());
+  absl::StatusOr<Value> v = p->Evaluate(GateVars("{}"));
+  REQUIRE_FALSE(v.ok());
+  CHECK(v.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(v.status().message() ==
+        "cel: evaluating '['abcdefgh'].map(s, [s + s].map(s, [s + \xE2\x80\xA6' exceeded its "
+        "memory budget of 16 MiB");
+  // Not absorbed by || (true || x would be true) or exists().
+  p = Program::Compile(Doubled("abcdefgh", 22, "size(s)") + ".size() == 1 || true", GateDecls());
+  REQUIRE(p.ok());
+  absl::StatusOr<bool> gate = EvaluateGate(*p, GateVars("{}"));
+  REQUIRE_FALSE(gate.ok());
+  CHECK(gate.status().code() == absl::StatusCode::kResourceExhausted);
+  // A smaller doubling fits, and a larger budget admits the bomb's first half.
+  CHECK(Eval(Doubled("abcdefgh", 10, "size(s)")) == "[[[[[[[[[[[8192]]]]]]]]]]]");
+  p = Program::Compile(Doubled("abcdefgh", 20, "size(s)"), GateDecls());
+  REQUIRE(p.ok());
+  EvaluateOptions roomy;
+  roomy.max_memory_bytes = int64_t{64} << 20;
+  CHECK(p->Evaluate(GateVars("{}"), roomy).ok());
+  // Lists, maps and conversions count too.
+  EvaluateOptions tiny;
+  tiny.max_memory_bytes = 100;
+  for (const char* expr : {"'abcdefghijklmnopqrstuvwxyz' + 'abcdefghijklmnopqrstuvwxyz"
+                           "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz'",
+                           "[1, 2, 3].map(x, x * 2)", "{'a': 1, 'b': 2}",
+                           "string(b'0123456789012345678901234567890123456789"
+                           "0123456789012345678901234567890123456789')"}) {
+    p = Program::Compile(expr, GateDecls());
+    REQUIRE(p.ok());
+    INFO(expr);
+    CHECK(p->Evaluate(GateVars("{}")).ok());
+    v = p->Evaluate(GateVars("{}"), tiny);
+    REQUIRE_FALSE(v.ok());
+    CHECK(v.status().message().find("exceeded its memory budget of 100 bytes") !=
+          std::string::npos);
+  }
+  // Values read from the variables are shared, not built: they cost nothing.
+  Activation big = GateVars(R"({"Annotations":{"x":")" + std::string(1000, 'x') + R"("}})");
+  p = Program::Compile("Space.Annotations.x.startsWith('x') && [Space].size() == 1", GateDecls());
+  REQUIRE(p.ok());
+  CHECK(p->Evaluate(big, tiny).ok());
+}
+
+TEST_CASE("evaluation has a cost budget", "[cel][limits]") {
+  // A 1 MiB string read 1000 times: 1 GiB scanned, 16 million steps at 64 bytes a step.
+  std::string thousand = "[";
+  for (int i = 0; i < 1000; ++i) thousand += (i ? ", " : "") + std::to_string(i);
+  thousand += "]";
+  const std::string expr = Doubled("abcdefghijklmnop", 16, thousand + ".all(i, !s.contains('z'))");
+  absl::StatusOr<Program> p = Program::Compile(expr, GateDecls());
+  REQUIRE(p.ok());
+  absl::StatusOr<Value> v = p->Evaluate(GateVars("{}"));
+  REQUIRE_FALSE(v.ok());
+  CHECK(v.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(v.status().message().find("exceeded its cost budget of 10000000 steps") !=
+        std::string::npos);
+  // Ten scans fit.
+  CHECK(Eval(Doubled("abcdefghijklmnop", 16, "[1,2,3,4,5,6,7,8,9,10].all(i, !s.contains('z'))"))
+            .find("true") != std::string::npos);
+  // The budget is the caller's: a tight one stops a plain loop.
+  EvaluateOptions tight;
+  tight.max_cost = 50;
+  p = Program::Compile(Hundred() + ".all(i, i >= 0)", GateDecls());
+  REQUIRE(p.ok());
+  CHECK(p->Evaluate(GateVars("{}")).ok());
+  v = p->Evaluate(GateVars("{}"), tight);
+  REQUIRE_FALSE(v.ok());
+  CHECK(v.status().message() ==
+        "cel: evaluating '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1\xE2\x80\xA6' exceeded its "
+        "cost budget of 50 steps");
+}
+
+TEST_CASE("error messages are cut at 1 KiB, on a character boundary", "[cel][limits]") {
+  Activation vars =
+      GateVars(R"({"Annotations":{"k":")" + std::string(3000, 'x') + "\xC3\xA9" + R"("}})");
+  const std::string message = Eval("int(Space.Annotations.k)", vars);
+  CHECK(message.rfind("cel: evaluated to error: 1:1: type conversion error: 'xxx", 0) == 0);
+  CHECK(message.size() < 1100);
+  CHECK(message.substr(message.size() - 3) == "...");
+  // With 994 x's byte 1024 is inside the two-byte character: the cut moves before it.
+  Activation shifted =
+      GateVars(R"({"Annotations":{"k":")" + std::string(994, 'x') + "\xC3\xA9xx" + R"("}})");
+  const std::string cut = Eval("int(Space.Annotations.k)", shifted);
+  CHECK(cut.find('\xC3') == std::string::npos);
+}
+
+TEST_CASE("regular expressions are compiled within a budget", "[cel][limits]") {
+  const std::string deep = std::string(30000, '(') + "a" + std::string(30000, ')');
+  CHECK(CompileError("'a'.matches('" + deep + "')") ==
+        "cel: 1:13: regular expression '" + std::string(40, '(') +
+            "\xE2\x80\xA6' is 60001 bytes long; the limit is 1024");
+  // A pattern known only at evaluation time is held to the same budget.
+  Activation vars = GateVars(R"({"Annotations":{"p":"(.{250}){4}"}})");
+  CHECK(Eval("'a'.matches(Space.Annotations.p)", vars).find("is too complex: it compiles to") !=
+        std::string::npos);
+  CHECK(Eval("('a' + 'b').matches('^(a|b)*$')") == "true");
 }
 
 TEST_CASE("evaluation errors", "[cel][errors]") {

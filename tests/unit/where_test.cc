@@ -68,10 +68,11 @@ const MapRecord& WebUnit() {
 // and keywords. Anything else would be user text leaking into SQL.
 bool OnlyTrustedTokens(const std::string& text) {
   static const std::regex kTrusted(
-      R"(\$[0-9]+(::(bigint|boolean|uuid|timestamptz))?|u\.id|u\.slug|u\.head_revision_num|)"
+      R"(\$[0-9]+(::(bigint|boolean|uuid|timestamptz|text)(\[\])?)?|u\.id|u\.slug|)"
+      R"(u\.head_revision_num|)"
       R"(u\.protect|u\.created_at|u\.labels|s\.labels|s\.slug|c\.slug|co\.resolved_ids|)"
       R"(lower\(u\.slug\)|->>|<>|<=|>=|=|<|>|~|COLLATE "C"|NOT ILIKE|NOT LIKE|NOT IN|IS NOT NULL|)"
-      R"(IS NULL|IS NOT TRUE|ILIKE|LIKE|IN|AND|OR|TRUE|ANY|cardinality|length|[(), ])");
+      R"(IS NULL|IS NOT TRUE|ILIKE|LIKE|IN|AND|OR|TRUE|ANY|ALL|cardinality|length|[(), ])");
   return std::regex_replace(text, kTrusted, "").empty();
 }
 
@@ -203,15 +204,23 @@ TEST_CASE("where: SQL of every operator", "[where]") {
       {"Space.Labels.Stage = 'prod'", "((s.labels ->> $1) = $2)", {"Stage", "prod"}},
       {"Space.Slug = 'x'", "(s.slug = $1)", {"x"}},
       {"Component.Slug = 'x'", "(c.slug = $1)", {"x"}},
-      {"Slug IN ('a', 'b')", "(u.slug IN ($1, $2))", {"a", "b"}},
-      {"Slug NOT IN ('a')", "(u.slug NOT IN ($1))", {"a"}},
-      {"HeadRevisionNum IN (1, 2)",
-       "(u.head_revision_num IN ($1::bigint, $2::bigint))",
-       {"1", "2"}},
-      {"Labels.tier NOT IN ('a', 'b')", "((u.labels ->> $1) NOT IN ($2, $3))", {"tier", "a", "b"}},
-      {"UnitID IN ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')",
-       "(u.id IN ($1::uuid))",
-       {"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"}},
+      {"Slug IN ('a', 'b')", "(u.slug = ANY($1::text[]))", {R"({"a","b"})"}},
+      {"Slug NOT IN ('a')", "(u.slug <> ALL($1::text[]))", {R"({"a"})"}},
+      {"HeadRevisionNum IN (1, 2)", "(u.head_revision_num = ANY($1::bigint[]))", {R"({"1","2"})"}},
+      {"Labels.tier NOT IN ('a', 'b')",
+       "((u.labels ->> $1) <> ALL($2::text[]))",
+       {"tier", R"({"a","b"})"}},
+      {"UnitID IN ('A0EEBC99-9c0b-4ef8-bb6d-6bb9bd380a11')",
+       "(u.id = ANY($1::uuid[]))",
+       {R"({"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"})"}},
+      {"Protect IN (true)", "(u.protect = ANY($1::boolean[]))", {R"({"true"})"}},
+      {"CreatedAt NOT IN ('2024-05-01T12:00:00+02:00')",
+       "(u.created_at <> ALL($1::timestamptz[]))",
+       {R"({"2024-05-01T10:00:00Z"})"}},
+      {"LEN(Slug) IN (1, 2)", "(length(u.slug) = ANY($1::bigint[]))", {R"({"1","2"})"}},
+      {R"(Slug IN ('a"b', 'c\d', 'NULL', '', '{x,y}'))",
+       "(u.slug = ANY($1::text[]))",
+       {R"({"a\"b","c\\d","NULL","","{x,y}"})"}},
       {"Slug IS NULL", "(u.slug IS NULL)", {}},
       {"ResolvedSpaceIDs ? 'x'", "($1 = ANY(co.resolved_ids))", {"x"}},
       {"ResolvedSpaceIDs IS NOT NULL", "(co.resolved_ids IS NOT NULL)", {}},
@@ -243,10 +252,10 @@ TEST_CASE("where: SQL of every operator", "[where]") {
 
 TEST_CASE("where: parameters are numbered from first_param", "[where]") {
   Sql sql = MustCompile("Labels.tier = 'prod' AND Slug IN ('a', 'b') AND HeadRevisionNum > 1", 5);
-  CHECK(
-      sql.text ==
-      "(((u.labels ->> $5) = $6) AND (u.slug IN ($7, $8)) AND (u.head_revision_num > $9::bigint))");
-  CHECK(sql.params == std::vector<std::string>{"tier", "prod", "a", "b", "1"});
+  CHECK(sql.text ==
+        "(((u.labels ->> $5) = $6) AND (u.slug = ANY($7::text[])) AND "
+        "(u.head_revision_num > $8::bigint))");
+  CHECK(sql.params == std::vector<std::string>{"tier", "prod", R"({"a","b"})", "1"});
 
   absl::StatusOr<Sql> bad = CompileToSql("Slug = 'a'", TestSchema(), 0);
   REQUIRE_FALSE(bad.ok());
@@ -491,7 +500,10 @@ TEST_CASE("where: type errors", "[where]") {
       {"UnitID = 'not-a-uuid'", "where: field 'UnitID' is a UUID; got a malformed one at 10"},
       {"UnitID = 'a0eebc99x9c0b-4ef8-bb6d-6bb9bd380a11'",
        "where: field 'UnitID' is a UUID; got a malformed one at 10"},
-      {"Slug ~ '('", "where: invalid regular expression at 8"},
+      {"Slug ~ '('", "where: invalid regular expression '(': missing ')' at 8"},
+      {"Slug ~ 'a\\bc'",
+       "where: regular expression 'a\\bc' uses '\\b', which PostgreSQL reads differently (not "
+       "as a word boundary) at 8"},
       {R"(Slug LIKE 'a\')",
        R"(where: LIKE pattern must not end with an escape character '\' at 11)"},
       {"Slug.x = 'a'", "where: unknown field 'Slug.x' at 1"},
@@ -585,12 +597,15 @@ TEST_CASE("where: injection attempts never reach SQL text", "[where]") {
     INFO(where);
     if (h == "\\") continue;  // a lone escape is no valid LIKE pattern; covered above
     Sql s = MustCompile(where);
-    CHECK(s.params.size() == 8);
+    CHECK(s.params.size() == 7);  // the IN list is one array parameter
     CHECK(s.params[0] == h);
-    CHECK(s.params[2] == h);
-    CHECK(s.params[4] == h + "%");
-    CHECK(s.params[6] == h);
-    if (h.size() > 2) CHECK(s.text.find(h) == std::string::npos);
+    std::string element;
+    for (char c : h) element += c == '"' || c == '\\' ? std::string{'\\', c} : std::string(1, c);
+    CHECK(s.params[2] == "{\"" + element + "\",\"z\"}");
+    CHECK(s.params[3] == h + "%");
+    CHECK(s.params[5] == h);
+    // "::text" is also the cast of the IN list's array parameter ($3::text[]).
+    if (h.size() > 2 && h != "::text") CHECK(s.text.find(h) == std::string::npos);
   }
 }
 
@@ -676,6 +691,134 @@ TEST_CASE("where: fields used and in-memory pushdown", "[where]") {
   e = Parse("Nope = 1 AND State = 'x'");
   REQUIRE(e.ok());
   CHECK_FALSE(CompilePrefilter(**e, TestSchema()).ok());
+}
+
+// --- Hardening: hostile sizes and patterns never crash, and are refused by name. -----------
+
+TEST_CASE("where: a deeply nested regular expression is refused, naming it", "[where]") {
+  // std::regex recursed once per parenthesis and overflowed the stack on this.
+  const std::string pattern = std::string(30000, '(') + "a" + std::string(30000, ')');
+  const std::string message = CompileError("Slug ~ '" + pattern + "'");
+  CHECK(message == "where: regular expression '" + std::string(40, '(') +
+                       "\xE2\x80\xA6' is 60001 bytes long; the limit is 1024 at 8");
+  // The in-memory path binds the same way.
+  absl::StatusOr<std::shared_ptr<const Expr>> e = Parse("State ~ '" + pattern + "'");
+  REQUIRE(e.ok());
+  absl::StatusOr<Matcher> m = Matcher::Create(**e, TestSchema());
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(m.status().message() == message.substr(0, message.size() - 1) + "9");
+}
+
+TEST_CASE("where: regular expressions over the program budget are refused", "[where]") {
+  CHECK(CompileError("Slug ~ '(.{255}){3}'") ==
+        "where: regular expression '(.{255}){3}' is too complex: it compiles to 5365 "
+        "instructions; the limit is 5000 at 8");
+  CHECK(CompileError("Slug ~ '(x{255}){4}'") ==
+        "where: invalid regular expression '(x{255}){4}': invalid or too large repetition count "
+        "'{4}' at 8");
+  // Within budget: compiles, and 1 KiB of literal text is fine.
+  MustCompile("Slug ~ '([a-z]{100}){10}'");
+  MustCompile("Slug ~ '" + std::string(1024, 'x') + "'");
+}
+
+TEST_CASE("where: regular expressions run in linear time in memory", "[where]") {
+  // std::regex backtracked (and recursed) per character on this.
+  Schema schema("ChangeOrder", {{"Description", FieldType::kString, ""}});
+  absl::StatusOr<std::shared_ptr<const Expr>> e = Parse("Description ~ '^(a|b)*$'");
+  REQUIRE(e.ok());
+  absl::StatusOr<Matcher> m = Matcher::Create(**e, schema);
+  REQUIRE(m.ok());
+  std::string text(20000, 'a');
+  for (size_t i = 0; i < text.size(); i += 3) text[i] = 'b';
+  absl::StatusOr<bool> got = m->Matches(MapRecord({{"Description", text}}));
+  REQUIRE(got.ok());
+  CHECK(*got);
+  got = m->Matches(MapRecord({{"Description", text + "c"}}));
+  REQUIRE(got.ok());
+  CHECK_FALSE(*got);
+}
+
+TEST_CASE("where: regular expressions PostgreSQL reads differently are refused", "[where]") {
+  struct Case {
+    const char* pattern;
+    const char* why;
+  };
+  const Case cases[] = {
+      {R"(\Bx)", R"(uses '\B', which PostgreSQL reads differently (not as a word boundary))"},
+      {R"(\x41)", R"(uses the escape '\x', which the where language does not support)"},
+      {R"(\101)", R"(uses the escape '\1', which the where language does not support)"},
+      {R"(\pL)", R"(uses the escape '\p', which the where language does not support)"},
+      {R"(\Qa\E)", R"(uses the escape '\Q', which the where language does not support)"},
+      {R"(x\z)", R"(uses the escape '\z', which the where language does not support)"},
+      {"(?i)web", "uses '(?', which the where language supports only as '(?:'"},
+      {"(?P<n>web)", "uses '(?', which the where language supports only as '(?:'"},
+      {"a{,2}", "has a '{' that starts no repetition bound; write '\\{'"},
+      {"a{", "has a '{' that starts no repetition bound"},
+      {"a}", "has a '}' outside a repetition bound"},
+      {"a{256}", "repeats more than 255 times, PostgreSQL's limit"},
+      {"a{1,300}", "repeats more than 255 times"},
+      {"^*", "repeats an anchor"},
+      {"x$+", "repeats an anchor"},
+      {R"(\A?)", "repeats an anchor"},
+      {"[[.a.]]", "uses a collating element"},
+      {"[[=a=]]", "uses a collating element"},
+      {"[[:word:]]", "uses the character class '[:word:]', which PostgreSQL and RE2 do not share"},
+      {R"([\D])", R"(uses '\D' inside brackets, which PostgreSQL refuses)"},
+      {R"([a\W])", R"(uses '\W' inside brackets)"},
+  };
+  for (const Case& c : cases) {
+    std::string quoted;
+    for (const char* p = c.pattern; *p; ++p) quoted += *p == '\'' ? "''" : std::string(1, *p);
+    const std::string message = CompileError("Slug ~ '" + quoted + "'");
+    INFO(c.pattern);
+    CHECK(message.rfind(std::string("where: regular expression '") + c.pattern + "' ", 0) == 0);
+    CHECK(message.find(c.why) != std::string::npos);
+  }
+  // The syntax both engines share is accepted.
+  for (const char* ok : {"^web-[0-9]+$", "(?:a|b)*c", R"(\d\s\w\D\S\W\t\.\{\}\\)", "[]a-]", "[^]a]",
+                         "[[:alpha:][:digit:]_]", "a{2}b{1,}c{0,255}?", "(^)*", R"(\Aweb)", "é+",
+                         "x*?y+?z??", "", "|"}) {
+    std::string quoted;
+    for (const char* p = ok; *p; ++p) quoted += *p == '\'' ? "''" : std::string(1, *p);
+    INFO(ok);
+    MustCompile("Slug ~ '" + quoted + "'");
+  }
+}
+
+TEST_CASE("where: '.' matches a newline, as in PostgreSQL", "[where]") {
+  CHECK(Eval("Slug ~ '^a.b$'", MapRecord({{"Slug", std::string("a\nb")}})));
+  CHECK(Eval("Slug ~ '^a[^x]b$'", MapRecord({{"Slug", std::string("a\nb")}})));
+  CHECK_FALSE(Eval("Slug ~ '^a$'", MapRecord({{"Slug", std::string("a\n")}})));
+}
+
+TEST_CASE("where: nesting and size are bounded", "[where]") {
+  // The parser recurses per parenthesis: 100,000 of them are refused, not a crash.
+  std::string deep = std::string(100000, '(') + "Slug = 'a'" + std::string(100000, ')');
+  CHECK(CompileError(deep) == "where: expression nested too deeply at 101");
+  std::string nots;
+  for (int i = 0; i < 50000; ++i) nots += "NOT ";
+  CHECK(CompileError(nots + "Slug = 'a'") == "where: expression nested too deeply at 401");
+  // Text over 256 KiB is refused before it is read.
+  std::string big = "Slug = '" + std::string(kMaxTextBytes, 'x') + "'";
+  CHECK(CompileError(big) == "where: expression is " + std::to_string(big.size()) +
+                                 " bytes long; the limit is " + std::to_string(kMaxTextBytes) +
+                                 " at 1");
+}
+
+TEST_CASE("where: an IN list of any length is one parameter", "[where]") {
+  // 70,000 values: over PostgreSQL's 65,535 parameters per statement if bound one by one.
+  std::string where = "HeadRevisionNum IN (";
+  for (int i = 0; i < 70000; ++i) where += (i == 0 ? "" : ",") + std::to_string(i % 10);
+  where += ")";
+  REQUIRE(where.size() <= kMaxTextBytes);
+  Sql sql = MustCompile(where, 3);
+  CHECK(sql.text == "(u.head_revision_num = ANY($3::bigint[]))");
+  REQUIRE(sql.params.size() == 1);
+  CHECK(sql.params[0].rfind(R"({"0","1","2",)", 0) == 0);
+  CHECK(sql.params[0].size() == 2 + 70000 * 4 - 1);
+  CHECK(Eval(where));  // HeadRevisionNum 7 is in the list
+  CHECK_FALSE(Eval("HeadRevisionNum NOT IN (" + where.substr(20)));
 }
 
 }  // namespace
