@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <new>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -140,6 +141,12 @@ grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* metho
     }
     try {
       return fn(*principal);
+    } catch (const std::bad_alloc&) {
+      // Not a bug in the request's handling: this call wanted more memory than cubd could have.
+      std::fprintf(stderr, "cubd: %s: out of memory\n", method);
+      return absl::ResourceExhaustedError(
+          "out of memory: cubd could not allocate what this request needs; retry later or send "
+          "less");
     } catch (const std::exception& e) {
       // A bug, not a refusal: report it without leaking internals to the caller.
       std::fprintf(stderr, "cubd: %s: unexpected exception: %s\n", method, e.what());
