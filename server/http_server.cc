@@ -277,6 +277,7 @@ std::string ResponseHead(const HttpResponse& r, int status, bool keep_alive, uns
   return out;
 }
 
+// `status` 0: closed without an answer.
 void LogRefusal(const HttpServerOptions& o, const char* what, const std::string& peer, int status,
                 std::string_view reason) {
   if (!o.log_refusals) return;
@@ -336,7 +337,7 @@ class HttpServer::Impl {
 
   void DoAccept();
   void OnAccept(const error_code& ec, tcp::socket socket);
-  void Refuse(tcp::socket socket, const std::string& peer);
+  void Refuse(tcp::socket socket);
   void Register(const std::shared_ptr<Conn>& c);
   void Unregister(Conn* c, const std::string& peer);
   void RegisterStream(const std::shared_ptr<StreamImpl>& s);
@@ -541,6 +542,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
 
   void BeginRequest(Clock::time_point first_byte_deadline) {
     state_ = State::kIdle;
+    if (buf_.size() == 0) buf_.shrink_to_fit();  // an idle connection keeps no big buffer
     phase_deadline_ = first_byte_deadline;
     Parse();
   }
@@ -961,10 +963,12 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
   socket.set_option(tcp::no_delay(true), ignored);
   std::string peer = PeerAddress(socket);
   std::string refusal;
+  bool answer = true;  // with 503; false: just close
   {
     std::lock_guard<std::mutex> l(mu);
     if (open >= options.max_connections) {
       refusal = absl::StrCat(open, " connections open (the limit, --http-max-connections)");
+      answer = false;  // answering would take more of what is short
     } else if (auto it = per_client.find(peer); options.max_connections_per_client > 0 &&
                                                 it != per_client.end() &&
                                                 it->second >= options.max_connections_per_client) {
@@ -977,8 +981,12 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
     }
   }
   if (!refusal.empty()) {
-    LogRefusal(options, "connection", peer, 503, refusal);
-    Refuse(std::move(socket), peer);
+    LogRefusal(options, "connection", peer, answer && !tls ? 503 : 0, refusal);
+    if (answer) {
+      Refuse(std::move(socket));
+    } else {
+      socket.close(ignored);
+    }
   } else {
     auto c = std::make_shared<Conn>(this, std::move(socket), peer);
     Register(c);
@@ -989,7 +997,7 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
 
 // Answers a connection refused at accept with 503 (plaintext only: over TLS there is no
 // handshake to answer over), then closes it after reading what the client sent.
-void HttpServer::Impl::Refuse(tcp::socket socket, const std::string&) {
+void HttpServer::Impl::Refuse(tcp::socket socket) {
   error_code ignored;
   if (tls || refusals_in_flight.load() >= kMaxRefusalsInFlight) {
     socket.close(ignored);

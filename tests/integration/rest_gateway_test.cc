@@ -818,6 +818,55 @@ TEST_CASE("HttpServer::Shutdown is bounded by the grace period", "[rest][http]")
   REQUIRE(Clock::now() - start < 2s);
 }
 
+TEST_CASE("HttpServer refuses requests that could be read two ways", "[rest][http]") {
+  HttpServerOptions o;
+  o.threads = 1;
+  auto server = StartTestServer(o);
+  const int port = server->bound_port();
+  RequireJsonError(Roundtrip(port, "GET /x HTTP/1.1\nHost: x\n\n"), 400, 3, "INVALID_ARGUMENT",
+                   "bare LF");
+  RequireJsonError(
+      Roundtrip(port, "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), 400, 3,
+      "INVALID_ARGUMENT", "HTTP/1.0");
+  RequireJsonError(Roundtrip(port, "POST /x HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"),
+                   501, 12, "UNIMPLEMENTED", "gzip");
+  RequireJsonError(Roundtrip(port,
+                             "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+                             "Content-Length: 5\r\n\r\n"),
+                   400, 3, "INVALID_ARGUMENT", "both");
+  RequireJsonError(Roundtrip(port,
+                             "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             "zz\r\nabc\r\n0\r\n\r\n"),
+                   400, 3, "INVALID_ARGUMENT", "chunk");
+  RequireJsonError(Roundtrip(port, "GET /x HTTP/1.1\r\nExpect: magic\r\n\r\n"), 417, 9,
+                   "FAILED_PRECONDITION", "magic");
+  std::string many;
+  for (int i = 0; i < 101; ++i) many += "X-" + std::to_string(i) + ": y\r\n";
+  RequireJsonError(Roundtrip(port, "GET /x HTTP/1.1\r\n" + many + "\r\n"), 431, 8,
+                   "RESOURCE_EXHAUSTED", "header fields");
+  // Equal Content-Length fields are one length.
+  Response r =
+      Roundtrip(port, "POST /x HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc");
+  REQUIRE(r.status == 200);
+  REQUIRE(r.body == "POST /x abc");
+  // A body that ends where its Content-Length says: what follows is the next request.
+  Client c(port);
+  REQUIRE(c.Send("POST /x HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /y HTTP/1.1\r\n\r\n"));
+  REQUIRE(c.Read().body == "POST /x ");
+  REQUIRE(c.Read().body == "GET /y ");
+  // HTTP/1.0 keeps the connection only when asked to.
+  REQUIRE(c.Send("GET /ten HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  r = c.Read();
+  REQUIRE(r.status == 200);
+  REQUIRE(r.header("connection") == "keep-alive");
+  REQUIRE(c.Send("HEAD /h HTTP/1.1\r\n\r\n"));
+  r = c.Read(/*head=*/true);
+  REQUIRE(r.status == 200);
+  REQUIRE(r.header("content-length") == "8");  // "HEAD /h "'s length, without the body
+  REQUIRE(c.Send(Get("/after-head")));
+  REQUIRE(c.Read().body == "GET /after-head ");
+}
+
 TEST_CASE("HttpServer listen addresses", "[rest][http]") {
   HttpServerOptions o;
   o.threads = 1;
