@@ -1,138 +1,90 @@
 #include "server/http_server.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <climits>
-#include <cstdint>
-#include <cstring>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
 #include <exception>
+#include <future>
+#include <optional>
+#include <thread>
+#include <unordered_map>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "boost/asio/buffer.hpp"
+#include "boost/asio/executor_work_guard.hpp"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/post.hpp"
+#include "boost/asio/ssl.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "boost/asio/strand.hpp"
+#include "boost/asio/write.hpp"
+#include "boost/beast/core/flat_buffer.hpp"
+#include "boost/beast/http/error.hpp"
+#include "boost/beast/http/fields.hpp"
+#include "boost/beast/http/message.hpp"
+#include "boost/beast/http/parser.hpp"
+#include "boost/beast/http/write.hpp"
+#include "server/http_request_checks.h"
 
 namespace cub::server {
-
-using Clock = std::chrono::steady_clock;
-
-struct HttpServer::Conn {
-  int fd = -1;
-  SSL* ssl = nullptr;           // owned; null for plaintext
-  bool handshake_done = false;  // TLS handshake completed
-  bool ssl_broken = false;      // a fatal TLS error happened: no close_notify may be sent
-  bool registered = false;      // fd is in the poller's epoll set (armed or not)
-  std::string remote_addr;
-  std::string in;  // bytes received and not yet consumed
-  Clock::time_point idle_deadline;
-  std::atomic<int>* open_counter = nullptr;
-
-  ~Conn() {
-    if (ssl != nullptr) SSL_free(ssl);
-    if (fd >= 0) ::close(fd);
-    if (open_counter != nullptr) open_counter->fetch_sub(1);
-  }
-};
-
 namespace {
 
-using Conn = HttpServer::Conn;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
+using tcp = boost::asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using boost::system::error_code;
 
-// ---------------------------------------------------------------------------------------------
-// Small helpers.
+constexpr size_t kReadChunk = 16 << 10;
+// How long a closing connection keeps reading what the client still sends (so that closing
+// does not reset the connection under the response), and how much it reads at most.
+constexpr auto kLinger = std::chrono::seconds(2);
+constexpr size_t kMaxLingerBytes = 64u << 20;
+// Answers of 503 to refused connections in progress at once; beyond that they are just closed.
+constexpr int kMaxRefusalsInFlight = 64;
 
-// Drains OpenSSL's (thread-local) error queue into one line.
-std::string OpenSslErrors() {
-  std::string out;
-  while (unsigned long e = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof buf);
-    if (!out.empty()) out += "; ";
-    out += buf;
-  }
-  return out.empty() ? "unknown OpenSSL error" : out;
-}
+std::string_view Sv(beast::string_view s) { return std::string_view(s.data(), s.size()); }
+// Debian's Abseil has a string_view of its own.
+absl::string_view Av(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-// Worker and poller threads block SIGPIPE: OpenSSL writes with write(2), which raises it when
-// the peer has gone. The signal stays pending on the thread, harmlessly; the process-wide
-// disposition is left alone.
-void BlockSigpipe() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
+// A request body read into a std::string that grows as the body arrives. (Beast's string_body
+// reserves the announced Content-Length up front: a client announcing the maximum and sending
+// nothing would hold that much memory.)
+struct RequestBody {
+  using value_type = std::string;
+  class reader {
+   public:
+    template <bool isRequest, class Fields>
+    reader(bhttp::header<isRequest, Fields>&, value_type& body) : body_(body) {}
+    void init(const boost::optional<std::uint64_t>&, error_code& ec) { ec = {}; }
+    template <class ConstBufferSequence>
+    size_t put(const ConstBufferSequence& buffers, error_code& ec) {
+      size_t n = 0;
+      for (auto it = asio::buffer_sequence_begin(buffers); it != asio::buffer_sequence_end(buffers);
+           ++it) {
+        asio::const_buffer b(*it);
+        body_.append(static_cast<const char*>(b.data()), b.size());
+        n += b.size();
+      }
+      ec = {};
+      return n;
+    }
+    void finish(error_code& ec) { ec = {}; }
 
-const char* Reason(int status) {
-  switch (status) {
-    case 100:
-      return "Continue";
-    case 200:
-      return "OK";
-    case 201:
-      return "Created";
-    case 204:
-      return "No Content";
-    case 304:
-      return "Not Modified";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 408:
-      return "Request Timeout";
-    case 409:
-      return "Conflict";
-    case 411:
-      return "Length Required";
-    case 413:
-      return "Content Too Large";
-    case 415:
-      return "Unsupported Media Type";
-    case 417:
-      return "Expectation Failed";
-    case 422:
-      return "Unprocessable Content";
-    case 429:
-      return "Too Many Requests";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 501:
-      return "Not Implemented";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    case 504:
-      return "Gateway Timeout";
-    case 505:
-      return "HTTP Version Not Supported";
-    default:
-      return "Status";
-  }
-}
+   private:
+    value_type& body_;
+  };
+};
 
 // The gRPC code reported in the JSON body of errors the server produces itself.
 int GrpcCodeForHttpStatus(int status) {
@@ -142,82 +94,98 @@ int GrpcCodeForHttpStatus(int status) {
     case 408:
       return 4;  // DEADLINE_EXCEEDED
     case 413:
+    case 431:
       return 8;  // RESOURCE_EXHAUSTED
     case 417:
       return 9;  // FAILED_PRECONDITION
-    case 431:
-      return 8;  // RESOURCE_EXHAUSTED
     case 500:
       return 13;  // INTERNAL
     case 501:
+    case 505:
       return 12;  // UNIMPLEMENTED
     case 503:
       return 14;  // UNAVAILABLE
-    case 505:
-      return 12;  // UNIMPLEMENTED
     default:
       return 2;  // UNKNOWN
   }
 }
 
-HttpResponse ServerError(int status, absl::string_view message) {
+HttpResponse ServerError(int status, std::string_view message) {
   HttpResponse r;
   r.status = status;
   r.content_type = "application/json";
-  r.body = JsonErrorBody(GrpcCodeForHttpStatus(status),
-                         std::string_view(message.data(), message.size()));
+  r.body = JsonErrorBody(GrpcCodeForHttpStatus(status), message);
+  return r;
+}
+
+HttpResponse Busy() {
+  HttpResponse r = ServerError(503, "server busy; retry later");
+  r.headers.emplace_back("Retry-After", "1");
   return r;
 }
 
 bool IsTchar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
-         (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr);
+         (c != '\0' && std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
 }
 
-bool IsToken(absl::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), IsTchar); }
-
-// Field values: no control characters but HTAB (obs-text, 0x80-0xFF, is allowed).
-bool IsFieldValue(absl::string_view s) {
+bool IsFieldValue(std::string_view s) {
   for (unsigned char c : s) {
     if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
   }
   return true;
 }
 
-absl::string_view TrimOws(absl::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
+bool IsSafeHeader(const std::string& name, const std::string& value) {
+  if (name.empty() || !std::all_of(name.begin(), name.end(), IsTchar) || !IsFieldValue(value)) {
+    return false;
+  }
+  for (const char* own : {"content-length", "content-type", "connection", "transfer-encoding"}) {
+    if (absl::EqualsIgnoreCase(name, own)) return false;
+  }
+  return true;
 }
 
-bool HasToken(absl::string_view list, absl::string_view token) {
-  for (absl::string_view part : absl::StrSplit(list, ',')) {
-    if (absl::EqualsIgnoreCase(TrimOws(part), token)) return true;
+// The refusal for an error of Beast's request parser.
+HttpRefusal RefusalFor(const error_code& ec, const HttpServerOptions& o) {
+  if (ec == bhttp::error::header_limit) {
+    return {431, absl::StrCat("request header section larger than ", o.max_header_bytes, " bytes")};
   }
-  return false;
+  if (ec == bhttp::error::body_limit) {
+    return {413, absl::StrCat("request body larger than ", o.max_body_bytes, " bytes")};
+  }
+  if (ec == bhttp::error::bad_method || ec == bhttp::error::bad_target ||
+      ec == bhttp::error::bad_version) {
+    return {400, absl::StrCat("malformed request line (", ec.message(), ")")};
+  }
+  if (ec == bhttp::error::bad_field || ec == bhttp::error::bad_value) {
+    return {400, absl::StrCat("malformed header field (", ec.message(), ")")};
+  }
+  if (ec == bhttp::error::bad_content_length) {
+    return {400, "malformed or conflicting Content-Length"};
+  }
+  if (ec == bhttp::error::bad_chunk || ec == bhttp::error::bad_chunk_extension) {
+    return {400, absl::StrCat("chunked body: ", ec.message())};
+  }
+  return {400, absl::StrCat("malformed request (", ec.message(), ")")};
 }
 
-std::string AddrToString(const sockaddr_storage& addr) {
-  char buf[INET6_ADDRSTRLEN] = {0};
-  if (addr.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
-  } else if (addr.ss_family == AF_INET6) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
-      inet_ntop(AF_INET, &in6->sin6_addr.s6_addr[12], buf, sizeof buf);
-    } else {
-      inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
-    }
+std::string PeerAddress(const tcp::socket& s) {
+  error_code ec;
+  tcp::endpoint ep = s.remote_endpoint(ec);
+  if (ec) return "unknown";
+  asio::ip::address a = ep.address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).to_string();
   }
-  return buf;
+  return a.to_string();
 }
 
 // "HOST:PORT", "[V6]:PORT", ":PORT".
 absl::Status ParseListen(const std::string& listen, std::string* host, std::string* port) {
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("listen address \"", listen, "\": ", why, " (want HOST:PORT or [IPV6]:PORT)"));
+  auto bad = [&](std::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("listen address \"", listen, "\": ", Av(why),
+                                                   " (want HOST:PORT or [IPV6]:PORT)"));
   };
   if (!listen.empty() && listen[0] == '[') {
     size_t close = listen.find(']');
@@ -254,621 +222,867 @@ int SelectAlpn(SSL*, const unsigned char** out, unsigned char* outlen, const uns
   return SSL_TLSEXT_ERR_NOACK;  // the client did not offer http/1.1: let it proceed without ALPN
 }
 
-absl::StatusOr<SSL_CTX*> MakeSslContext(const TlsFiles& tls) {
+absl::StatusOr<std::unique_ptr<ssl::context>> MakeTlsContext(const TlsFiles& tls) {
   if (tls.cert_file.empty() || tls.key_file.empty()) {
     return absl::InvalidArgumentError("TLS needs both a certificate file and a key file");
   }
-  ERR_clear_error();
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (ctx == nullptr) return absl::InternalError("SSL_CTX_new: " + OpenSslErrors());
-  auto fail = [&](const std::string& what) {
-    std::string errors = OpenSslErrors();
-    SSL_CTX_free(ctx);
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", errors));
-  };
-  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  auto ctx = std::make_unique<ssl::context>(ssl::context::tls_server);
+  SSL_CTX* native = ctx->native_handle();
+  SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
   uint64_t opts = SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION;
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
   opts |= SSL_OP_IGNORE_UNEXPECTED_EOF;  // a client closing without close_notify is just EOF
 #endif
-  SSL_CTX_set_options(ctx, opts);
-  if (SSL_CTX_use_certificate_chain_file(ctx, tls.cert_file.c_str()) != 1) {
-    return fail("TLS certificate file " + tls.cert_file);
+  SSL_CTX_set_options(native, opts);
+  error_code ec;
+  ctx->use_certificate_chain_file(tls.cert_file, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TLS certificate file ", tls.cert_file, ": ", ec.message()));
   }
-  if (SSL_CTX_use_PrivateKey_file(ctx, tls.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-    return fail("TLS key file " + tls.key_file);
+  ctx->use_private_key_file(tls.key_file, ssl::context::pem, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TLS key file ", tls.key_file, ": ", ec.message()));
   }
-  if (SSL_CTX_check_private_key(ctx) != 1) {
-    return fail("TLS key file " + tls.key_file + " does not match " + tls.cert_file);
+  if (SSL_CTX_check_private_key(native) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TLS key file ", tls.key_file, " does not match ", tls.cert_file));
   }
-  SSL_CTX_set_alpn_select_cb(ctx, SelectAlpn, nullptr);
+  SSL_CTX_set_alpn_select_cb(native, SelectAlpn, nullptr);
   return ctx;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Deadline-bounded I/O on non-blocking sockets, plaintext or TLS.
-
-enum class Io { kOk, kEof, kTimeout, kError };
-
-// Waits until `fd` is ready for `events`, `deadline` passes (kTimeout) or poll fails.
-Io WaitFd(int fd, short events, Clock::time_point deadline) {
-  for (;;) {
-    auto now = Clock::now();
-    if (now >= deadline) return Io::kTimeout;
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
-    pollfd p{fd, events, 0};
-    int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(ms, INT_MAX)));
-    if (r > 0) return Io::kOk;  // ready, or error/hang-up: the next I/O call reports which
-    if (r < 0 && errno != EINTR) return Io::kError;
-  }
-}
-
-// The deadline of one wait: the overall `deadline`, or sooner if the peer stalls for `idle`.
-Clock::time_point WaitDeadline(Clock::time_point deadline, std::chrono::milliseconds idle) {
-  return std::min(deadline, Clock::now() + idle);
-}
-
-// What a failed SSL call asks for: kOk with *events set to wait on, or the failure.
-Io SslRetry(Conn& c, int ret, short* events) {
-  int err = SSL_get_error(c.ssl, ret);
-  switch (err) {
-    case SSL_ERROR_WANT_READ:
-      *events = POLLIN;
-      return Io::kOk;
-    case SSL_ERROR_WANT_WRITE:
-      *events = POLLOUT;
-      return Io::kOk;
-    case SSL_ERROR_ZERO_RETURN:
-      return Io::kEof;
-    default:
-      ERR_clear_error();
-      c.ssl_broken = true;
-      return Io::kError;
-  }
-}
-
-// Appends what is available (at least one byte) to c.in.
-Io ReadSome(Conn& c, Clock::time_point deadline, std::chrono::milliseconds idle) {
-  constexpr size_t kChunk = 64 << 10;
-  const size_t old = c.in.size();
-  c.in.resize(old + kChunk);
-  Io result;
-  for (;;) {
-    short events = POLLIN;
-    if (c.ssl == nullptr) {
-      ssize_t n = ::recv(c.fd, c.in.data() + old, kChunk, 0);
-      if (n > 0) {
-        c.in.resize(old + n);
-        return Io::kOk;
-      }
-      if (n == 0) {
-        result = Io::kEof;
-        break;
-      }
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        result = Io::kError;
-        break;
-      }
-    } else {
-      ERR_clear_error();
-      int n = SSL_read(c.ssl, c.in.data() + old, static_cast<int>(kChunk));
-      if (n > 0) {
-        c.in.resize(old + n);
-        return Io::kOk;
-      }
-      result = SslRetry(c, n, &events);
-      if (result != Io::kOk) break;
-    }
-    result = WaitFd(c.fd, events, WaitDeadline(deadline, idle));
-    if (result != Io::kOk) break;
-  }
-  c.in.resize(old);
-  return result;
-}
-
-Io WriteAll(Conn& c, absl::string_view data, Clock::time_point deadline,
-            std::chrono::milliseconds idle) {
-  size_t off = 0;
-  while (off < data.size()) {
-    short events = POLLOUT;
-    size_t want = std::min<size_t>(data.size() - off, 1 << 30);
-    if (c.ssl == nullptr) {
-      ssize_t n = ::send(c.fd, data.data() + off, want, MSG_NOSIGNAL);
-      if (n > 0) {
-        off += n;
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return Io::kError;
-    } else {
-      ERR_clear_error();
-      int n = SSL_write(c.ssl, data.data() + off, static_cast<int>(want));
-      if (n > 0) {
-        off += n;
-        continue;
-      }
-      Io r = SslRetry(c, n, &events);
-      if (r != Io::kOk) return Io::kError;
-    }
-    Io w = WaitFd(c.fd, events, WaitDeadline(deadline, idle));
-    if (w != Io::kOk) return w;
-  }
-  return Io::kOk;
-}
-
-Io Handshake(Conn& c, Clock::time_point deadline, std::chrono::milliseconds idle) {
-  for (;;) {
-    ERR_clear_error();
-    int r = SSL_accept(c.ssl);
-    if (r == 1) return Io::kOk;
-    short events = POLLIN;
-    Io retry = SslRetry(c, r, &events);
-    if (retry != Io::kOk) return Io::kError;
-    Io w = WaitFd(c.fd, events, WaitDeadline(deadline, idle));
-    if (w != Io::kOk) return w;
-  }
-}
-
-// Half-closes the connection so the client sees the response and then EOF. With `linger`, also
-// reads and discards what the client still sends for a short while: closing a socket with unread
-// data makes the kernel send RST, which can destroy the response before the client reads it.
-void CloseGracefully(Conn& c, bool linger) {
-  if (c.ssl != nullptr && c.handshake_done && !c.ssl_broken) {
-    ERR_clear_error();
-    SSL_shutdown(c.ssl);  // best effort, non-blocking: sends close_notify
-    ERR_clear_error();
-  }
-  ::shutdown(c.fd, SHUT_WR);
-  if (!linger) return;
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
-  size_t discarded = 0;
-  char buf[16384];
-  while (discarded < (64u << 20)) {
-    ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      discarded += n;
-      continue;
-    }
-    if (n == 0) return;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return;
-    if (WaitFd(c.fd, POLLIN, deadline) != Io::kOk) return;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Request parsing.
-
-enum class ReadResult { kRequest, kClose, kError };
-
-struct RequestError {
-  int status = 400;
-  std::string message;
-};
-
-// The offset just past the empty line that ends the header section, or npos. Lines may end in
-// CRLF or a bare LF.
-size_t FindHeaderEnd(absl::string_view s, size_t from) {
-  for (size_t i = s.find('\n', from); i != absl::string_view::npos; i = s.find('\n', i + 1)) {
-    if (i + 1 < s.size() && s[i + 1] == '\n') return i + 2;
-    if (i + 2 < s.size() && s[i + 1] == '\r' && s[i + 2] == '\n') return i + 3;
-  }
-  return absl::string_view::npos;
-}
-
-// Parses the request line and header fields. Strict where laxness enables request smuggling:
-// no whitespace before the colon, no obsolete line folding, no control characters.
-bool ParseHead(absl::string_view head, HttpRequest* req, int* minor_version, RequestError* err) {
-  std::vector<absl::string_view> lines = absl::StrSplit(head, '\n');
-  for (auto& line : lines) {
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  }
-  // The request line: METHOD SP request-target SP HTTP-version.
-  std::vector<absl::string_view> parts = absl::StrSplit(lines[0], ' ');
-  if (parts.size() != 3 || !IsToken(parts[0]) || parts[1].empty()) {
-    *err = {400, "malformed request line"};
-    return false;
-  }
-  req->method = std::string(parts[0]);
-  absl::string_view version = parts[2];
-  if (version == "HTTP/1.1") {
-    *minor_version = 1;
-  } else if (version == "HTTP/1.0") {
-    *minor_version = 0;
-  } else if (version.size() == 8 && version.substr(0, 5) == "HTTP/" &&
-             absl::ascii_isdigit(version[5]) && version[6] == '.' &&
-             absl::ascii_isdigit(version[7])) {
-    *err = {505, absl::StrCat("HTTP version ", version, " is not supported; use HTTP/1.1")};
-    return false;
-  } else {
-    *err = {400, "malformed request line"};
-    return false;
-  }
-  absl::string_view target = parts[1];
-  for (unsigned char c : target) {
-    if (c <= 0x20 || c >= 0x7f) {
-      *err = {400, "malformed request target"};
-      return false;
-    }
-  }
-  if (target[0] != '/' && target != "*") {
-    // absolute-form, "http://host/path": keep the path.
-    size_t scheme = target.find("://");
-    if (scheme == absl::string_view::npos) {
-      *err = {400, "malformed request target"};
-      return false;
-    }
-    size_t slash = target.find('/', scheme + 3);
-    target = slash == absl::string_view::npos ? absl::string_view("/") : target.substr(slash);
-  }
-  target = target.substr(0, target.find('#'));
-  size_t q = target.find('?');
-  req->path = std::string(target.substr(0, q));
-  req->query = q == absl::string_view::npos ? "" : std::string(target.substr(q + 1));
-
-  constexpr int kMaxHeaders = 100;
-  int count = 0;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    absl::string_view line = lines[i];
-    if (line.empty()) break;  // the end of the header section
-    if (line[0] == ' ' || line[0] == '\t') {
-      *err = {400, "obsolete header line folding is not accepted"};
-      return false;
-    }
-    size_t colon = line.find(':');
-    absl::string_view name = line.substr(0, colon);
-    if (colon == absl::string_view::npos || !IsToken(name)) {
-      *err = {400, "malformed header field"};
-      return false;
-    }
-    absl::string_view value = TrimOws(line.substr(colon + 1));
-    if (!IsFieldValue(value)) {
-      *err = {400, "control character in a header field value"};
-      return false;
-    }
-    if (++count > kMaxHeaders) {
-      *err = {431, absl::StrCat("more than ", kMaxHeaders, " header fields")};
-      return false;
-    }
-    std::string key = absl::AsciiStrToLower(name);
-    auto [it, inserted] = req->headers.emplace(key, std::string(value));
-    if (inserted) continue;
-    if (key == "content-length") {
-      if (it->second != value) {
-        *err = {400, "conflicting Content-Length header fields"};
-        return false;
-      }
-    } else {
-      absl::StrAppend(&it->second, ", ", value);
-    }
-  }
-  return true;
-}
-
-// Reads one request from `c` into `req`. kClose: the client went away (or never started a
-// request in time), close silently. kError: answer `err` and close.
-ReadResult ReadRequest(Conn& c, const HttpServerOptions& o, HttpRequest* req, bool* keep_alive,
-                       RequestError* err) {
-  const auto head_deadline = Clock::now() + o.header_timeout;
-  size_t scanned = 0;
-  size_t head_end;
-  for (;;) {
-    // Empty lines before the request line are ignored (RFC 9112 section 2.2).
-    size_t skip = 0;
-    while (skip < c.in.size() && (c.in[skip] == '\r' || c.in[skip] == '\n')) ++skip;
-    if (skip > 0) {
-      c.in.erase(0, skip);
-      scanned = 0;
-    }
-    head_end = FindHeaderEnd(c.in, scanned);
-    if (head_end != std::string::npos) break;
-    if (c.in.size() > o.max_header_bytes) {
-      *err = {431,
-              absl::StrCat("request header section larger than ", o.max_header_bytes, " bytes")};
-      return ReadResult::kError;
-    }
-    scanned = c.in.size() >= 2 ? c.in.size() - 2 : 0;
-    Io r = ReadSome(c, head_deadline, o.io_timeout);
-    if (r == Io::kTimeout && !c.in.empty()) {
-      *err = {408, "request header not received in time"};
-      return ReadResult::kError;
-    }
-    if (r != Io::kOk) return ReadResult::kClose;
-  }
-  if (head_end > o.max_header_bytes) {
-    *err = {431, absl::StrCat("request header section larger than ", o.max_header_bytes, " bytes")};
-    return ReadResult::kError;
-  }
-  int minor = 1;
-  if (!ParseHead(absl::string_view(c.in).substr(0, head_end), req, &minor, err)) {
-    return ReadResult::kError;
-  }
-  c.in.erase(0, head_end);
-  req->remote_addr = c.remote_addr;
-
-  auto header = [&](const char* name) -> const std::string* {
-    auto it = req->headers.find(name);
-    return it == req->headers.end() ? nullptr : &it->second;
-  };
-  const std::string* connection = header("connection");
-  *keep_alive = minor == 1 ? !(connection && HasToken(*connection, "close"))
-                           : (connection && HasToken(*connection, "keep-alive"));
-
-  // Body framing (RFC 9112 section 6).
-  bool chunked = false;
-  size_t length = 0;
-  const std::string* te = header("transfer-encoding");
-  const std::string* cl = header("content-length");
-  if (te != nullptr) {
-    if (cl != nullptr) {
-      *err = {400, "both Transfer-Encoding and Content-Length"};
-      return ReadResult::kError;
-    }
-    if (minor == 0) {
-      *err = {400, "Transfer-Encoding in an HTTP/1.0 request"};
-      return ReadResult::kError;
-    }
-    if (!absl::EqualsIgnoreCase(*te, "chunked")) {
-      *err = {501, absl::StrCat("unsupported Transfer-Encoding \"", *te, "\"")};
-      return ReadResult::kError;
-    }
-    chunked = true;
-  } else if (cl != nullptr) {
-    if (cl->empty() || cl->size() > 18 ||
-        !std::all_of(cl->begin(), cl->end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-      *err = {400, "malformed Content-Length"};
-      return ReadResult::kError;
-    }
-    length = std::stoull(*cl);
-    if (length > o.max_body_bytes) {
-      *err = {413, absl::StrCat("request body larger than ", o.max_body_bytes, " bytes")};
-      return ReadResult::kError;
-    }
-  }
-
-  if (const std::string* expect = header("expect")) {
-    if (!absl::EqualsIgnoreCase(*expect, "100-continue")) {
-      *err = {417, absl::StrCat("unsupported expectation \"", *expect, "\"")};
-      return ReadResult::kError;
-    }
-    if (minor == 1 && (chunked || length > 0) && c.in.empty()) {
-      Io w =
-          WriteAll(c, "HTTP/1.1 100 Continue\r\n\r\n", Clock::now() + o.io_timeout, o.io_timeout);
-      if (w != Io::kOk) return ReadResult::kClose;
-    }
-  }
-
-  const auto body_deadline = Clock::now() + o.transfer_timeout;
-  // Ensures c.in holds at least n bytes.
-  auto fill = [&](size_t n) -> ReadResult {
-    while (c.in.size() < n) {
-      Io r = ReadSome(c, body_deadline, o.io_timeout);
-      if (r == Io::kTimeout) {
-        *err = {408, "request body not received in time"};
-        return ReadResult::kError;
-      }
-      if (r != Io::kOk) return ReadResult::kClose;
-    }
-    return ReadResult::kRequest;
-  };
-
-  if (!chunked) {
-    if (ReadResult r = fill(length); r != ReadResult::kRequest) return r;
-    req->body.assign(c.in, 0, length);
-    c.in.erase(0, length);
-    return ReadResult::kRequest;
-  }
-
-  // chunked: size [;ext] CRLF data CRLF ... 0 CRLF [trailers] CRLF
-  constexpr size_t kMaxLine = 4096;
-  size_t pos = 0;
-  // Reads the line at `pos`; sets *line (without the line end) and advances pos past it.
-  auto read_line = [&](absl::string_view* line) -> ReadResult {
-    size_t eol;
-    while ((eol = c.in.find('\n', pos)) == std::string::npos) {
-      if (c.in.size() - pos > kMaxLine) {
-        *err = {400, "chunked body: line too long"};
-        return ReadResult::kError;
-      }
-      if (ReadResult r = fill(c.in.size() + 1); r != ReadResult::kRequest) return r;
-    }
-    *line = absl::string_view(c.in).substr(pos, eol - pos);
-    if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
-    pos = eol + 1;
-    return ReadResult::kRequest;
-  };
-  for (;;) {
-    absl::string_view line;
-    if (ReadResult r = read_line(&line); r != ReadResult::kRequest) return r;
-    absl::string_view size_text = TrimOws(line.substr(0, line.find(';')));
-    if (size_text.empty() || size_text.size() > 15 ||
-        !std::all_of(size_text.begin(), size_text.end(), [](char ch) {
-          return absl::ascii_isxdigit(static_cast<unsigned char>(ch));
-        })) {
-      *err = {400, "chunked body: malformed chunk size"};
-      return ReadResult::kError;
-    }
-    size_t size = std::stoull(std::string(size_text), nullptr, 16);
-    if (size == 0) break;
-    if (req->body.size() + size > o.max_body_bytes) {
-      *err = {413, absl::StrCat("request body larger than ", o.max_body_bytes, " bytes")};
-      return ReadResult::kError;
-    }
-    if (ReadResult r = fill(pos + size + 1); r != ReadResult::kRequest) return r;
-    req->body.append(c.in, pos, size);
-    pos += size;
-    if (c.in[pos] == '\r') {
-      if (ReadResult r = fill(pos + 2); r != ReadResult::kRequest) return r;
-      ++pos;
-    }
-    if (c.in[pos] != '\n') {
-      *err = {400, "chunked body: missing line end after chunk data"};
-      return ReadResult::kError;
-    }
-    ++pos;
-    if (pos > (256u << 10)) {  // keep the buffer small without moving it for every chunk
-      c.in.erase(0, pos);
-      pos = 0;
-    }
-  }
-  // Trailer fields are read and dropped.
-  size_t trailer_bytes = 0;
-  for (;;) {
-    absl::string_view line;
-    if (ReadResult r = read_line(&line); r != ReadResult::kRequest) return r;
-    if (line.empty()) break;
-    trailer_bytes += line.size();
-    if (trailer_bytes > o.max_header_bytes) {
-      *err = {431, "chunked body: trailer section too large"};
-      return ReadResult::kError;
-    }
-  }
-  c.in.erase(0, pos);
-  return ReadResult::kRequest;
-}
-
-bool IsSafeHeader(const std::string& name, const std::string& value) {
-  if (!IsToken(name) || !IsFieldValue(value)) return false;
-  for (const char* own : {"content-length", "content-type", "connection", "transfer-encoding"}) {
-    if (absl::EqualsIgnoreCase(name, own)) return false;
-  }
-  return true;
-}
-
-Io SendResponse(Conn& c, const HttpServerOptions& o, const HttpResponse& r, bool keep_alive,
-                bool head_only) {
-  int status = r.status >= 200 && r.status <= 999 ? r.status : 500;
-  std::string out = absl::StrCat("HTTP/1.1 ", status, " ", Reason(status), "\r\n");
+// The response's status line and header section.
+std::string ResponseHead(const HttpResponse& r, int status, bool keep_alive, unsigned version,
+                         std::optional<size_t> content_length, bool chunked) {
+  bhttp::response_header<> h;
+  h.version(11);
+  h.result(static_cast<unsigned>(status));
   const bool no_body = status == 204 || status == 304;
   if (!no_body) {
     if (!r.content_type.empty() && IsFieldValue(r.content_type)) {
-      absl::StrAppend(&out, "Content-Type: ", r.content_type, "\r\n");
+      h.set(bhttp::field::content_type, r.content_type);
     }
-    absl::StrAppend(&out, "Content-Length: ", r.body.size(), "\r\n");
+    if (content_length) h.set(bhttp::field::content_length, std::to_string(*content_length));
+    if (chunked && version >= 11) h.set(bhttp::field::transfer_encoding, "chunked");
   }
-  absl::StrAppend(&out, "Connection: ", keep_alive ? "keep-alive" : "close", "\r\n");
+  h.set(bhttp::field::connection, keep_alive ? "keep-alive" : "close");
   for (const auto& [name, value] : r.headers) {
-    if (IsSafeHeader(name, value)) absl::StrAppend(&out, name, ": ", value, "\r\n");
+    if (IsSafeHeader(name, value)) h.insert(name, value);
   }
-  out += "\r\n";
-  const auto deadline = Clock::now() + o.transfer_timeout;
-  const bool send_body = !head_only && !no_body && !r.body.empty();
-  if (send_body && r.body.size() <= (64u << 10)) {
-    out += r.body;
-    return WriteAll(c, out, deadline, o.io_timeout);
-  }
-  Io w = WriteAll(c, out, deadline, o.io_timeout);
-  if (w == Io::kOk && send_body) w = WriteAll(c, r.body, deadline, o.io_timeout);
-  return w;
+  bhttp::response_header<>::writer w(h, h.version(), h.result_int());
+  std::string out;
+  for (auto b : w.get()) out.append(static_cast<const char*>(b.data()), b.size());
+  return out;
+}
+
+// `status` 0: closed without an answer.
+void LogRefusal(const HttpServerOptions& o, const char* what, const std::string& peer, int status,
+                std::string_view reason) {
+  if (!o.log_refusals) return;
+  std::fprintf(stderr, "%s http refused=%s status=%d peer=%s reason=\"%.*s\"\n",
+               absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone()).c_str(),
+               what, status, peer.c_str(), static_cast<int>(reason.size()), reason.data());
 }
 
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// JSON error bodies.
+// The server's shared state.
 
-const char* GrpcCodeName(int code) {
-  static const char* const kNames[] = {"OK",
-                                       "CANCELLED",
-                                       "UNKNOWN",
-                                       "INVALID_ARGUMENT",
-                                       "DEADLINE_EXCEEDED",
-                                       "NOT_FOUND",
-                                       "ALREADY_EXISTS",
-                                       "PERMISSION_DENIED",
-                                       "RESOURCE_EXHAUSTED",
-                                       "FAILED_PRECONDITION",
-                                       "ABORTED",
-                                       "OUT_OF_RANGE",
-                                       "UNIMPLEMENTED",
-                                       "INTERNAL",
-                                       "UNAVAILABLE",
-                                       "DATA_LOSS",
-                                       "UNAUTHENTICATED"};
-  return code >= 0 && code <= 16 ? kNames[code] : "UNKNOWN";
-}
+class Conn;
+class StreamImpl;
 
-namespace {
+class HttpServer::Impl {
+ public:
+  Impl(HttpServerOptions options, HttpHandler handler)
+      : options(std::move(options)), handler(std::move(handler)) {}
 
-// Length of the well-formed UTF-8 sequence at s[i] (a non-ASCII lead byte), or 0.
-size_t Utf8SequenceLength(absl::string_view s, size_t i) {
-  auto byte = [&](size_t k) -> unsigned { return static_cast<unsigned char>(s[k]); };
-  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return k < s.size() && byte(k) >= lo && byte(k) <= hi;
-  };
-  unsigned b = byte(i);
-  if (b >= 0xC2 && b <= 0xDF) return cont(i + 1) ? 2 : 0;
-  if (b == 0xE0) return cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0;
-  if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF) return cont(i + 1) && cont(i + 2) ? 3 : 0;
-  if (b == 0xED) return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0;
-  if (b == 0xF0) return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  if (b >= 0xF1 && b <= 0xF3) return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  if (b == 0xF4) return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0;
-  return 0;
-}
-
-void AppendJsonString(std::string* out, absl::string_view s) {
-  out->push_back('"');
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = s[i];
-    if (c >= 0x80) {
-      size_t n = Utf8SequenceLength(s, i);
-      if (n == 0) {
-        out->append("\xEF\xBF\xBD");  // U+FFFD
-        ++i;
-      } else {
-        out->append(s.data() + i, n);
-        i += n;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out->append(buf);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-    ++i;
+  // Queues `job` for a worker. False when the queue is full or the workers have stopped.
+  bool Submit(std::function<void()> job) {
+    std::lock_guard<std::mutex> l(mu);
+    if (workers_stop || static_cast<int>(jobs.size()) >= options.max_queued) return false;
+    jobs.push_back(std::move(job));
+    work_cv.notify_one();
+    return true;
   }
-  out->push_back('"');
+
+  HttpResponse RunHandler(const HttpRequest& req) {
+    try {
+      return handler(req);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cubd: http: handler threw for %s %s: %s\n", req.method.c_str(),
+                   req.path.c_str(), e.what());
+    } catch (...) {
+      std::fprintf(stderr, "cubd: http: handler threw for %s %s\n", req.method.c_str(),
+                   req.path.c_str());
+    }
+    return ServerError(500, "internal error");
+  }
+
+  void WorkerLoop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> l(mu);
+        work_cv.wait(l, [&] { return workers_stop || !jobs.empty(); });
+        if (jobs.empty()) return;  // stopping, and nothing left to run
+        job = std::move(jobs.front());
+        jobs.pop_front();
+      }
+      job();
+    }
+  }
+
+  void DoAccept();
+  void OnAccept(const error_code& ec, tcp::socket socket);
+  void Refuse(tcp::socket socket);
+  void Register(const std::shared_ptr<Conn>& c);
+  void Unregister(Conn* c, const std::string& peer);
+  void RegisterStream(const std::shared_ptr<StreamImpl>& s);
+  std::vector<std::shared_ptr<Conn>> LiveConnections();
+
+  const HttpServerOptions options;
+  const HttpHandler handler;
+  std::atomic<bool> stopping{false};
+
+  std::mutex mu;
+  std::condition_variable work_cv;    // jobs non-empty or workers_stop
+  std::condition_variable closed_cv;  // a connection closed
+  std::deque<std::function<void()>> jobs;
+  bool workers_stop = false;
+  int open = 0;  // connections accepted and not yet destroyed
+  std::unordered_map<std::string, int> per_client;
+  std::unordered_map<Conn*, std::weak_ptr<Conn>> conns;
+  std::vector<std::weak_ptr<StreamImpl>> streams;
+  std::atomic<int> refusals_in_flight{0};
+  bool shut_down = false;
+
+  // Declared after the state that connections use when they are destroyed, so that the I/O
+  // context (destroyed first) destroys pending handlers, and the connections they own, while
+  // that state still exists.
+  std::unique_ptr<ssl::context> tls;
+  int port = 0;
+  std::unique_ptr<asio::io_context> ioc;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  // Keeps the I/O threads running while nothing is pending on the context (every request is
+  // with a worker, say).
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  std::vector<std::thread> io_threads;
+  std::vector<std::thread> workers;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The producer's side of a streaming response.
+
+class StreamImpl final : public HttpStream {
+ public:
+  StreamImpl(std::weak_ptr<Conn> conn, asio::any_io_executor ex, size_t max_pending)
+      : conn_(std::move(conn)), ex_(std::move(ex)), max_pending_(max_pending) {}
+
+  bool Write(std::string data) override;
+  void Close() override;
+  bool closed() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return closed_;
+  }
+
+  // Called by the connection (on its strand) when the stream ends from its side, and by
+  // Shutdown(): nothing is posted to the connection afterwards.
+  void MarkClosed() {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+  }
+  // Called by the connection when `n` queued bytes have been written.
+  void Sent(size_t n) {
+    std::lock_guard<std::mutex> l(mu_);
+    pending_ -= std::min(pending_, n);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  size_t pending_ = 0;
+  const std::weak_ptr<Conn> conn_;
+  const asio::any_io_executor ex_;
+  const size_t max_pending_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// One client connection, plaintext or TLS. Every member function runs on the connection's
+// strand (the socket's executor); worker threads and producers reach it only through posts.
+
+class Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(HttpServer::Impl* srv, tcp::socket socket, std::string peer)
+      : srv_(srv),
+        o_(srv->options),
+        peer_(std::move(peer)),
+        timer_(socket.get_executor()),
+        accepted_(Clock::now()) {
+    if (srv->tls) {
+      tls_.emplace(std::move(socket), *srv->tls);
+    } else {
+      plain_.emplace(std::move(socket));
+    }
+  }
+  ~Conn() {
+    if (stream_) stream_->MarkClosed();
+    srv_->Unregister(this, peer_);
+  }
+
+  asio::any_io_executor executor() { return timer_.get_executor(); }
+  const std::string& peer() const { return peer_; }
+
+  void Start() {
+    if (tls_) {
+      state_ = State::kHandshake;
+      Arm(accepted_ + o_.header_timeout);
+      tls_->async_handshake(
+          ssl::stream_base::server,
+          [self = shared_from_this()](const error_code& ec) { self->OnHandshake(ec); });
+      return;
+    }
+    BeginRequest(accepted_ + o_.header_timeout);
+  }
+
+  // Shutdown has begun: idle connections close, streams end, requests under way finish.
+  void OnServerStop() {
+    if (closed_) return;
+    if (state_ == State::kIdle || state_ == State::kHandshake || state_ == State::kClosing) {
+      Close();
+    } else if (state_ == State::kStreaming) {
+      EndStream();
+    }
+  }
+
+  // The shutdown grace period is over.
+  void ForceClose() {
+    if (!closed_) Close();
+  }
+
+  // From the producer, via StreamImpl.
+  void StreamWrite(std::string data) {
+    if (closed_ || state_ != State::kStreaming || stream_ending_) return;
+    size_t n = data.size();
+    if (n == 0) return;
+    if (chunked_) {
+      QueueWrite(absl::StrCat(absl::Hex(n), "\r\n"), 0);
+      QueueWrite(std::move(data), n);
+      QueueWrite("\r\n", 0);
+    } else {
+      QueueWrite(std::move(data), n);
+    }
+  }
+  void EndStream() {
+    if (closed_ || state_ != State::kStreaming || stream_ending_) return;
+    stream_ending_ = true;
+    if (stream_) stream_->MarkClosed();
+    if (chunked_) QueueWrite("0\r\n\r\n", 0);
+    if (!writing_) CloseGracefully();
+  }
+  void AbortStream() {
+    if (closed_ || state_ != State::kStreaming) return;
+    Close();
+  }
+
+ private:
+  enum class State {
+    kHandshake,  // TLS handshake
+    kIdle,       // waiting for the first byte of a request
+    kHeader,     // reading the request line and headers
+    kBody,       // reading the body
+    kHandler,    // the request is with a worker
+    kWriting,    // writing the response
+    kStreaming,  // a streaming response is open
+    kClosing,    // the response is out; waiting for the client to close
+  };
+
+  // --- I/O on either kind of stream.
+
+  template <class Buffers, class Handler>
+  void ReadSome(const Buffers& buffers, Handler&& h) {
+    if (tls_) {
+      tls_->async_read_some(buffers, std::forward<Handler>(h));
+    } else {
+      plain_->async_read_some(buffers, std::forward<Handler>(h));
+    }
+  }
+  template <class Handler>
+  void WriteAll(const std::string& data, Handler&& h) {
+    if (tls_) {
+      asio::async_write(*tls_, asio::buffer(data), std::forward<Handler>(h));
+    } else {
+      asio::async_write(*plain_, asio::buffer(data), std::forward<Handler>(h));
+    }
+  }
+  tcp::socket& socket() { return tls_ ? tls_->next_layer() : *plain_; }
+
+  // --- The one timer: the deadline of whatever the connection waits for now. When it passes,
+  // the pending I/O is cancelled and its handler sees timed_out_.
+
+  void Arm(Clock::time_point deadline) {
+    ++timer_gen_;
+    timed_out_ = false;
+    timer_.expires_at(deadline);
+    timer_.async_wait([self = shared_from_this(), gen = timer_gen_](const error_code& ec) {
+      if (ec || gen != self->timer_gen_ || self->closed_) return;
+      self->timed_out_ = true;
+      error_code ignored;
+      self->socket().cancel(ignored);
+    });
+  }
+  void Disarm() {
+    ++timer_gen_;
+    timer_.cancel();
+  }
+
+  // --- Reading a request.
+
+  void BeginRequest(Clock::time_point first_byte_deadline) {
+    state_ = State::kIdle;
+    if (buf_.size() == 0) buf_.shrink_to_fit();  // an idle connection keeps no big buffer
+    phase_deadline_ = first_byte_deadline;
+    Parse();
+  }
+
+  void Read() {
+    Clock::time_point deadline = phase_deadline_;
+    if (state_ == State::kHeader || state_ == State::kBody) {
+      deadline = std::min(deadline, Clock::now() + o_.io_timeout);
+    }
+    Arm(deadline);
+    ReadSome(buf_.prepare(kReadChunk),
+             [self = shared_from_this()](const error_code& ec, size_t n) { self->OnRead(ec, n); });
+  }
+
+  void OnRead(const error_code& ec, size_t n) {
+    const bool timed_out = timed_out_;
+    Disarm();
+    if (closed_) return;
+    if (ec) {
+      if (timed_out && state_ == State::kHeader) {
+        Refuse(408, "request header not received in time");
+      } else if (timed_out && state_ == State::kBody) {
+        Refuse(408, "request body not received in time");
+      } else {
+        Close();  // the client went away, or was idle too long
+      }
+      return;
+    }
+    buf_.commit(n);
+    Parse();
+  }
+
+  void Parse() {
+    if (state_ == State::kIdle) {
+      // Empty lines before a request line are ignored (RFC 9112 section 2.2).
+      while (buf_.size() > 0 && (*static_cast<const char*>(buf_.data().data()) == '\r' ||
+                                 *static_cast<const char*>(buf_.data().data()) == '\n')) {
+        buf_.consume(1);
+      }
+      if (buf_.size() == 0) {
+        if (srv_->stopping) return Close();
+        return Read();
+      }
+      state_ = State::kHeader;
+      if (!first_request_) phase_deadline_ = Clock::now() + o_.header_timeout;
+      first_request_ = false;
+    }
+    if (state_ == State::kHeader) {
+      std::string_view received(static_cast<const char*>(buf_.data().data()), buf_.size());
+      HeadEnd end = FindHeadEnd(received.substr(0, o_.max_header_bytes + 4), head_scanned_);
+      head_scanned_ = std::min(received.size(), o_.max_header_bytes + 4);
+      if (end.refusal) return Refuse(end.refusal->status, end.refusal->message);
+      if (end.length == 0 || end.length > o_.max_header_bytes) {
+        if (end.length > o_.max_header_bytes || buf_.size() > o_.max_header_bytes) {
+          return Refuse(431, absl::StrCat("request header section larger than ",
+                                          o_.max_header_bytes, " bytes"));
+        }
+        return Read();
+      }
+      head_scanned_ = 0;
+      if (auto refusal = CheckRequestHead(received.substr(0, end.length))) {
+        return Refuse(refusal->status, refusal->message);
+      }
+      parser_.emplace();
+      parser_->header_limit(static_cast<std::uint32_t>(o_.max_header_bytes + 4));
+      parser_->body_limit(o_.max_body_bytes);
+      parser_->eager(false);
+      error_code ec;
+      size_t used = parser_->put(asio::buffer(received.data(), end.length), ec);
+      buf_.consume(used);
+      if (ec || !parser_->is_header_done()) {
+        return Refuse(ec ? RefusalFor(ec, o_)
+                         : HttpRefusal{400, "malformed request header section"});
+      }
+      state_ = State::kBody;
+      phase_deadline_ = Clock::now() + o_.transfer_timeout;
+      parser_->eager(true);
+      const auto& h = parser_->get();
+      if (!parser_->is_done() && buf_.size() == 0 && h.version() >= 11 &&
+          absl::EqualsIgnoreCase(Av(Sv(h[bhttp::field::expect])), "100-continue")) {
+        state_ = State::kWriting;
+        QueueWrite("HTTP/1.1 100 Continue\r\n\r\n", 0);
+        after_write_ = [this] {
+          state_ = State::kBody;
+          Parse();
+        };
+        return;
+      }
+    }
+    if (state_ == State::kBody) {
+      while (!parser_->is_done() && buf_.size() > 0) {
+        error_code ec;
+        size_t used = parser_->put(buf_.data(), ec);
+        buf_.consume(used);
+        if (ec == bhttp::error::need_more) break;
+        if (ec) return Refuse(RefusalFor(ec, o_));
+      }
+      if (!parser_->is_done()) return Read();
+      Dispatch();
+    }
+  }
+
+  // --- Handing the request to a worker, and its response back.
+
+  void Dispatch() {
+    Disarm();
+    state_ = State::kHandler;
+    bhttp::request<RequestBody> msg = parser_->release();
+    parser_.reset();
+    keep_alive_ = msg.keep_alive();
+    version_ = msg.version();
+    head_ = msg.method() == bhttp::verb::head;
+
+    auto req = std::make_shared<HttpRequest>();
+    req->method = std::string(Sv(msg.method_string()));
+    std::string_view target(msg.target().data(), msg.target().size());
+    if (!target.empty() && target[0] != '/' && target != "*") {
+      // absolute-form, "http://host/path": keep the path.
+      size_t scheme = target.find("://");
+      size_t slash =
+          scheme == std::string_view::npos ? std::string_view::npos : target.find('/', scheme + 3);
+      target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+    }
+    target = target.substr(0, target.find('#'));
+    size_t q = target.find('?');
+    req->path = std::string(target.substr(0, q));
+    req->query = q == std::string_view::npos ? "" : std::string(target.substr(q + 1));
+    for (const auto& f : msg) {
+      std::string key = absl::AsciiStrToLower(Av(Sv(f.name_string())));
+      std::string value(Sv(f.value()));
+      auto [it, inserted] = req->headers.emplace(key, value);
+      if (!inserted && key != "content-length") absl::StrAppend(&it->second, ", ", value);
+    }
+    req->body = std::move(msg.body());
+    req->remote_addr = peer_;
+
+    HttpServer::Impl* srv = srv_;
+    const bool head = head_;
+    bool queued = srv->Submit([self = shared_from_this(), srv, req, head] {
+      auto resp = std::make_shared<HttpResponse>(srv->RunHandler(*req));
+      std::shared_ptr<StreamImpl> stream;
+      std::function<void(std::shared_ptr<HttpStream>)> producer;
+      if (resp->stream && !head) {
+        stream = std::make_shared<StreamImpl>(self, self->executor(),
+                                              srv->options.max_stream_buffer_bytes);
+        srv->RegisterStream(stream);
+        producer = std::move(resp->stream);
+      }
+      // Posted before the producer can write, so the headers go first.
+      asio::post(self->executor(),
+                 [self, resp, stream] { self->OnResponse(std::move(*resp), stream); });
+      if (!producer) return;
+      try {
+        producer(stream);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "cubd: http: stream producer threw for %s %s: %s\n",
+                     req->method.c_str(), req->path.c_str(), e.what());
+        stream->Close();
+      } catch (...) {
+        stream->Close();
+      }
+    });
+    if (!queued) {
+      LogRefusal(o_, "request", peer_, 503, "no worker free and the queue is full");
+      keep_alive_ = false;
+      OnResponse(Busy(), nullptr);
+    }
+  }
+
+  // `stream` is set for a streaming response (not for HEAD, whose headers alone are sent).
+  void OnResponse(HttpResponse resp, std::shared_ptr<StreamImpl> stream) {
+    if (closed_) {
+      if (stream) stream->MarkClosed();
+      return;
+    }
+    state_ = State::kWriting;
+    int status = resp.status >= 200 && resp.status <= 999 ? resp.status : 500;
+    const bool streaming = stream != nullptr || static_cast<bool>(resp.stream);
+    const bool keep = keep_alive_ && !srv_->stopping && !streaming;
+    const bool no_body = status == 204 || status == 304;
+    if (streaming) {
+      chunked_ = version_ >= 11;
+      QueueWrite(ResponseHead(resp, status, false, version_, std::nullopt, chunked_), 0);
+      if (stream == nullptr || no_body || srv_->stopping) {
+        if (stream) stream->MarkClosed();
+        after_write_ = [this] { CloseGracefully(); };
+        return;
+      }
+      state_ = State::kStreaming;
+      stream_ = std::move(stream);
+      WatchForDisconnect();
+      return;
+    }
+    QueueWrite(ResponseHead(resp, status, keep, version_, resp.body.size(), false), 0);
+    if (!head_ && !no_body && !resp.body.empty()) QueueWrite(std::move(resp.body), 0);
+    after_write_ = [this, keep] {
+      if (keep) {
+        BeginRequest(Clock::now() + o_.keepalive_timeout);
+      } else {
+        CloseGracefully();
+      }
+    };
+  }
+
+  // A streaming response reads only to learn that the client has gone.
+  void WatchForDisconnect() {
+    ReadSome(asio::buffer(discard_), [self = shared_from_this()](const error_code& ec, size_t) {
+      if (self->closed_ || self->state_ != State::kStreaming) return;
+      if (ec) return self->Close();
+      self->WatchForDisconnect();  // a pipelined request: ignored, the stream closes
+    });
+  }
+
+  // --- Writing.
+
+  // Queues `data`; `stream_bytes` of it are a streaming body's (reported to the producer's
+  // budget when written).
+  void QueueWrite(std::string data, size_t stream_bytes) {
+    out_.push_back({std::move(data), stream_bytes});
+    if (!writing_) WriteNext();
+  }
+
+  void WriteNext() {
+    if (out_.empty()) {
+      writing_ = false;
+      if (state_ == State::kStreaming) {
+        if (stream_ending_) CloseGracefully();
+        return;
+      }
+      if (after_write_) {
+        auto next = std::move(after_write_);
+        after_write_ = nullptr;
+        next();
+      }
+      return;
+    }
+    writing_ = true;
+    Arm(Clock::now() + o_.transfer_timeout);
+    WriteAll(out_.front().data, [self = shared_from_this()](const error_code& ec, size_t) {
+      self->Disarm();
+      if (self->closed_) return;
+      if (ec) return self->Close();  // the client went away, or did not read in time
+      if (self->stream_ && self->out_.front().stream_bytes > 0) {
+        self->stream_->Sent(self->out_.front().stream_bytes);
+      }
+      self->out_.pop_front();
+      self->WriteNext();
+    });
+  }
+
+  // --- Refusing and closing.
+
+  void Refuse(int status, std::string_view message) {
+    LogRefusal(o_, "request", peer_, status, message);
+    parser_.reset();
+    keep_alive_ = false;
+    head_ = false;
+    Disarm();
+    OnResponse(ServerError(status, message), nullptr);
+  }
+  void Refuse(const HttpRefusal& r) { Refuse(r.status, r.message); }
+
+  void OnHandshake(const error_code& ec) {
+    const bool timed_out = timed_out_;
+    Disarm();
+    if (closed_) return;
+    if (ec) {
+      if (timed_out) {
+        LogRefusal(o_, "connection", peer_, 408, "TLS handshake not completed in time");
+      }
+      tls_broken_ = true;
+      return Close();
+    }
+    handshake_done_ = true;
+    if (srv_->stopping) return Close();
+    BeginRequest(accepted_ + o_.header_timeout);
+  }
+
+  // Sends TLS close_notify, half-closes, and reads what the client still sends until it closes
+  // (or kLinger passes): closing a socket with unread data resets the connection, which can
+  // destroy the response before the client has read it.
+  void CloseGracefully() {
+    if (closed_) return;
+    error_code ignored;
+    // A stream's read that watches for the client going away would compete with ours.
+    if (state_ == State::kStreaming) socket().cancel(ignored);
+    state_ = State::kClosing;
+    if (stream_) stream_->MarkClosed();
+    if (tls_ && handshake_done_ && !tls_broken_) {
+      Arm(Clock::now() + std::chrono::milliseconds(500));
+      tls_->async_shutdown([self = shared_from_this()](const error_code&) {
+        self->Disarm();
+        self->Close();  // the peer answered close_notify, or did not in time
+      });
+      return;
+    }
+    socket().shutdown(tcp::socket::shutdown_send, ignored);
+    if (srv_->stopping) return Close();  // no lingering while the server drains
+    Arm(Clock::now() + kLinger);
+    Linger();
+  }
+
+  void Linger() {
+    socket().async_read_some(asio::buffer(discard_),
+                             [self = shared_from_this()](const error_code& ec, size_t n) {
+                               self->lingered_ += n;
+                               if (ec || self->closed_ || self->lingered_ > kMaxLingerBytes) {
+                                 return self->Close();
+                               }
+                               self->Linger();
+                             });
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    if (stream_) stream_->MarkClosed();
+    Disarm();
+    error_code ignored;
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
+    out_.clear();
+    after_write_ = nullptr;
+  }
+
+  struct Pending {
+    std::string data;
+    size_t stream_bytes;
+  };
+
+  HttpServer::Impl* const srv_;
+  const HttpServerOptions& o_;
+  const std::string peer_;
+  std::optional<tcp::socket> plain_;
+  std::optional<ssl::stream<tcp::socket>> tls_;
+  asio::steady_timer timer_;
+  const Clock::time_point accepted_;
+
+  State state_ = State::kIdle;
+  bool closed_ = false;
+  bool handshake_done_ = false;
+  bool tls_broken_ = false;  // a failed handshake: no close_notify may be sent
+  bool first_request_ = true;
+  size_t head_scanned_ = 0;  // bytes of the header section FindHeadEnd has looked at
+  uint64_t timer_gen_ = 0;
+  bool timed_out_ = false;
+  Clock::time_point phase_deadline_;
+
+  beast::flat_buffer buf_;
+  std::optional<bhttp::request_parser<RequestBody>> parser_;
+  bool keep_alive_ = false;
+  unsigned version_ = 11;
+  bool head_ = false;
+
+  std::deque<Pending> out_;
+  bool writing_ = false;
+  std::function<void()> after_write_;  // when out_ has drained (not for streams)
+
+  std::shared_ptr<StreamImpl> stream_;
+  bool chunked_ = false;
+  bool stream_ending_ = false;
+
+  char discard_[4096];
+  size_t lingered_ = 0;
+};
+
+bool StreamImpl::Write(std::string data) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return false;
+  if (pending_ + data.size() > max_pending_) {
+    // The client does not read: end the stream rather than buffer without bound.
+    closed_ = true;
+    asio::post(ex_, [c = conn_] {
+      if (auto conn = c.lock()) conn->AbortStream();
+    });
+    return false;
+  }
+  pending_ += data.size();
+  asio::post(ex_, [c = conn_, d = std::move(data)]() mutable {
+    if (auto conn = c.lock()) conn->StreamWrite(std::move(d));
+  });
+  return true;
 }
 
-}  // namespace
+void StreamImpl::Close() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return;
+  closed_ = true;
+  asio::post(ex_, [c = conn_] {
+    if (auto conn = c.lock()) conn->EndStream();
+  });
+}
 
-std::string JsonErrorBody(int grpc_code, std::string_view message_in) {
-  absl::string_view message(message_in.data(), message_in.size());
-  std::string out = absl::StrCat("{\"code\":", grpc_code, ",\"status\":\"", GrpcCodeName(grpc_code),
-                                 "\",\"message\":");
-  AppendJsonString(&out, message);
-  out += "}";
+// ---------------------------------------------------------------------------------------------
+// Accepting, and the bookkeeping of connections.
+
+void HttpServer::Impl::DoAccept() {
+  acceptor->async_accept(asio::make_strand(*ioc), [this](const error_code& ec, tcp::socket s) {
+    OnAccept(ec, std::move(s));
+  });
+}
+
+void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
+  if (stopping || !acceptor->is_open()) return;
+  if (ec) {
+    if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+        ec == asio::error::no_memory) {
+      // Out of descriptors or memory: back off instead of spinning; closing connections will
+      // free some.
+      auto t = std::make_shared<asio::steady_timer>(*ioc, std::chrono::milliseconds(50));
+      t->async_wait([this, t](const error_code&) {
+        if (!stopping) DoAccept();
+      });
+      return;
+    }
+    DoAccept();
+    return;
+  }
+  error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  std::string peer = PeerAddress(socket);
+  std::string refusal;
+  bool answer = true;  // with 503; false: just close
+  {
+    std::lock_guard<std::mutex> l(mu);
+    if (open >= options.max_connections) {
+      refusal = absl::StrCat(open, " connections open (the limit, --http-max-connections)");
+      answer = false;  // answering would take more of what is short
+    } else if (auto it = per_client.find(peer); options.max_connections_per_client > 0 &&
+                                                it != per_client.end() &&
+                                                it->second >= options.max_connections_per_client) {
+      refusal = absl::StrCat(it->second,
+                             " connections open from this address (the limit, "
+                             "--http-max-connections-per-client)");
+    } else {
+      ++open;
+      ++per_client[peer];
+    }
+  }
+  if (!refusal.empty()) {
+    LogRefusal(options, "connection", peer, answer && !tls ? 503 : 0, refusal);
+    if (answer) {
+      Refuse(std::move(socket));
+    } else {
+      socket.close(ignored);
+    }
+  } else {
+    auto c = std::make_shared<Conn>(this, std::move(socket), peer);
+    Register(c);
+    c->Start();
+  }
+  DoAccept();
+}
+
+// Answers a connection refused at accept with 503 (plaintext only: over TLS there is no
+// handshake to answer over), then closes it after reading what the client sent.
+void HttpServer::Impl::Refuse(tcp::socket socket) {
+  error_code ignored;
+  if (tls || refusals_in_flight.load() >= kMaxRefusalsInFlight) {
+    socket.close(ignored);
+    return;
+  }
+  ++refusals_in_flight;
+  struct Refusal {
+    tcp::socket socket;
+    std::string out;
+    asio::steady_timer timer;
+    char discard[4096];
+    std::atomic<int>* in_flight;
+    Refusal(tcp::socket s, std::atomic<int>* n)
+        : socket(std::move(s)), timer(socket.get_executor()), in_flight(n) {}
+    ~Refusal() { --*in_flight; }
+  };
+  auto r = std::make_shared<Refusal>(std::move(socket), &refusals_in_flight);
+  HttpResponse busy = Busy();
+  r->out = ResponseHead(busy, 503, false, 11, busy.body.size(), false) + busy.body;
+  r->timer.expires_after(std::chrono::seconds(1));
+  r->timer.async_wait([r](const error_code& ec) {
+    if (ec) return;
+    error_code e;
+    r->socket.close(e);
+  });
+  asio::async_write(r->socket, asio::buffer(r->out), [r](const error_code& ec, size_t) {
+    error_code e;
+    if (ec) return r->socket.close(e);
+    r->socket.shutdown(tcp::socket::shutdown_send, e);
+    // Read (and drop) what the client sends until it closes or the timer fires.
+    auto drain = std::make_shared<std::function<void()>>();
+    *drain = [r, drain] {
+      r->socket.async_read_some(asio::buffer(r->discard), [r, drain](const error_code& ec, size_t) {
+        if (ec) {
+          error_code e;
+          r->timer.cancel();
+          r->socket.close(e);
+          *drain = nullptr;  // breaks the cycle
+          return;
+        }
+        (*drain)();
+      });
+    };
+    (*drain)();
+  });
+}
+
+void HttpServer::Impl::Register(const std::shared_ptr<Conn>& c) {
+  std::lock_guard<std::mutex> l(mu);
+  conns.emplace(c.get(), c);
+}
+
+void HttpServer::Impl::Unregister(Conn* c, const std::string& peer) {
+  {
+    std::lock_guard<std::mutex> l(mu);
+    conns.erase(c);
+    --open;
+    if (--per_client[peer] <= 0) per_client.erase(peer);
+  }
+  closed_cv.notify_all();
+}
+
+void HttpServer::Impl::RegisterStream(const std::shared_ptr<StreamImpl>& s) {
+  std::lock_guard<std::mutex> l(mu);
+  streams.erase(std::remove_if(streams.begin(), streams.end(),
+                               [](const std::weak_ptr<StreamImpl>& w) { return w.expired(); }),
+                streams.end());
+  streams.push_back(s);
+}
+
+std::vector<std::shared_ptr<Conn>> HttpServer::Impl::LiveConnections() {
+  std::vector<std::shared_ptr<Conn>> out;
+  std::lock_guard<std::mutex> l(mu);
+  for (auto& [raw, weak] : conns) {
+    if (auto c = weak.lock()) out.push_back(std::move(c));
+  }
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------
 // HttpServer.
 
-HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler)
-    : options_(std::move(options)), handler_(std::move(handler)) {}
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
                                                               const TlsFiles& tls, int threads,
@@ -884,323 +1098,147 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string&
                                                               HttpHandler handler) {
   if (!handler) return absl::InvalidArgumentError("HttpServer: no handler");
   if (options.threads < 1) return absl::InvalidArgumentError("HttpServer: threads must be >= 1");
+  if (options.io_threads < 1) {
+    return absl::InvalidArgumentError("HttpServer: io_threads must be >= 1");
+  }
+  if (options.max_connections < 1) {
+    return absl::InvalidArgumentError("HttpServer: max_connections must be >= 1");
+  }
   std::string host, port;
   if (absl::Status s = ParseListen(listen, &host, &port); !s.ok()) return s;
 
   HttpServerOptions opts = options;
   if (opts.max_queued <= 0) opts.max_queued = 4 * opts.threads;
-  std::unique_ptr<HttpServer> server(new HttpServer(opts, std::move(handler)));
-
+  auto impl = std::make_unique<Impl>(opts, std::move(handler));
   if (!tls.cert_file.empty() || !tls.key_file.empty()) {
-    absl::StatusOr<SSL_CTX*> ctx = MakeSslContext(tls);
+    auto ctx = MakeTlsContext(tls);
     if (!ctx.ok()) return ctx.status();
-    server->ssl_ctx_ = *ctx;
+    impl->tls = std::move(*ctx);
   }
+  impl->ioc = std::make_unique<asio::io_context>(opts.io_threads);
+  impl->acceptor = std::make_unique<tcp::acceptor>(*impl->ioc);
+  impl->keep_running.emplace(impl->ioc->get_executor());
 
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* addrs = nullptr;
-  if (int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &addrs); rc != 0) {
+  error_code ec;
+  tcp::resolver resolver(*impl->ioc);
+  auto results =
+      resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec) {
     return absl::InvalidArgumentError(
-        absl::StrCat("listen address \"", listen, "\": ", gai_strerror(rc)));
+        absl::StrCat("listen address \"", listen, "\": ", ec.message()));
   }
   std::string bind_error = "no address";
-  for (addrinfo* a = addrs; a != nullptr && server->listen_fd_ < 0; a = a->ai_next) {
-    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) {
-      bind_error = std::strerror(errno);
-      continue;
-    }
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 512) != 0) {
-      bind_error = std::strerror(errno);
-      ::close(fd);
-      continue;
-    }
-    server->listen_fd_ = fd;
+  for (const auto& entry : results) {
+    tcp::acceptor& a = *impl->acceptor;
+    error_code e;
+    a.open(entry.endpoint().protocol(), e);
+    if (!e) a.set_option(asio::socket_base::reuse_address(true), e);
+    if (!e) a.bind(entry.endpoint(), e);
+    if (!e) a.listen(512, e);
+    if (!e) break;
+    bind_error = e.message();
+    error_code ignored;
+    a.close(ignored);
   }
-  freeaddrinfo(addrs);
-  if (server->listen_fd_ < 0) {
+  if (!impl->acceptor->is_open()) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", listen, ": ", bind_error));
   }
-  sockaddr_storage bound{};
-  socklen_t len = sizeof bound;
-  getsockname(server->listen_fd_, reinterpret_cast<sockaddr*>(&bound), &len);
-  server->bound_port_ =
-      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                        : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  impl->port = impl->acceptor->local_endpoint(ec).port();
 
-  server->epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  server->wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (server->epoll_fd_ < 0 || server->wake_fd_ < 0) {
-    return absl::InternalError(absl::StrCat("epoll/eventfd: ", std::strerror(errno)));
-  }
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.ptr = &server->listen_fd_;
-  epoll_ctl(server->epoll_fd_, EPOLL_CTL_ADD, server->listen_fd_, &ev);
-  ev.data.ptr = &server->wake_fd_;
-  epoll_ctl(server->epoll_fd_, EPOLL_CTL_ADD, server->wake_fd_, &ev);
-
+  std::unique_ptr<HttpServer> server(new HttpServer(std::move(impl)));
+  Impl* s = server->impl_.get();
+  s->DoAccept();
   try {
-    for (int i = 0; i < opts.threads; ++i) {
-      {
-        std::lock_guard<std::mutex> l(server->mu_);
-        ++server->workers_running_;
-      }
-      server->workers_.emplace_back([s = server.get()] { s->WorkerLoop(); });
+    for (int i = 0; i < opts.threads; ++i) s->workers.emplace_back([s] { s->WorkerLoop(); });
+    for (int i = 0; i < opts.io_threads; ++i) {
+      s->io_threads.emplace_back([s] {
+        for (;;) {
+          try {
+            s->ioc->run();
+            return;
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "cubd: http: I/O thread: %s\n", e.what());
+          }
+        }
+      });
     }
-    server->poller_ = std::thread([s = server.get()] { s->PollLoop(); });
   } catch (const std::system_error& e) {
-    std::lock_guard<std::mutex> l(server->mu_);
-    server->workers_running_ = static_cast<int>(server->workers_.size());
     return absl::ResourceExhaustedError(absl::StrCat("HttpServer threads: ", e.what()));
   }
   return server;
 }
 
-HttpServer::~HttpServer() {
-  Shutdown();
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-  if (epoll_fd_ >= 0) ::close(epoll_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
-  queue_.clear();
-  parked_.clear();
-  if (ssl_ctx_ != nullptr) SSL_CTX_free(ssl_ctx_);
-}
+HttpServer::~HttpServer() { Shutdown(); }
+
+int HttpServer::bound_port() const { return impl_->port; }
 
 void HttpServer::Shutdown() {
   std::lock_guard<std::mutex> serial(shutdown_mu_);
+  Impl& s = *impl_;
   {
-    std::lock_guard<std::mutex> l(mu_);
-    if (shut_down_) return;
-    shut_down_ = true;
-    stopping_ = true;
+    std::lock_guard<std::mutex> l(s.mu);
+    if (s.shut_down) return;
+    s.shut_down = true;
   }
-  if (wake_fd_ >= 0) {
-    uint64_t one = 1;
-    (void)!::write(wake_fd_, &one, sizeof one);
-  }
-  if (poller_.joinable()) poller_.join();  // closes the listening socket and idle connections
-  work_cv_.notify_all();
+  s.stopping = true;
+
+  // 1. Stop accepting; idle connections close and streams end, on their strands.
   {
-    std::unique_lock<std::mutex> l(mu_);
-    if (!exit_cv_.wait_for(l, options_.shutdown_grace, [&] { return workers_running_ == 0; })) {
-      // Grace is over: drop what has not started and cut the sockets of what has, so workers
-      // blocked in I/O return at once. A handler still running is waited for below.
-      force_close_ = true;
-      queue_.clear();
-      for (const auto& [conn, fd] : active_) ::shutdown(fd, SHUT_RDWR);
+    std::promise<void> closed;
+    asio::post(*s.ioc, [&] {
+      error_code ignored;
+      s.acceptor->close(ignored);
+      closed.set_value();
+    });
+    closed.get_future().wait();
+  }
+  for (auto& c : s.LiveConnections()) asio::post(c->executor(), [c] { c->OnServerStop(); });
+
+  // 2. Let requests under way finish, for up to the grace period.
+  bool drained;
+  {
+    std::unique_lock<std::mutex> l(s.mu);
+    drained = s.closed_cv.wait_for(l, s.options.shutdown_grace, [&] { return s.open == 0; });
+  }
+  // 3. Grace is over: drop requests not yet started, close every socket.
+  if (!drained) {
+    std::deque<std::function<void()>> dropped;
+    {
+      std::lock_guard<std::mutex> l(s.mu);
+      dropped.swap(s.jobs);
     }
+    dropped.clear();
+    for (auto& c : s.LiveConnections()) asio::post(c->executor(), [c] { c->ForceClose(); });
   }
-  work_cv_.notify_all();
-  for (auto& t : workers_) {
+  // 4. Workers finish the handlers still running (and exit).
+  {
+    std::lock_guard<std::mutex> l(s.mu);
+    s.workers_stop = true;
+  }
+  s.work_cv.notify_all();
+  for (auto& t : s.workers) {
     if (t.joinable()) t.join();
   }
-}
-
-void HttpServer::PollLoop() {
-  BlockSigpipe();
-  constexpr int kMaxEvents = 64;
-  epoll_event events[kMaxEvents];
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (stopping_) break;
-    }
-    int n = epoll_wait(epoll_fd_, events, kMaxEvents, 250);
-    std::vector<std::unique_ptr<Conn>> rejected;
-    for (int i = 0; i < n; ++i) {
-      void* tag = events[i].data.ptr;
-      if (tag == &listen_fd_) {
-        AcceptAll();
-      } else if (tag == &wake_fd_) {
-        uint64_t v;
-        (void)!::read(wake_fd_, &v, sizeof v);
-      } else {
-        std::lock_guard<std::mutex> l(mu_);
-        auto it = parked_.find(static_cast<Conn*>(tag));
-        if (it == parked_.end()) continue;
-        std::unique_ptr<Conn> c = std::move(it->second);
-        parked_.erase(it);
-        if (static_cast<int>(queue_.size()) >= options_.max_queued) {
-          rejected.push_back(std::move(c));
-        } else {
-          queue_.push_back(std::move(c));
-          work_cv_.notify_one();
-        }
-      }
-    }
-    for (auto& c : rejected) Reject(std::move(c));
-    // Close connections idle for too long (destroyed outside the lock).
-    std::vector<std::unique_ptr<Conn>> expired;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      const auto now = Clock::now();
-      for (auto it = parked_.begin(); it != parked_.end();) {
-        if (it->first->idle_deadline <= now) {
-          expired.push_back(std::move(it->second));
-          it = parked_.erase(it);
-        } else {
-          ++it;
-        }
-      }
-    }
-  }
-  ::close(listen_fd_);
-  listen_fd_ = -1;
-  std::unordered_map<Conn*, std::unique_ptr<Conn>> idle;
+  // 5. Nothing may be posted by producers from now on.
   {
-    std::lock_guard<std::mutex> l(mu_);
-    idle.swap(parked_);
-  }
-}
-
-void HttpServer::AcceptAll() {
-  for (;;) {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len,
-                       SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        // Out of descriptors or memory: the listening socket stays readable, so back off
-        // instead of spinning; idle connections expiring will free descriptors.
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-      return;
-    }
-    if (open_connections_.load() >= options_.max_connections) {
-      ::close(fd);
-      continue;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    auto c = std::make_unique<Conn>();
-    c->fd = fd;
-    open_connections_.fetch_add(1);
-    c->open_counter = &open_connections_;
-    c->remote_addr = AddrToString(addr);
-    if (ssl_ctx_ != nullptr) {
-      c->ssl = SSL_new(ssl_ctx_);
-      if (c->ssl == nullptr || SSL_set_fd(c->ssl, fd) != 1) {
-        ERR_clear_error();
-        continue;  // c closes the socket
-      }
-    }
-    // A new connection must start its request within header_timeout.
-    Park(std::move(c), Clock::now() + options_.header_timeout);
-  }
-}
-
-void HttpServer::Park(std::unique_ptr<Conn> c, Clock::time_point deadline) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (stopping_) return;  // closes c
-  Conn* raw = c.get();
-  raw->idle_deadline = deadline;
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLONESHOT;
-  ev.data.ptr = raw;
-  if (epoll_ctl(epoll_fd_, raw->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, raw->fd, &ev) != 0) {
-    return;  // closes c
-  }
-  raw->registered = true;
-  parked_.emplace(raw, std::move(c));
-}
-
-void HttpServer::Reject(std::unique_ptr<Conn> c) {
-  if (c->ssl != nullptr) return;  // no handshake yet to answer over; closing is all we can do
-  // Read what the client already sent, so closing sends FIN rather than RST, then answer.
-  char buf[16384];
-  for (int i = 0; i < 4 && ::recv(c->fd, buf, sizeof buf, MSG_DONTWAIT) > 0; ++i) {
-  }
-  std::string body = JsonErrorBody(14, "server busy; retry later");
-  std::string out = absl::StrCat(
-      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ",
-      body.size(), "\r\nConnection: close\r\nRetry-After: 1\r\n\r\n", body);
-  (void)!::send(c->fd, out.data(), out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  ::shutdown(c->fd, SHUT_WR);
-}
-
-void HttpServer::WorkerLoop() {
-  BlockSigpipe();
-  for (;;) {
-    std::unique_ptr<Conn> c;
+    std::vector<std::weak_ptr<StreamImpl>> streams;
     {
-      std::unique_lock<std::mutex> l(mu_);
-      work_cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
-      if (force_close_) queue_.clear();
-      if (queue_.empty()) break;  // stopping, and nothing left to serve
-      c = std::move(queue_.front());
-      queue_.pop_front();
-      active_.emplace(c.get(), c->fd);
+      std::lock_guard<std::mutex> l(s.mu);
+      streams.swap(s.streams);
     }
-    Serve(std::move(c));
+    for (auto& w : streams) {
+      if (auto st = w.lock()) st->MarkClosed();
+    }
   }
+  // 6. Connections closing now need their I/O threads a little longer.
   {
-    std::lock_guard<std::mutex> l(mu_);
-    --workers_running_;
+    std::unique_lock<std::mutex> l(s.mu);
+    s.closed_cv.wait_for(l, std::chrono::seconds(2), [&] { return s.open == 0; });
   }
-  exit_cv_.notify_all();
-}
-
-void HttpServer::Serve(std::unique_ptr<Conn> c) {
-  Conn& conn = *c;
-  bool park = false;
-  if (conn.ssl != nullptr && !conn.handshake_done) {
-    if (Handshake(conn, Clock::now() + options_.header_timeout, options_.io_timeout) == Io::kOk) {
-      conn.handshake_done = true;
-    } else {
-      conn.ssl_broken = true;
-    }
-  }
-  while (conn.ssl == nullptr || conn.handshake_done) {
-    HttpRequest req;
-    bool keep_alive = false;
-    RequestError err;
-    ReadResult rr = ReadRequest(conn, options_, &req, &keep_alive, &err);
-    if (rr == ReadResult::kClose) break;
-    if (rr == ReadResult::kError) {
-      if (SendResponse(conn, options_, ServerError(err.status, err.message), false, false) ==
-          Io::kOk) {
-        CloseGracefully(conn, /*linger=*/true);
-      }
-      break;
-    }
-    HttpResponse resp;
-    try {
-      resp = handler_(req);
-    } catch (const std::exception& e) {
-      resp = ServerError(500, "internal error");
-    } catch (...) {
-      resp = ServerError(500, "internal error");
-    }
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (stopping_) keep_alive = false;
-    }
-    if (SendResponse(conn, options_, resp, keep_alive, req.method == "HEAD") != Io::kOk) break;
-    if (!keep_alive) {
-      CloseGracefully(conn, /*linger=*/false);
-      break;
-    }
-    // A pipelined request already buffered here (or inside OpenSSL) would never wake the poller.
-    if (!conn.in.empty() || (conn.ssl != nullptr && SSL_has_pending(conn.ssl))) continue;
-    park = true;
-    break;
-  }
-  {
-    // Leave active_ before the socket may be closed, so Shutdown() never touches a reused fd.
-    std::lock_guard<std::mutex> l(mu_);
-    active_.erase(&conn);
-  }
-  if (park) {
-    std::string().swap(conn.in);  // empty here; an idle connection should not keep a big buffer
-    Park(std::move(c), Clock::now() + options_.keepalive_timeout);
+  s.keep_running.reset();
+  s.ioc->stop();
+  for (auto& t : s.io_threads) {
+    if (t.joinable()) t.join();
   }
 }
 

@@ -1,53 +1,52 @@
-// A small HTTP/1.1 server on POSIX sockets, with optional TLS (OpenSSL), that carries cubd's
-// REST/JSON mirror and health endpoint (see rest_gateway.h for what is served). No external
-// HTTP library: the surface we need is small (one request at a time per connection,
-// Content-Length or chunked request bodies, Content-Length responses, keep-alive), and owning it
-// lets us bound every resource a client can hold.
+// The HTTP/1.1 server (optionally TLS) that carries cubd's REST/JSON mirror and health endpoint
+// (see rest_gateway.h for what is served). Built on Boost.Beast over Boost.Asio, with OpenSSL for
+// TLS.
 //
-// Model. One poller thread owns the listening socket and every *idle* connection (new ones that
-// have not sent a byte yet, and keep-alive ones between requests) in an epoll set. When an idle
-// connection becomes readable it is handed to a bounded queue served by a fixed pool of worker
-// threads; a worker reads one request (TLS handshake first, if any), calls the handler, writes
-// the response and gives the connection back to the poller (or keeps reading, if the client
-// pipelined). So an idle keep-alive connection costs a file descriptor, never a worker. When the
-// queue is full the connection is answered 503 at once (plaintext; a TLS connection is closed,
-// as there is no handshake yet to answer over).
+// Model. A small pool of I/O threads (`io_threads`) runs every socket with asynchronous reads
+// and writes: accepting, the TLS handshake, reading and parsing requests (Beast's request
+// parser), writing responses. A client that is slow to send, or idle, holds a socket and a
+// buffer, never a thread. Only a complete request goes to the bounded pool of `threads` worker
+// threads, which run the (blocking) handler; the response is handed back to the connection's I/O
+// strand to be written. One request per connection is handled at a time, so pipelined requests
+// are answered in order. When `max_queued` complete requests already wait for a worker, the next
+// one is answered 503 at once.
 //
-// Limits. Every wait is bounded: a new connection must start its request within
-// `header_timeout`, the request line and headers must be complete within `header_timeout`, the
-// body within `transfer_timeout`, the response written within `transfer_timeout`, and no single
-// read or write may stall for more than `io_timeout`; keep-alive connections idle for more than
-// `keepalive_timeout` are closed. Bodies above `max_body_bytes` get 413, header sections above
-// `max_header_bytes` 431, and the number of open connections is capped at `max_connections`
-// (beyond that, new connections are closed on accept). The handler's own run time is not
-// bounded here: handlers must bound themselves (the REST gateway passes a deadline on every
-// gRPC call).
+// Limits. A new connection must complete its TLS handshake and send its request line and headers
+// within `header_timeout` of being accepted; a later request on a kept-alive connection must
+// complete its headers within `header_timeout` of its first byte, and keep-alive connections idle
+// for `keepalive_timeout` are closed. The body must arrive within `transfer_timeout` of the end
+// of the headers, a response be written within `transfer_timeout`, and no read inside a request
+// may stall for more than `io_timeout`. Header sections above `max_header_bytes` get 431, bodies
+// above `max_body_bytes` 413. At most `max_connections` connections are open at once (beyond
+// that new ones are closed on accept) and at most `max_connections_per_client` from one client IP
+// address (beyond that new ones are answered 503, or closed for TLS). Each refusal is logged to
+// stderr on one line. The handler's own run time is not bounded here: handlers must bound
+// themselves (the REST gateway passes a deadline on every gRPC call).
 //
-// Errors the server produces itself (400 malformed request, 408, 413, 431, 501 unsupported
-// transfer coding, 503, 505) have the REST mirror's JSON error body, see JsonErrorBody().
+// Strictness (request smuggling). Transfer-Encoding other than "chunked" gets 501; both
+// Transfer-Encoding and Content-Length, differing Content-Length fields, Transfer-Encoding in
+// HTTP/1.0, obsolete line folding and bare-LF line ends get 400. Errors the server produces
+// itself (400, 408, 413, 417, 431, 500, 501, 503, 505) have the REST mirror's JSON error body,
+// see JsonErrorBody(), and close the connection.
+//
+// Streaming. A handler may answer with a long-lived response whose body is produced later, from
+// any thread (server-sent events): see HttpStream and HttpResponse::stream.
 
 #ifndef CUB_SERVER_HTTP_SERVER_H_
 #define CUB_SERVER_HTTP_SERVER_H_
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-
-typedef struct ssl_ctx_st SSL_CTX;
 
 namespace cub::server {
 
@@ -66,13 +65,37 @@ struct HttpRequest {
   std::string remote_addr;                     // peer IP address, e.g. "127.0.0.1" or "::1"
 };
 
+// The body of a streaming response, written from any thread while the connection is open.
+// Thread-safe; no call blocks (data is queued and written by the connection's I/O thread).
+// The stream ends when the producer calls Close(), the client disconnects, a write times out
+// (`transfer_timeout`), more than `max_stream_buffer_bytes` are queued unsent (a client that
+// does not read), or the server shuts down. The connection is closed after the stream ends.
+class HttpStream {
+ public:
+  virtual ~HttpStream() = default;
+  // Queues `data` as the next piece of the body (one chunk, for HTTP/1.1). Returns false, and
+  // drops the data, if the stream has ended.
+  virtual bool Write(std::string data) = 0;
+  // Ends the stream after what is queued has been sent. Idempotent.
+  virtual void Close() = 0;
+  // True once the stream has ended, for whatever reason.
+  virtual bool closed() const = 0;
+};
+
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
-  // Extra headers (e.g. Allow, WWW-Authenticate). The server sets Content-Type, Content-Length
-  // and Connection itself; a header whose name or value holds CR or LF is dropped.
+  // Extra headers (e.g. Allow, WWW-Authenticate). The server sets Content-Type, Content-Length,
+  // Transfer-Encoding and Connection itself; a header whose name or value holds CR or LF is
+  // dropped.
   std::vector<std::pair<std::string, std::string>> headers;
+  // Set for a streaming response (e.g. `Content-Type: text/event-stream`): `body` is ignored,
+  // the headers are sent (chunked for HTTP/1.1, close-delimited for HTTP/1.0) and then `stream`
+  // is called once, on a worker thread, with the stream to write the body to. It must return
+  // promptly: it should hand the stream to a producer, not produce the body itself. Not called
+  // for HEAD requests (only the headers are sent).
+  std::function<void(std::shared_ptr<HttpStream>)> stream;
 };
 
 // Called on worker threads, concurrently; must be thread-safe. An exception escaping it is
@@ -81,17 +104,21 @@ struct HttpResponse {
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 struct HttpServerOptions {
-  int threads = 8;     // worker threads; at least 1
-  int max_queued = 0;  // connections waiting for a worker before 503; 0 means 4 * threads
+  int threads = 8;     // worker threads that run the handler; at least 1
+  int io_threads = 1;  // threads that run every socket's I/O; at least 1
+  int max_queued = 0;  // complete requests waiting for a worker before 503; 0 means 4 * threads
   int max_connections = 4096;
-  size_t max_body_bytes = 16u << 20;    // larger bodies get 413
-  size_t max_header_bytes = 64u << 10;  // larger request line + headers get 431
+  int max_connections_per_client = 256;       // per client IP address; 0: no limit of its own
+  size_t max_body_bytes = 16u << 20;          // larger bodies get 413
+  size_t max_header_bytes = 64u << 10;        // larger request line + headers get 431
+  size_t max_stream_buffer_bytes = 1u << 20;  // unsent bytes of a streaming response
   std::chrono::milliseconds header_timeout{10'000};
   std::chrono::milliseconds transfer_timeout{60'000};
   std::chrono::milliseconds io_timeout{10'000};
   std::chrono::milliseconds keepalive_timeout{30'000};
   // How long Shutdown() lets in-flight requests finish before it closes their sockets.
   std::chrono::milliseconds shutdown_grace{10'000};
+  bool log_refusals = true;  // one line on stderr for each refused connection or request
 };
 
 // Thread-safety: bound_port() may be called from any thread; Shutdown() from any thread but a
@@ -100,7 +127,7 @@ class HttpServer {
  public:
   // Binds `listen` and starts serving. `listen` is "HOST:PORT", "[IPV6]:PORT" or ":PORT" (all
   // IPv4 interfaces); HOST may be a name, the first address that binds is used; PORT 0 picks a
-  // free port (see bound_port()). Fails with InvalidArgument for a malformed address or
+  // free port (see bound_port()). Fails with InvalidArgument for a malformed address, options or
   // unusable TLS files, Unavailable if the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const std::string& listen,
                                                            const TlsFiles& tls, int threads,
@@ -115,50 +142,22 @@ class HttpServer {
   ~HttpServer();
 
   // The port actually bound (useful after listening on port 0).
-  int bound_port() const { return bound_port_; }
+  int bound_port() const;
 
-  // Stops accepting (the listening socket is closed, idle connections too), lets requests in
-  // flight or already queued finish with "Connection: close" for up to `shutdown_grace`, then
-  // closes the sockets of those still running and joins all threads. A handler still running
-  // is waited for: handlers must bound their own run time. To drain the REST mirror of a gRPC
-  // server, shut this down before the gRPC server.
+  // Stops accepting (the listening socket is closed), closes idle connections and ends
+  // streaming responses, lets requests being read, queued or handled finish with
+  // "Connection: close" for up to `shutdown_grace`, then closes the sockets of those left and
+  // joins all threads. A handler still running is waited for: handlers must bound their own run
+  // time. To drain the REST mirror of a gRPC server, shut this down before the gRPC server.
   void Shutdown();
 
-  struct Conn;  // implementation detail: one client connection, defined in http_server.cc
+  class Impl;  // implementation detail, defined in http_server.cc
 
  private:
-  HttpServer(HttpServerOptions options, HttpHandler handler);
-
-  void PollLoop();
-  void AcceptAll();
-  void WorkerLoop();
-  void Serve(std::unique_ptr<Conn> conn);
-  void Park(std::unique_ptr<Conn> conn, std::chrono::steady_clock::time_point deadline);
-  void Reject(std::unique_ptr<Conn> conn);
-
-  const HttpServerOptions options_;
-  const HttpHandler handler_;
-  SSL_CTX* ssl_ctx_ = nullptr;  // owned; null for plaintext
-  int listen_fd_ = -1;
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;  // eventfd that interrupts the poller
-  int bound_port_ = 0;
-  std::atomic<int> open_connections_{0};
-
-  std::mutex mu_;
-  std::condition_variable work_cv_;  // queue_ non-empty or stopping_
-  std::condition_variable exit_cv_;  // a worker exited
-  bool stopping_ = false;
-  bool force_close_ = false;  // grace period over: drop queued work, cut active connections
-  bool shut_down_ = false;    // Shutdown() completed or in progress
-  int workers_running_ = 0;
-  std::deque<std::unique_ptr<Conn>> queue_;                  // waiting for a worker
-  std::unordered_map<Conn*, std::unique_ptr<Conn>> parked_;  // idle, owned by the poller
-  std::unordered_map<Conn*, int> active_;                    // being served: conn -> fd
+  explicit HttpServer(std::unique_ptr<Impl> impl);
 
   std::mutex shutdown_mu_;  // serializes Shutdown() callers
-  std::thread poller_;
-  std::vector<std::thread> workers_;
+  std::unique_ptr<Impl> impl_;
 };
 
 // The JSON error body of the REST mirror: {"code":5,"status":"NOT_FOUND","message":"..."}.

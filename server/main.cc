@@ -79,6 +79,43 @@ int main(int argc, char** argv) {
                    "Failed authentications per minute allowed to a client address after the burst")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  // The REST/JSON mirror's limits.
+  serve_cmd
+      ->add_option("--http-max-connections", serve.http_max_connections,
+                   "REST: connections open at once; more are closed on accept")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  serve_cmd
+      ->add_option("--http-max-connections-per-client", serve.http_max_connections_per_client,
+                   "REST: connections open at once from one client IP address; more get 503"
+                   " (0: no limit of its own)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
+  serve_cmd
+      ->add_option("--http-max-header-bytes", serve.http_max_header_bytes,
+                   "REST: request line and headers, in bytes; larger get 431")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1024}, size_t{16} << 20));
+  serve_cmd
+      ->add_option("--http-max-body-bytes", serve.http_max_body_bytes,
+                   "REST: request body, in bytes; larger get 413")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30));
+  serve_cmd
+      ->add_option("--http-header-timeout", serve.http_header_timeout_s,
+                   "REST: seconds for the TLS handshake, request line and headers; then 408")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  serve_cmd
+      ->add_option("--http-body-timeout", serve.http_body_timeout_s,
+                   "REST: seconds for a request body (then 408), and for writing a response")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  serve_cmd
+      ->add_option("--http-idle-timeout", serve.http_idle_timeout_s,
+                   "REST: seconds a kept-alive connection may wait for its next request")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
 
   CLI::App* migrate_cmd = app.add_subcommand("migrate", "Apply pending schema migrations");
   add_db_flags(migrate_cmd);

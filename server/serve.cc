@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <filesystem>
@@ -40,6 +41,25 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 int Fail(const std::string& what, const absl::Status& s) {
   std::fprintf(stderr, "cubd: %s: %s\n", what.c_str(), std::string(s.message()).c_str());
   return 1;
+}
+
+std::chrono::milliseconds Millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+HttpServerOptions HttpOptions(const ServeOptions& opts) {
+  HttpServerOptions o;
+  o.threads = opts.threads;
+  o.max_connections = opts.http_max_connections;
+  o.max_connections_per_client = opts.http_max_connections_per_client;
+  o.max_header_bytes = opts.http_max_header_bytes;
+  o.max_body_bytes = opts.http_max_body_bytes;
+  o.header_timeout = Millis(opts.http_header_timeout_s);
+  o.transfer_timeout = Millis(opts.http_body_timeout_s);
+  o.keepalive_timeout = Millis(opts.http_idle_timeout_s);
+  // A read inside a request may stall no longer than the header timeout either.
+  o.io_timeout = std::min(o.io_timeout, o.header_timeout);
+  return o;
 }
 
 }  // namespace
@@ -127,7 +147,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
     gateway = std::make_unique<RestGateway>(server->InProcessChannel(args),
                                             google::protobuf::DescriptorPool::generated_pool());
     RestGateway* gw = gateway.get();
-    auto started = HttpServer::Start(opts.http_listen, tls, opts.threads,
+    auto started = HttpServer::Start(opts.http_listen, tls, HttpOptions(opts),
                                      [gw](const HttpRequest& r) { return gw->Handle(r); });
     if (!started.ok()) {
       server->Shutdown();

@@ -3,6 +3,7 @@
 #ifndef CUB_SERVER_SERVE_H_
 #define CUB_SERVER_SERVE_H_
 
+#include <cstddef>
 #include <string>
 
 #include "server/call.h"
@@ -24,6 +25,14 @@ struct ServeOptions {
   std::string work_dir;
   // Request size limits and the failed-authentication rate limit, applied to every call.
   EdgeLimits edge;
+  // Limits of the REST/JSON mirror (the --http-* flags; see docs/operations.md).
+  int http_max_connections = 4096;
+  int http_max_connections_per_client = 256;  // 0: no limit per client address
+  size_t http_max_header_bytes = 64 << 10;
+  size_t http_max_body_bytes = 16 << 20;
+  double http_header_timeout_s = 10;  // TLS handshake + request line + headers
+  double http_body_timeout_s = 60;    // the request body, and writing the response
+  double http_idle_timeout_s = 30;    // a kept-alive connection between requests
 };
 
 // Returns the process exit code.

@@ -90,6 +90,12 @@ class SpaceImpl final : public cub::v1::SpaceService::Service {
   }
 };
 
+HttpServerOptions DefaultStackOptions() {
+  HttpServerOptions o;
+  o.threads = 4;
+  return o;
+}
+
 // A gRPC server reachable only in-process, the gateway on it and an HTTP server in front.
 struct Stack {
   AuthImpl auth;
@@ -98,7 +104,8 @@ struct Stack {
   std::unique_ptr<RestGateway> gateway;
   std::unique_ptr<HttpServer> http;
 
-  explicit Stack(const TlsFiles& tls = {}, cub::server::RestGatewayOptions gw = {}) {
+  explicit Stack(const TlsFiles& tls = {}, cub::server::RestGatewayOptions gw = {},
+                 HttpServerOptions http_options = DefaultStackOptions()) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&auth);
     builder.RegisterService(&spaces);
@@ -106,7 +113,7 @@ struct Stack {
     REQUIRE(grpc_server != nullptr);
     gateway = std::make_unique<RestGateway>(grpc_server->InProcessChannel(grpc::ChannelArguments()),
                                             google::protobuf::DescriptorPool::generated_pool(), gw);
-    auto started = HttpServer::Start("127.0.0.1:0", tls, 4, gateway->AsHandler());
+    auto started = HttpServer::Start("127.0.0.1:0", tls, http_options, gateway->AsHandler());
     REQUIRE(started.ok());
     http = std::move(*started);
     REQUIRE(http->bound_port() > 0);
@@ -238,6 +245,16 @@ class Client {
   }
 
   int interim_responses() const { return interim_responses_; }
+
+  // Reads until what was received (and not yet consumed by Read) contains `needle`; false if
+  // the connection closes or stalls first.
+  bool ReadUntil(const std::string& needle) {
+    while (buf_.find(needle) == std::string::npos) {
+      if (ReadSome() <= 0) return false;
+    }
+    return true;
+  }
+  const std::string& received() const { return buf_; }
 
  private:
   long ReadSome() {
@@ -794,11 +811,60 @@ TEST_CASE("HttpServer::Shutdown is bounded by the grace period", "[rest][http]")
   o.shutdown_grace = 200ms;
   auto server = StartTestServer(o);
   Client slow(server->bound_port());
-  REQUIRE(slow.Send("GET / HTTP/1.1\r\n"));  // a worker now waits up to 10 s for the rest
+  REQUIRE(slow.Send("GET / HTTP/1.1\r\n"));  // a request under way, for 10 s more
   std::this_thread::sleep_for(100ms);
   auto start = Clock::now();
   server->Shutdown();
   REQUIRE(Clock::now() - start < 2s);
+}
+
+TEST_CASE("HttpServer refuses requests that could be read two ways", "[rest][http]") {
+  HttpServerOptions o;
+  o.threads = 1;
+  auto server = StartTestServer(o);
+  const int port = server->bound_port();
+  RequireJsonError(Roundtrip(port, "GET /x HTTP/1.1\nHost: x\n\n"), 400, 3, "INVALID_ARGUMENT",
+                   "bare LF");
+  RequireJsonError(
+      Roundtrip(port, "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), 400, 3,
+      "INVALID_ARGUMENT", "HTTP/1.0");
+  RequireJsonError(Roundtrip(port, "POST /x HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"),
+                   501, 12, "UNIMPLEMENTED", "gzip");
+  RequireJsonError(Roundtrip(port,
+                             "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+                             "Content-Length: 5\r\n\r\n"),
+                   400, 3, "INVALID_ARGUMENT", "both");
+  RequireJsonError(Roundtrip(port,
+                             "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             "zz\r\nabc\r\n0\r\n\r\n"),
+                   400, 3, "INVALID_ARGUMENT", "chunk");
+  RequireJsonError(Roundtrip(port, "GET /x HTTP/1.1\r\nExpect: magic\r\n\r\n"), 417, 9,
+                   "FAILED_PRECONDITION", "magic");
+  std::string many;
+  for (int i = 0; i < 101; ++i) many += "X-" + std::to_string(i) + ": y\r\n";
+  RequireJsonError(Roundtrip(port, "GET /x HTTP/1.1\r\n" + many + "\r\n"), 431, 8,
+                   "RESOURCE_EXHAUSTED", "header fields");
+  // Equal Content-Length fields are one length.
+  Response r =
+      Roundtrip(port, "POST /x HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc");
+  REQUIRE(r.status == 200);
+  REQUIRE(r.body == "POST /x abc");
+  // A body that ends where its Content-Length says: what follows is the next request.
+  Client c(port);
+  REQUIRE(c.Send("POST /x HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /y HTTP/1.1\r\n\r\n"));
+  REQUIRE(c.Read().body == "POST /x ");
+  REQUIRE(c.Read().body == "GET /y ");
+  // HTTP/1.0 keeps the connection only when asked to.
+  REQUIRE(c.Send("GET /ten HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  r = c.Read();
+  REQUIRE(r.status == 200);
+  REQUIRE(r.header("connection") == "keep-alive");
+  REQUIRE(c.Send("HEAD /h HTTP/1.1\r\n\r\n"));
+  r = c.Read(/*head=*/true);
+  REQUIRE(r.status == 200);
+  REQUIRE(r.header("content-length") == "8");  // "HEAD /h "'s length, without the body
+  REQUIRE(c.Send(Get("/after-head")));
+  REQUIRE(c.Read().body == "GET /after-head ");
 }
 
 TEST_CASE("HttpServer listen addresses", "[rest][http]") {
@@ -884,4 +950,246 @@ TEST_CASE("REST mirror over TLS", "[rest][tls]") {
               std::to_string(port) + "/v1/AuthService/WhoAmI");
     REQUIRE(out.substr(out.size() - 3) == "401");
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slow clients, connection limits and streaming responses.
+
+TEST_CASE("REST mirror: slow clients hold no worker (slowloris)", "[rest][http][slowloris]") {
+  HttpServerOptions o = DefaultStackOptions();
+  o.header_timeout = 60s;  // the slow clients must stay connected for the whole test
+  o.io_timeout = 60s;
+  Stack stack({}, {}, o);
+  const int port = stack.http->bound_port();
+  const std::string normal = Post("/v1/AuthService/WhoAmI", "{}", "Authorization: Bearer good\r\n");
+  REQUIRE(Roundtrip(port, normal).status == 200);  // warm up the in-process channel
+
+  // 64 connections (16 times the workers), each sending its request one byte a second.
+  const std::string slow_request = Post("/v1/SpaceService/GetSpace", R"({"Space":"home"})");
+  constexpr int kSlow = 64;
+  std::vector<std::unique_ptr<Client>> slow;
+  for (int i = 0; i < kSlow; ++i) {
+    slow.push_back(std::make_unique<Client>(port));
+    REQUIRE(slow.back()->connected());
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> sent{0};
+  std::atomic<bool> send_failed{false};
+  std::thread trickle([&] {
+    for (size_t pos = 0; !stop && pos < slow_request.size() - 1; ++pos) {
+      for (auto& c : slow) {
+        if (!c->Send(slow_request.substr(pos, 1))) send_failed = true;
+      }
+      sent = pos + 1;
+      for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(100ms);
+    }
+  });
+  while (sent < 3) std::this_thread::sleep_for(50ms);
+
+  // The slow connections are all in the middle of their request line; normal calls go through.
+  for (int i = 0; i < 3; ++i) {
+    auto start = Clock::now();
+    Response r = Roundtrip(port, normal);
+    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    INFO("call " << i << " took " << took.count() << " ms");
+    REQUIRE(r.status == 200);
+    REQUIRE(took < 100ms);
+  }
+  stop = true;
+  trickle.join();
+  REQUIRE_FALSE(send_failed);
+
+  // They were held, not dropped: each finishes its request and is answered.
+  for (auto& c : slow) {
+    REQUIRE(c->Send(slow_request.substr(sent)));
+    Response r = c->Read();
+    REQUIRE(r.status == 200);
+    REQUIRE(r.body.find("\"Slug\":\"home\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("HttpServer limits connections per client address and in total", "[rest][http]") {
+  SECTION("per client: the extra connection gets 503 and is closed") {
+    HttpServerOptions o;
+    o.threads = 1;
+    o.max_connections_per_client = 2;
+    auto server = StartTestServer(o);
+    const int port = server->bound_port();
+    auto a = std::make_unique<Client>(port);
+    Client b(port);
+    // Served, so the server has accepted both before the third connects.
+    REQUIRE(a->Send(Get("/a")));
+    REQUIRE(a->Read().status == 200);
+    REQUIRE(b.Send(Get("/b")));
+    REQUIRE(b.Read().status == 200);
+    {
+      Client c(port);
+      REQUIRE(c.connected());  // the kernel accepts; the server answers and closes
+      Response r = c.Read();
+      RequireJsonError(r, 503, 14, "UNAVAILABLE", "retry later");
+      REQUIRE(r.header("connection") == "close");
+      REQUIRE(c.WaitClosed(2s));
+    }
+    // Once one of the two closes, a new connection is served again.
+    a.reset();
+    int status = 0;
+    for (int i = 0; i < 40 && status != 200; ++i) {
+      std::this_thread::sleep_for(50ms);
+      Client d(port);
+      if (d.Send(Get("/d"))) status = d.Read().status;
+    }
+    REQUIRE(status == 200);
+  }
+  SECTION("in total: connections beyond the limit are closed") {
+    HttpServerOptions o;
+    o.threads = 1;
+    o.max_connections = 2;
+    auto server = StartTestServer(o);
+    const int port = server->bound_port();
+    Client a(port), b(port);
+    REQUIRE(a.Send(Get("/a")));
+    REQUIRE(a.Read().status == 200);
+    REQUIRE(b.Send(Get("/b")));
+    REQUIRE(b.Read().status == 200);
+    Client c(port);
+    REQUIRE(c.WaitClosed(2s));
+    REQUIRE(a.Send(Get("/a")));  // the ones accepted are unaffected
+    REQUIRE(a.Read().status == 200);
+  }
+}
+
+namespace {
+
+// The streams opened by clients of /events, for the test to write to.
+struct EventHub {
+  std::mutex mu;
+  std::vector<std::shared_ptr<cub::server::HttpStream>> streams;
+  std::shared_ptr<cub::server::HttpStream> WaitFor(size_t n) {
+    for (int i = 0; i < 200; ++i) {
+      {
+        std::lock_guard<std::mutex> l(mu);
+        if (streams.size() >= n) return streams[n - 1];
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return nullptr;
+  }
+};
+
+// Reassembles a chunked body from what a client received after the response head.
+std::string Dechunk(std::string in) {
+  std::string out;
+  for (;;) {
+    size_t eol = in.find("\r\n");
+    if (eol == std::string::npos) return out;
+    size_t n = std::stoul(in.substr(0, eol), nullptr, 16);
+    if (n == 0 || in.size() < eol + 2 + n + 2) return out;
+    out += in.substr(eol + 2, n);
+    in.erase(0, eol + 2 + n + 2);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("HttpServer streams server-sent events", "[rest][http][sse]") {
+  EventHub hub;
+  HttpServerOptions o;
+  o.threads = 1;  // an open stream must not hold it
+  auto started = HttpServer::Start("127.0.0.1:0", {}, o, [&hub](const HttpRequest& req) {
+    if (req.path != "/events") return TestHandler(req);
+    HttpResponse r;
+    r.content_type = "text/event-stream";
+    r.headers.emplace_back("Cache-Control", "no-cache");
+    r.stream = [&hub](std::shared_ptr<cub::server::HttpStream> s) {
+      std::lock_guard<std::mutex> l(hub.mu);
+      hub.streams.push_back(std::move(s));
+    };
+    return r;
+  });
+  REQUIRE(started.ok());
+  std::unique_ptr<HttpServer> server = std::move(*started);
+  const int port = server->bound_port();
+
+  Client c(port);
+  REQUIRE(c.Send(Get("/events")));
+  Response head = c.Read();
+  REQUIRE(head.status == 200);
+  REQUIRE(head.header("content-type") == "text/event-stream");
+  REQUIRE(head.header("transfer-encoding") == "chunked");
+  REQUIRE(head.header("cache-control") == "no-cache");
+  auto stream = hub.WaitFor(1);
+  REQUIRE(stream != nullptr);
+
+  // The single worker is free while the stream is open.
+  REQUIRE(Roundtrip(port, Get("/fast")).status == 200);
+
+  // Events pushed later, from another thread, arrive in order.
+  std::atomic<bool> written{false};
+  std::thread producer([stream, &written] {
+    std::this_thread::sleep_for(200ms);
+    written = stream->Write("data: one\n\n") && stream->Write("event: tick\ndata: two\n\n");
+  });
+  REQUIRE(c.ReadUntil("data: two\n\n\r\n"));
+  producer.join();
+  REQUIRE(written);
+  REQUIRE(Dechunk(c.received()) == "data: one\n\nevent: tick\ndata: two\n\n");
+
+  SECTION("a client that disconnects ends its stream") {
+    auto d = std::make_unique<Client>(port);
+    REQUIRE(d->Send(Get("/events")));
+    REQUIRE(d->Read().status == 200);
+    auto second = hub.WaitFor(2);
+    REQUIRE(second != nullptr);
+    REQUIRE_FALSE(second->closed());
+    d.reset();
+    for (int i = 0; i < 200 && !second->closed(); ++i) std::this_thread::sleep_for(10ms);
+    REQUIRE(second->closed());
+    REQUIRE_FALSE(second->Write("data: late\n\n"));
+  }
+
+  SECTION("the producer closing ends the stream and the connection") {
+    stream->Close();
+    REQUIRE(c.ReadUntil("0\r\n\r\n"));
+    REQUIRE(c.WaitClosed(2s));
+  }
+
+  SECTION("shutdown ends the stream") {
+    server->Shutdown();
+    REQUIRE(c.ReadUntil("0\r\n\r\n"));  // the stream's last chunk
+    REQUIRE(c.WaitClosed(2s));
+    REQUIRE(stream->closed());
+    REQUIRE_FALSE(stream->Write("data: after\n\n"));
+  }
+}
+
+TEST_CASE("HttpServer over TLS: limits apply to the handshake", "[rest][http][tls]") {
+  TempDir dir;
+  const std::string cert = (dir.path / "cert.pem").string();
+  const std::string key = (dir.path / "key.pem").string();
+  MakeSelfSignedCert(cert, key);
+  HttpServerOptions o;
+  o.threads = 1;
+  o.header_timeout = 300ms;
+  auto server = StartTestServer(o, {cert, key});
+  const int port = server->bound_port();
+
+  // A client that connects and never starts the handshake is closed after the header timeout,
+  // and holds no worker meanwhile.
+  Client stalled(port);
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  REQUIRE(SSL_CTX_load_verify_locations(ctx, cert.c_str(), nullptr) == 1);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  {
+    Client c(port, false, ctx);
+    REQUIRE(c.connected());
+    REQUIRE(c.Send(Get("/tls")));
+    Response r = c.Read();
+    REQUIRE(r.status == 200);
+    REQUIRE(r.body == "GET /tls ");
+    // Incomplete headers over TLS get 408 too.
+    REQUIRE(c.Send("GET / HTTP/1.1\r\nHost: x\r\n"));
+    REQUIRE(c.Read().status == 408);
+  }
+  SSL_CTX_free(ctx);
+  REQUIRE(stalled.WaitClosed(3s));
 }
