@@ -3,7 +3,8 @@
 # PostgreSQL at 127.0.0.1:7070 (REST/JSON mirror on 127.0.0.1:7071), creates an admin identity,
 # saves a `cub` context for it, and walks a short sample: a base Space and two variants, then a
 # gated rollout of a change through a ChangeWorkflow, with Releases to a directory, live status,
-# an approval and the deployment history. cubd keeps running afterwards.
+# an approval and the deployment history. cubd keeps running afterwards, and `cub` and
+# `cubd` are linked into /usr/local/bin (root) or ~/.local/bin.
 #
 # Environment: CUB_DATA_DIR (default: cubd's own default), CUB_LISTEN, CUB_HTTP_LISTEN.
 set -euo pipefail
@@ -14,6 +15,12 @@ bash deploy/local/install-deps.sh
 bash deploy/local/build.sh >/tmp/cub-build.log 2>&1 || { tail -n 40 /tmp/cub-build.log; exit 1; }
 
 BIN=$ROOT/build/bin
+# cub and cubd on the PATH: links in /usr/local/bin for root, else in ~/.local/bin (which
+# Debian's default ~/.profile puts on the PATH when it exists).
+if [[ $(id -u) == 0 ]]; then PATH_DIR=/usr/local/bin; else PATH_DIR=$HOME/.local/bin; fi
+mkdir -p "$PATH_DIR"
+ln -sfn "$BIN/cub" "$PATH_DIR/cub"
+ln -sfn "$BIN/cubd" "$PATH_DIR/cubd"
 LISTEN=${CUB_LISTEN:-127.0.0.1:7070}
 HTTP_LISTEN=${CUB_HTTP_LISTEN:-127.0.0.1:7071}
 if [[ $(id -u) == 0 ]]; then default_dir=/var/lib/cub; else default_dir=${XDG_DATA_HOME:-$HOME/.local/share}/cub; fi
@@ -187,7 +194,8 @@ cub release history --space acme-prod
 cat <<MSG
 
 cubd keeps running (pid $(cat "$PIDFILE")); its log is $LOG.
-  Use it:   $BIN/cub space list          (the saved context points at $LISTEN)
+  Use it:   cub space list          (cub and cubd are linked into $PATH_DIR; the saved
+                                     context points at $LISTEN)
             curl -s -X POST -H "Authorization: Bearer \$TOKEN" -d '{}' http://$HTTP_LISTEN/v1/SpaceService/ListSpaces
             (the token is in the saved context: \${CUB_CONFIG:-~/.config/cub/config.json})
   As whom:  --context demo-approver or --context demo-reporter acts as those users
