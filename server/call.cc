@@ -24,47 +24,6 @@ std::string BearerToken(const grpc::ServerContext* ctx) {
   return "";
 }
 
-const char* CodeName(grpc::StatusCode c) {
-  switch (c) {
-    case grpc::OK:
-      return "OK";
-    case grpc::CANCELLED:
-      return "CANCELLED";
-    case grpc::UNKNOWN:
-      return "UNKNOWN";
-    case grpc::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::ALREADY_EXISTS:
-      return "ALREADY_EXISTS";
-    case grpc::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::ABORTED:
-      return "ABORTED";
-    case grpc::OUT_OF_RANGE:
-      return "OUT_OF_RANGE";
-    case grpc::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::INTERNAL:
-      return "INTERNAL";
-    case grpc::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::DATA_LOSS:
-      return "DATA_LOSS";
-    case grpc::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    default:
-      return "UNKNOWN";
-  }
-}
-
 std::string FormatLogTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
@@ -162,7 +121,8 @@ grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* metho
     peer += " forwarded_for=" + std::string(fwd->second.data(), fwd->second.size());
   }
   std::fprintf(stderr, "%s call method=%s user=%s code=%s duration_ms=%.2f peer=%s\n",
-               FormatLogTime(start).c_str(), method, user.c_str(), CodeName(out.error_code()),
+               FormatLogTime(start).c_str(), method, user.c_str(),
+               absl::StatusCodeToString(static_cast<absl::StatusCode>(out.error_code())).c_str(),
                absl::ToDoubleMilliseconds(absl::Now() - start), peer.c_str());
   return out;
 }

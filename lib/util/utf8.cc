@@ -43,6 +43,23 @@ size_t FindInvalidUtf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+std::string ValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  char32_t cp;
+  while (i < s.size()) {
+    const size_t start = i;
+    if (DecodeUtf8(s, &i, &cp)) {
+      out.append(s.data() + start, i - start);
+    } else {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return out;
+}
+
 bool AppendUtf8(uint32_t cp, std::string* out) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
   if (cp < 0x80) {

@@ -17,6 +17,10 @@ bool DecodeUtf8(std::string_view s, size_t* pos, char32_t* cp);
 // The offset of the first invalid sequence, or npos when all of `s` is valid UTF-8.
 size_t FindInvalidUtf8(std::string_view s);
 
+// `s` with each byte that starts no valid sequence replaced by U+FFFD: text that can be shown
+// or put in JSON whatever a client sent.
+std::string ValidUtf8(std::string_view s);
+
 // Appends the encoding of `cp`; false (and nothing appended) for a surrogate or cp > U+10FFFF.
 bool AppendUtf8(uint32_t cp, std::string* out);
 

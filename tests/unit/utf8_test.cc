@@ -1,0 +1,32 @@
+// lib/util/utf8: strict decoding, the first invalid offset, and replacement for display.
+#include "lib/util/utf8.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace cub {
+namespace {
+
+TEST_CASE("FindInvalidUtf8 finds the first bad sequence") {
+  CHECK(FindInvalidUtf8("plain ascii") == std::string_view::npos);
+  CHECK(FindInvalidUtf8("caf\xC3\xA9") == std::string_view::npos);
+  CHECK(FindInvalidUtf8("ab\xFFzz") == 2);
+  CHECK(FindInvalidUtf8("\xC0\x80") == 0);          // overlong NUL
+  CHECK(FindInvalidUtf8("x\xED\xA0\x80") == 1);     // a surrogate
+  CHECK(FindInvalidUtf8("\xF4\x90\x80\x80") == 0);  // past U+10FFFF
+  CHECK(FindInvalidUtf8("\xE2\x82") == 0);          // truncated
+}
+
+TEST_CASE("ValidUtf8 keeps valid text and replaces each bad byte with U+FFFD") {
+  CHECK(ValidUtf8("caf\xC3\xA9") == "caf\xC3\xA9");
+  CHECK(ValidUtf8("a\xFF"
+                  "b") ==
+        "a\xEF\xBF\xBD"
+        "b");
+  CHECK(ValidUtf8("\xE2\x82") == "\xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(ValidUtf8(std::string("n\0l", 3)) == std::string("n\0l", 3));  // NUL is valid UTF-8
+  CHECK(FindInvalidUtf8(ValidUtf8("\x80\xC3\x28\xF0\x9F\x98")) == std::string_view::npos);
+}
+
+}  // namespace
+}  // namespace cub
