@@ -38,14 +38,36 @@ bool ParseIndicators(std::string_view rest, Header* header) {
   return i == rest.size() || (rest[i] == '#' && i > blanks);
 }
 
-// Finds the block scalar header that ends `line`: the last '|' or '>' that starts a word and
-// is followed only by indicators, white space and a comment.
+// Finds the block scalar header that ends `line`: the first '|' or '>' that starts a word, is
+// outside quotes and before any comment, and is followed only by indicators, white space and a
+// comment. From the left, so that a '|' or '>' in that comment ("- |- # a |") is not taken for
+// the header, and skipping quoted scalars and comments, so that one in a quoted key
+// ("'a | # b': |") is not either. A quote opens a quoted scalar only where one may start: at
+// the start of a word or after '[', '{' or ','; elsewhere (it's: |) it is a plain character.
 bool ParseHeader(std::string_view line, Header* header) {
-  for (size_t p = line.size(); p-- > 0;) {
-    if (line[p] != '|' && line[p] != '>') continue;
-    if (p > 0 && !IsBlank(line[p - 1])) continue;
+  char quote = 0;  // the quote of the quoted scalar the scan is in, or 0
+  for (size_t p = 0; p < line.size(); ++p) {
+    const char c = line[p];
+    const bool word_start = p == 0 || IsBlank(line[p - 1]);
+    if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        ++p;  // an escape: the next character does not close
+      } else if (quote == '\'' && c == '\'' && p + 1 < line.size() && line[p + 1] == '\'') {
+        ++p;  // '' is a quote inside single quotes
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if ((c == '\'' || c == '"') &&
+        (word_start || line[p - 1] == '[' || line[p - 1] == '{' || line[p - 1] == ',')) {
+      quote = c;
+      continue;
+    }
+    if (c == '#' && word_start) return false;  // the rest is a comment
+    if ((c != '|' && c != '>') || !word_start) continue;
     Header h;
-    h.folded = line[p] == '>';
+    h.folded = c == '>';
     if (ParseIndicators(line.substr(p + 1), &h)) {
       *header = h;
       return true;

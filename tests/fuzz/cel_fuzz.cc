@@ -1,10 +1,9 @@
 // libFuzzer target for lib/cel: any input must compile (or be refused) and evaluate (or fail)
 // without crashing, hanging, or overflowing the stack; the same bytes are also fed to
-// Value::FromJson. Build with clang:
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. \
-//     lib/cel/*.cc tests/fuzz/cel_fuzz.cc $(pkg-config --libs absl_status absl_statusor \
-//     absl_strings absl_str_format absl_time re2) -o cel_fuzz
-//   ./cel_fuzz -max_len=512 -max_total_time=60
+// Value::FromJson.
+//
+// Build and run with tests/fuzz/run.sh (see docs/operations.md, "Fuzzing"). Seeds are in
+// tests/fuzz/corpus/cel.
 
 #include <cstddef>
 #include <cstdint>

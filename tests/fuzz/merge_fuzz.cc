@@ -10,11 +10,8 @@
 //     (comments included).
 // The first byte picks a set of protected paths.
 //
-// Build as path_fuzz.cc describes, with merge_fuzz.cc. Seeds (and inputs that once failed)
-// are in tests/fuzz/corpus/merge; libFuzzer adds to the first directory it is given, so:
-//   mkdir -p /tmp/merge_corpus
-//   /tmp/merge_fuzz -max_total_time=60 -max_len=4096 -dict=tests/fuzz/merge.dict \
-//     /tmp/merge_corpus tests/fuzz/corpus/merge
+// Build and run with tests/fuzz/run.sh (see docs/operations.md, "Fuzzing"), which passes
+// tests/fuzz/merge.dict. Seeds (and inputs that once failed) are in tests/fuzz/corpus/merge.
 
 #include <cstddef>
 #include <cstdint>

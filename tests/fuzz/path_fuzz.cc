@@ -1,14 +1,8 @@
 // libFuzzer target for merge paths (lib/config/path.h): ParsePath must never crash, and
 // whatever it accepts must survive FormatPath and parse back to the same Path.
 //
-// Build (clang with libFuzzer; Debian: clang-14 and libclang-rt-14-dev) and run, from the
-// repository root:
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/path_fuzz.cc \
-//     lib/config/*.cc lib/util/*.cc $(pkg-config --cflags --libs libfyaml) -lcrypto \
-//     -labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal \
-//     -labsl_raw_logging_internal -labsl_throw_delegate -labsl_int128 -o /tmp/path_fuzz
-//   mkdir -p /tmp/path_corpus
-//   /tmp/path_fuzz -max_total_time=60 /tmp/path_corpus tests/fuzz/corpus/path
+// Build and run with tests/fuzz/run.sh (see docs/operations.md, "Fuzzing"). Seeds are in
+// tests/fuzz/corpus/path.
 
 #include <cstddef>
 #include <cstdint>

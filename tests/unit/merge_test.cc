@@ -456,6 +456,24 @@ TEST_CASE("Block scalars read as YAML 1.2 says", "[yaml]") {
   CHECK(Yaml("--- |\n ab\n  c\n").AsString() == "ab\n c\n");
 }
 
+TEST_CASE("A block scalar's header is the first indicator, not one in its comment or a key",
+          "[yaml]") {
+  // Found by merge_fuzz: "- |- # |" was read with the comment's '|', keeping the line break
+  // that "|-" strips, so EmitYaml's output of "a\na" with that comment read back as "a\na\n".
+  CHECK(Yaml("- |- # |\n  a\n  a\n").AsSequence()[0].AsString() == "a\na");
+  CHECK(Yaml("k: >- # a > b\n  x\n  y\n").Find("k")->AsString() == "x y");
+  CHECK(Yaml("k: |+ # >\n  x\n\n").Find("k")->AsString() == "x\n\n");
+  // A '|' or '>' in a quoted key, before a comment, is not the header either.
+  CHECK(Yaml("'a | # b': |-\n  x\n").Find("a | # b")->AsString() == "x");
+  CHECK(Yaml("\"a > \\\" #\": |-\n  x\n").Find("a > \" #")->AsString() == "x");
+  CHECK(Yaml("'it''s | #': |-\n  x\n").Find("it's | #")->AsString() == "x");
+  // A quote inside a plain key does not open a quoted scalar.
+  CHECK(Yaml("it's: |-\n  x\n").Find("it's")->AsString() == "x");
+  const std::vector<Node> docs = MustParse("- |- # |\n  a\n  a\n");
+  CHECK(EmitYaml(docs) == "- |- # |\n  a\n  a\n");
+  CHECK(MustParse(EmitYaml(docs)) == docs);
+}
+
 TEST_CASE("Set and SetPath keep the replaced value's comments", "[comments]") {
   Node doc = Yaml("image: nginx:1.25 # pinned\nreplicas: 2 # prod\n");
   doc.Set("image", Node::String("nginx:1.26"));
