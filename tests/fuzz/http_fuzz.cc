@@ -44,12 +44,12 @@ using cub::server::HttpServer;
 using cub::server::HttpServerOptions;
 using cub::server::HttpStream;
 
-#define CHECK_PROPERTY(cond, what)                                             \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
+#define CHECK_PROPERTY(cond, what)                                                \
+  do {                                                                            \
+    if (!(cond)) {                                                                \
       std::fprintf(stderr, "http_fuzz: property failed: %s (%s)\n", #cond, what); \
-      std::abort();                                                            \
-    }                                                                          \
+      std::abort();                                                               \
+    }                                                                             \
   } while (0)
 
 HttpResponse Handle(const HttpRequest& r) {

@@ -35,6 +35,7 @@ max_len() {
   case $1 in
     path) echo 256 ;;
     cel | where) echo 1024 ;;
+    http) echo 8192 ;;
     *) echo 4096 ;;
   esac
 }
