@@ -82,10 +82,8 @@ void AddApprove(CLI::App* variant, Env& env) {
     req.set_expires_in(o->expires_in);
     req.set_reject(o->reject);
     req.set_dry_run(o->dry_run);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ApproveResponse resp;
-    if (!client->Call(&AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
     return PrintApproval(env, resp, "approve");
   });
 }
@@ -123,10 +121,8 @@ void AddAttestationCommands(CLI::App& app, Env& env) {
       PutKeyValues(o->claims, req.mutable_claims());
       req.set_expires_in(o->expires_in);
       req.set_reject(o->fail);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::ApproveResponse resp;
-      if (!client->Call(&AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
+      if (!CallCubd(env, &AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
       return PrintApproval(env, resp, "attest");
     });
   }
@@ -137,10 +133,8 @@ void AddAttestationCommands(CLI::App& app, Env& env) {
     OnRun(cmd, env, [&env, id] {
       cub::v1::GetAttestationRequest req;
       req.set_attestation(*id);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Attestation a;
-      if (!client->Call(&AttestationService::Stub::GetAttestation, req, &a)) return kExitFailed;
+      if (!CallCubd(env, &AttestationService::Stub::GetAttestation, req, &a)) return kExitFailed;
       return env.printer().Fields(a);
     });
   }
@@ -158,10 +152,8 @@ void AddAttestationCommands(CLI::App& app, Env& env) {
       cub::v1::ListAttestationsRequest req;
       req.set_space(o->space);
       req.mutable_options()->set_where(o->where);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::ListAttestationsResponse resp;
-      if (!client->Call(&AttestationService::Stub::ListAttestations, req, &resp)) {
+      if (!CallCubd(env, &AttestationService::Stub::ListAttestations, req, &resp)) {
         return kExitFailed;
       }
       return env.printer().List<cub::v1::Attestation>(
@@ -192,10 +184,8 @@ void AddAttestationCommands(CLI::App& app, Env& env) {
       cub::v1::RevokeAttestationRequest req;
       req.set_attestation(o->id);
       req.set_note(o->note);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Attestation a;
-      if (!client->Call(&AttestationService::Stub::RevokeAttestation, req, &a)) {
+      if (!CallCubd(env, &AttestationService::Stub::RevokeAttestation, req, &a)) {
         return kExitFailed;
       }
       return env.printer().Confirm(

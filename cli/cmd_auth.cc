@@ -79,10 +79,8 @@ int Login(const Env& env) {
 }
 
 int WhoAmI(const Env& env) {
-  auto client = Connect(env);
-  if (!client) return kExitFailed;
   cub::v1::WhoAmIResponse who;
-  if (!client->Call(&AuthService::Stub::WhoAmI, cub::v1::WhoAmIRequest(), &who)) {
+  if (!CallCubd(env, &AuthService::Stub::WhoAmI, cub::v1::WhoAmIRequest(), &who)) {
     return kExitFailed;
   }
   return env.printer().Fields(who, who.user());

@@ -194,10 +194,8 @@ void AddCreate(CLI::App* group, Env& env) {
     PutKeyValues(o->params, req.mutable_params());
     req.set_where_unit(o->where_unit);
     req.set_unit_filter(o->unit_filter);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     ChangeOrder c;
-    if (!client->Call(&ChangeOrderService::Stub::CreateChangeOrder, req, &c)) return kExitFailed;
+    if (!CallCubd(env, &ChangeOrderService::Stub::CreateChangeOrder, req, &c)) return kExitFailed;
     const std::string space = c.space_slug().empty() ? o->space : c.space_slug();
     return env.printer().Confirm(
         c, absl::StrCat("ChangeOrder ", c.slug(), " created in ", space, ": ",
@@ -219,10 +217,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetChangeOrderRequest req;
     req.set_space(o->space);
     req.set_change_order(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     ChangeOrder c;
-    if (!client->Call(&ChangeOrderService::Stub::GetChangeOrder, req, &c)) return kExitFailed;
+    if (!CallCubd(env, &ChangeOrderService::Stub::GetChangeOrder, req, &c)) return kExitFailed;
     const Printer printer = env.printer();
     if (!printer.table()) return printer.Document(c);
     return printer.Text(Describe(c));
@@ -243,10 +239,8 @@ void AddList(CLI::App* group, Env& env) {
     cub::v1::ListChangeOrdersRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListChangeOrdersResponse resp;
-    if (!client->Call(&ChangeOrderService::Stub::ListChangeOrders, req, &resp)) {
+    if (!CallCubd(env, &ChangeOrderService::Stub::ListChangeOrders, req, &resp)) {
       return kExitFailed;
     }
     return env.printer().List<ChangeOrder>(
@@ -294,10 +288,8 @@ void AddUpdate(CLI::App* group, Env& env) {
     if (description) req.set_description(o->description);
     if (aborted_reason) req.set_aborted_reason(o->aborted_reason);
     req.set_refresh_spaces(o->refresh_spaces);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     ChangeOrder c;
-    if (!client->Call(&ChangeOrderService::Stub::UpdateChangeOrder, req, &c)) return kExitFailed;
+    if (!CallCubd(env, &ChangeOrderService::Stub::UpdateChangeOrder, req, &c)) return kExitFailed;
     std::string line = absl::StrCat("ChangeOrder ", c.slug(), " updated");
     if (!c.state().empty()) absl::StrAppend(&line, ": State ", c.state());
     if (o->refresh_spaces) {

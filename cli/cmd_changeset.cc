@@ -29,10 +29,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_space(o->space);
     req.set_slug(o->name);
     req.set_description(o->description);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ChangeSet cs;
-    if (!client->Call(&ChangeSetService::Stub::CreateChangeSet, req, &cs)) return kExitFailed;
+    if (!CallCubd(env, &ChangeSetService::Stub::CreateChangeSet, req, &cs)) return kExitFailed;
     return env.printer().Confirm(
         cs, absl::StrCat("ChangeSet ", cs.slug(), " created", IdSuffix(cs.change_set_id())));
   });
@@ -50,10 +48,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetChangeSetRequest req;
     req.set_space(o->space);
     req.set_change_set(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ChangeSet cs;
-    if (!client->Call(&ChangeSetService::Stub::GetChangeSet, req, &cs)) return kExitFailed;
+    if (!CallCubd(env, &ChangeSetService::Stub::GetChangeSet, req, &cs)) return kExitFailed;
     return env.printer().Fields(cs);
   });
 }
@@ -70,10 +66,8 @@ void AddList(CLI::App* group, Env& env) {
     cub::v1::ListChangeSetsRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListChangeSetsResponse resp;
-    if (!client->Call(&ChangeSetService::Stub::ListChangeSets, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &ChangeSetService::Stub::ListChangeSets, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::ChangeSet>(
         resp.change_sets(), {"NAME", "STATE", "UNITS", "DESCRIPTION", "ID"},
         [](const cub::v1::ChangeSet& c) -> std::vector<std::string> {
@@ -96,10 +90,8 @@ void AddClose(CLI::App* group, Env& env) {
     cub::v1::CloseChangeSetRequest req;
     req.set_space(o->space);
     req.set_change_set(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ChangeSet cs;
-    if (!client->Call(&ChangeSetService::Stub::CloseChangeSet, req, &cs)) return kExitFailed;
+    if (!CallCubd(env, &ChangeSetService::Stub::CloseChangeSet, req, &cs)) return kExitFailed;
     return env.printer().Confirm(
         cs, absl::StrCat("ChangeSet ", cs.slug(), " closed on ", cs.unit_slugs_size(), " units"));
   });

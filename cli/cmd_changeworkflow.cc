@@ -168,10 +168,8 @@ void AddCreate(CLI::App* group, Env& env) {
     if (!FillDefinition(cmd, o->def, req.mutable_definition(), req.mutable_flags())) {
       return kExitFailed;
     }
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ChangeWorkflow w;
-    if (!client->Call(&ChangeWorkflowService::Stub::CreateChangeWorkflow, req, &w)) {
+    if (!CallCubd(env, &ChangeWorkflowService::Stub::CreateChangeWorkflow, req, &w)) {
       return kExitFailed;
     }
     return env.printer().Confirm(
@@ -197,10 +195,8 @@ void AddUpdate(CLI::App* group, Env& env) {
     if (!FillDefinition(cmd, o->def, req.mutable_definition(), req.mutable_flags())) {
       return kExitFailed;
     }
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ChangeWorkflow w;
-    if (!client->Call(&ChangeWorkflowService::Stub::UpdateChangeWorkflow, req, &w)) {
+    if (!CallCubd(env, &ChangeWorkflowService::Stub::UpdateChangeWorkflow, req, &w)) {
       return kExitFailed;
     }
     return env.printer().Confirm(
@@ -220,10 +216,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetChangeWorkflowRequest req;
     req.set_space(o->space);
     req.set_change_workflow(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ChangeWorkflow w;
-    if (!client->Call(&ChangeWorkflowService::Stub::GetChangeWorkflow, req, &w)) {
+    if (!CallCubd(env, &ChangeWorkflowService::Stub::GetChangeWorkflow, req, &w)) {
       return kExitFailed;
     }
     return Show(env, w);
@@ -237,10 +231,8 @@ void AddList(CLI::App* group, Env& env) {
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListChangeWorkflowsRequest req;
     req.set_space(*space);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListChangeWorkflowsResponse resp;
-    if (!client->Call(&ChangeWorkflowService::Stub::ListChangeWorkflows, req, &resp)) {
+    if (!CallCubd(env, &ChangeWorkflowService::Stub::ListChangeWorkflows, req, &resp)) {
       return kExitFailed;
     }
     return env.printer().List<cub::v1::ChangeWorkflow>(
@@ -266,10 +258,8 @@ void AddDelete(CLI::App* group, Env& env) {
     cub::v1::DeleteChangeWorkflowRequest req;
     req.set_space(o->space);
     req.set_change_workflow(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::DeleteChangeWorkflowResponse resp;
-    if (!client->Call(&ChangeWorkflowService::Stub::DeleteChangeWorkflow, req, &resp)) {
+    if (!CallCubd(env, &ChangeWorkflowService::Stub::DeleteChangeWorkflow, req, &resp)) {
       return kExitFailed;
     }
     return env.printer().Confirm(resp, absl::StrCat("ChangeWorkflow ", o->name, " deleted"));

@@ -31,10 +31,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_slug(o->name);
     req.set_from(o->from);
     req.set_where_field(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Filter filter;
-    if (!client->Call(&FilterService::Stub::CreateFilter, req, &filter)) return kExitFailed;
+    if (!CallCubd(env, &FilterService::Stub::CreateFilter, req, &filter)) return kExitFailed;
     return env.printer().Confirm(
         filter, absl::StrCat("Filter ", filter.slug(), " created", IdSuffix(filter.filter_id())));
   });
@@ -52,10 +50,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetFilterRequest req;
     req.set_space(o->space);
     req.set_filter(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Filter filter;
-    if (!client->Call(&FilterService::Stub::GetFilter, req, &filter)) return kExitFailed;
+    if (!CallCubd(env, &FilterService::Stub::GetFilter, req, &filter)) return kExitFailed;
     return env.printer().Fields(filter);
   });
 }
@@ -72,10 +68,8 @@ void AddList(CLI::App* group, Env& env) {
     cub::v1::ListFiltersRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListFiltersResponse resp;
-    if (!client->Call(&FilterService::Stub::ListFilters, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &FilterService::Stub::ListFilters, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Filter>(
         resp.filters(), {"NAME", "FROM", "WHERE", "ID"},
         [](const cub::v1::Filter& f) -> std::vector<std::string> {

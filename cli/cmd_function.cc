@@ -21,10 +21,8 @@ void AddList(CLI::App* group, Env& env) {
   OnRun(cmd, env, [&env, toolchain] {
     cub::v1::ListFunctionsRequest req;
     req.set_toolchain_type(*toolchain);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListFunctionsResponse resp;
-    if (!client->Call(&FunctionService::Stub::ListFunctions, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &FunctionService::Stub::ListFunctions, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::FunctionSpec>(
         resp.functions(), {"NAME", "KIND", "TOOLCHAIN", "DESCRIPTION"},
         [](const cub::v1::FunctionSpec& f) -> std::vector<std::string> {
@@ -38,11 +36,9 @@ void AddExplain(CLI::App* group, Env& env) {
   CLI::App* cmd = group->add_subcommand("explain", "Show a function's signature and parameters");
   cmd->add_option("FUNCTION", *name, "Function name")->required();
   OnRun(cmd, env, [&env, name] {
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListFunctionsResponse resp;
-    if (!client->Call(&FunctionService::Stub::ListFunctions, cub::v1::ListFunctionsRequest(),
-                      &resp)) {
+    if (!CallCubd(env, &FunctionService::Stub::ListFunctions, cub::v1::ListFunctionsRequest(),
+                  &resp)) {
       return kExitFailed;
     }
     for (const auto& f : resp.functions()) {
@@ -103,10 +99,8 @@ void AddInvoke(CLI::App* group, Env& env, const std::string& kind, const std::st
     req.set_change_desc(o->change_desc);
     req.set_dry_run(o->dry_run);
     req.set_change_set(o->change_set);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::InvokeFunctionResponse resp;
-    if (!client->Call(&FunctionService::Stub::InvokeFunction, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &FunctionService::Stub::InvokeFunction, req, &resp)) return kExitFailed;
     const Printer printer = env.printer();
     if (!printer.table()) return printer.Document(resp);
     Table table;

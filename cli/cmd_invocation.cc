@@ -57,10 +57,8 @@ void AddCreate(CLI::App* group, Env& env) {
             absl::StrCat("--parameter: expected NAME:TYPE:REQUIRED, got '", text, "'"));
       }
     }
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Invocation inv;
-    if (!client->Call(&InvocationService::Stub::CreateInvocation, req, &inv)) return kExitFailed;
+    if (!CallCubd(env, &InvocationService::Stub::CreateInvocation, req, &inv)) return kExitFailed;
     return env.printer().Confirm(
         inv, absl::StrCat("Invocation ", inv.slug(), " created", IdSuffix(inv.invocation_id())));
   });
@@ -78,10 +76,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetInvocationRequest req;
     req.set_space(o->space);
     req.set_invocation(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Invocation inv;
-    if (!client->Call(&InvocationService::Stub::GetInvocation, req, &inv)) return kExitFailed;
+    if (!CallCubd(env, &InvocationService::Stub::GetInvocation, req, &inv)) return kExitFailed;
     return env.printer().Fields(inv);
   });
 }
@@ -93,10 +89,8 @@ void AddList(CLI::App* group, Env& env) {
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListInvocationsRequest req;
     req.set_space(*space);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListInvocationsResponse resp;
-    if (!client->Call(&InvocationService::Stub::ListInvocations, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &InvocationService::Stub::ListInvocations, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Invocation>(
         resp.invocations(), {"NAME", "TOOLCHAIN", "FUNCTION", "ARGUMENTS", "ID"},
         [](const cub::v1::Invocation& i) -> std::vector<std::string> {

@@ -59,10 +59,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_auto_update(o->auto_update);
     req.set_protect(o->protect);
     req.set_upstream_revision_num(o->merged_through);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Link link;
-    if (!client->Call(&LinkService::Stub::CreateLink, req, &link)) return kExitFailed;
+    if (!CallCubd(env, &LinkService::Stub::CreateLink, req, &link)) return kExitFailed;
     return env.printer().Confirm(
         link, absl::StrCat("Link ", link.slug(), " created", IdSuffix(link.link_id())));
   });
@@ -80,10 +78,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetLinkRequest req;
     req.set_space(o->space);
     req.set_link(o->link);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Link link;
-    if (!client->Call(&LinkService::Stub::GetLink, req, &link)) return kExitFailed;
+    if (!CallCubd(env, &LinkService::Stub::GetLink, req, &link)) return kExitFailed;
     return env.printer().Fields(link);
   });
 }
@@ -101,10 +97,8 @@ void AddList(CLI::App* group, Env& env) {
     cub::v1::ListLinksRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListLinksResponse resp;
-    if (!client->Call(&LinkService::Stub::ListLinks, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &LinkService::Stub::ListLinks, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Link>(
         resp.links(),
         {"NAME", "FROM-UNIT", "TO-SPACE", "TO-UNIT", "UPDATE-TYPE", "AUTO", "MERGED", "ID"},

@@ -47,10 +47,8 @@ void AddTargetCommands(CLI::App& app, Env& env) {
       req.set_slug(o->name);
       req.set_provider(o->provider);
       PutKeyValues(o->params, req.mutable_params());
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Target t;
-      if (!client->Call(&TargetService::Stub::CreateTarget, req, &t)) return kExitFailed;
+      if (!CallCubd(env, &TargetService::Stub::CreateTarget, req, &t)) return kExitFailed;
       return env.printer().Confirm(
           t, absl::StrCat("Target ", t.slug(), " created", IdSuffix(t.target_id())));
     });
@@ -67,10 +65,8 @@ void AddTargetCommands(CLI::App& app, Env& env) {
       cub::v1::GetTargetRequest req;
       req.set_space(o->space);
       req.set_target(o->name);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Target t;
-      if (!client->Call(&TargetService::Stub::GetTarget, req, &t)) return kExitFailed;
+      if (!CallCubd(env, &TargetService::Stub::GetTarget, req, &t)) return kExitFailed;
       return env.printer().Fields(t);
     });
   }
@@ -81,10 +77,8 @@ void AddTargetCommands(CLI::App& app, Env& env) {
     OnRun(cmd, env, [&env, space] {
       cub::v1::ListTargetsRequest req;
       req.set_space(*space);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::ListTargetsResponse resp;
-      if (!client->Call(&TargetService::Stub::ListTargets, req, &resp)) return kExitFailed;
+      if (!CallCubd(env, &TargetService::Stub::ListTargets, req, &resp)) return kExitFailed;
       return env.printer().List<cub::v1::Target>(
           resp.targets(), {"NAME", "PROVIDER", "PARAMS", "ID"},
           [](const cub::v1::Target& t) -> std::vector<std::string> {
@@ -108,10 +102,8 @@ void AddTargetCommands(CLI::App& app, Env& env) {
       req.set_space(o->space);
       req.set_target(o->name);
       PutKeyValues(o->params, req.mutable_params());
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Target t;
-      if (!client->Call(&TargetService::Stub::UpdateTarget, req, &t)) return kExitFailed;
+      if (!CallCubd(env, &TargetService::Stub::UpdateTarget, req, &t)) return kExitFailed;
       return env.printer().Confirm(t, absl::StrCat("Target ", t.slug(), " updated"));
     });
   }
@@ -127,10 +119,8 @@ void AddTargetCommands(CLI::App& app, Env& env) {
       cub::v1::DeleteTargetRequest req;
       req.set_space(o->space);
       req.set_target(o->name);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::DeleteTargetResponse resp;
-      if (!client->Call(&TargetService::Stub::DeleteTarget, req, &resp)) return kExitFailed;
+      if (!CallCubd(env, &TargetService::Stub::DeleteTarget, req, &resp)) return kExitFailed;
       return env.printer().Confirm(resp, absl::StrCat("Target ", o->name, " deleted"));
     });
   }
@@ -170,10 +160,8 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
       req.set_release(o->release);
       req.set_description(o->description);
       req.set_dry_run(o->dry_run);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Release r;
-      if (!client->Call(&ReleaseService::Stub::PublishRelease, req, &r)) return kExitFailed;
+      if (!CallCubd(env, &ReleaseService::Stub::PublishRelease, req, &r)) return kExitFailed;
       const Printer printer = env.printer();
       if (!printer.table()) return printer.Document(r);
       std::string text;
@@ -204,10 +192,8 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
       cub::v1::GetReleaseRequest req;
       req.set_space(o->space);
       req.set_release(o->release);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Release r;
-      if (!client->Call(&ReleaseService::Stub::GetRelease, req, &r)) return kExitFailed;
+      if (!CallCubd(env, &ReleaseService::Stub::GetRelease, req, &r)) return kExitFailed;
       return env.printer().Fields(r, {"Provenance"});
     });
   }
@@ -218,10 +204,8 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
     OnRun(cmd, env, [&env, space] {
       cub::v1::ListReleasesRequest req;
       req.set_space(*space);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::ListReleasesResponse resp;
-      if (!client->Call(&ReleaseService::Stub::ListReleases, req, &resp)) return kExitFailed;
+      if (!CallCubd(env, &ReleaseService::Stub::ListReleases, req, &resp)) return kExitFailed;
       return env.printer().List<cub::v1::Release>(
           resp.releases(),
           {"RELEASE", "CHANGE-ORDER", "SYNC", "HEALTH", "PUBLISHED", "BY", "UNITS", "DIGEST"},
@@ -272,10 +256,8 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
       req.set_health(o->health);
       req.set_operation(o->operation);
       req.set_message(o->message);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::Release r;
-      if (!client->Call(&ReleaseService::Stub::SetReleaseStatus, req, &r)) return kExitFailed;
+      if (!CallCubd(env, &ReleaseService::Stub::SetReleaseStatus, req, &r)) return kExitFailed;
       return env.printer().Confirm(
           r, absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(), " is ",
                           r.live_status().sync(), "/", r.live_status().health()));
@@ -289,10 +271,8 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
     OnRun(cmd, env, [&env, space] {
       cub::v1::ReleaseHistoryRequest req;
       req.set_space(*space);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::ReleaseHistoryResponse resp;
-      if (!client->Call(&ReleaseService::Stub::ReleaseHistory, req, &resp)) return kExitFailed;
+      if (!CallCubd(env, &ReleaseService::Stub::ReleaseHistory, req, &resp)) return kExitFailed;
       return env.printer().List<cub::v1::Deployment>(
           resp.deployments(),
           {"RELEASE", "CHANGE-ORDER", "STARTED", "HEALTHY", "ENDED", "REASON", "SIGNED"},
@@ -321,10 +301,8 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
       cub::v1::VerifyReleaseRequest req;
       req.set_space(o->space);
       req.set_release(o->release);
-      auto client = Connect(env);
-      if (!client) return kExitFailed;
       cub::v1::VerifyReleaseResponse resp;
-      if (!client->Call(&ReleaseService::Stub::VerifyRelease, req, &resp)) return kExitFailed;
+      if (!CallCubd(env, &ReleaseService::Stub::VerifyRelease, req, &resp)) return kExitFailed;
       int rc = env.printer().table()
                    ? env.printer().Text(absl::StrCat(
                          resp.verified() ? "Verified" : "NOT verified", ": release ", o->release,
@@ -344,10 +322,8 @@ void AddServerCommands(CLI::App& app, Env& env) {
   CLI::App* cmd = group->add_subcommand(
       "public-key", "Print the public key the server signs Releases and records with (PEM)");
   OnRun(cmd, env, [&env] {
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::PublicKey key;
-    if (!client->Call(&ServerService::Stub::GetPublicKey, cub::v1::GetPublicKeyRequest(), &key)) {
+    if (!CallCubd(env, &ServerService::Stub::GetPublicKey, cub::v1::GetPublicKeyRequest(), &key)) {
       return kExitFailed;
     }
     const Printer printer = env.printer();

@@ -26,10 +26,8 @@ void AddList(CLI::App* group, Env& env) {
     req.set_space(o->space);
     req.set_unit(o->unit);
     req.mutable_options()->set_where(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListRevisionsResponse resp;
-    if (!client->Call(&UnitService::Stub::ListRevisions, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::ListRevisions, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Revision>(
         resp.revisions(), {"NUM", "CREATED", "AUTHOR", "DESCRIPTION", "ID"},
         [](const cub::v1::Revision& r) -> std::vector<std::string> {
@@ -59,10 +57,8 @@ void AddGet(CLI::App* group, Env& env) {
     req.set_space(o->space);
     req.set_unit(o->unit);
     req.set_revision(o->revision);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Revision rev;
-    if (!client->Call(&UnitService::Stub::GetRevision, req, &rev)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::GetRevision, req, &rev)) return kExitFailed;
     if (o->data) return env.printer().Text(rev.data());
     // The data can be long; the table leaves it out (see --data).
     return env.printer().Fields(rev, {"Data"});

@@ -41,10 +41,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_allow_exists(o->allow_exists);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Space space;
-    if (!client->Call(&SpaceService::Stub::CreateSpace, req, &space)) return kExitFailed;
+    if (!CallCubd(env, &SpaceService::Stub::CreateSpace, req, &space)) return kExitFailed;
     return env.printer().Confirm(
         space, absl::StrCat("Space ", space.slug(), " created", IdSuffix(space.space_id())));
   });
@@ -57,10 +55,8 @@ void AddGet(CLI::App* group, Env& env) {
   OnRun(cmd, env, [&env, name] {
     cub::v1::GetSpaceRequest req;
     req.set_space(*name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Space space;
-    if (!client->Call(&SpaceService::Stub::GetSpace, req, &space)) return kExitFailed;
+    if (!CallCubd(env, &SpaceService::Stub::GetSpace, req, &space)) return kExitFailed;
     return env.printer().Fields(space);
   });
 }
@@ -79,10 +75,8 @@ void AddList(CLI::App* group, Env& env) {
     cub::v1::ListSpacesRequest req;
     req.mutable_options()->set_where(o->where);
     req.mutable_options()->set_filter(o->filter);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListSpacesResponse resp;
-    if (!client->Call(&SpaceService::Stub::ListSpaces, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &SpaceService::Stub::ListSpaces, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Space>(
         resp.spaces(), {"NAME", "COMPONENT", "STAGE", "ENVIRONMENT", "REGION", "ID"},
         [](const cub::v1::Space& s) -> std::vector<std::string> {
@@ -131,10 +125,8 @@ void AddUpdate(CLI::App* group, Env& env) {
     for (const auto& v : o->remove_validators) req.add_remove_validating_invocations(v);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Space space;
-    if (!client->Call(&SpaceService::Stub::UpdateSpace, req, &space)) return kExitFailed;
+    if (!CallCubd(env, &SpaceService::Stub::UpdateSpace, req, &space)) return kExitFailed;
     return env.printer().Confirm(
         space, absl::StrCat("Space ", space.slug(), " updated", IdSuffix(space.space_id())));
   });
@@ -147,10 +139,8 @@ void AddDelete(CLI::App* group, Env& env) {
   OnRun(cmd, env, [&env, name] {
     cub::v1::DeleteSpaceRequest req;
     req.set_space(*name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::DeleteSpaceResponse resp;
-    if (!client->Call(&SpaceService::Stub::DeleteSpace, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &SpaceService::Stub::DeleteSpace, req, &resp)) return kExitFailed;
     return env.printer().Confirm(resp, absl::StrCat("Space ", *name, " deleted"));
   });
 }
@@ -178,11 +168,9 @@ void AddGrantOrRevoke(CLI::App* group, Env& env, bool grant) {
     req.set_role(o->role);
     req.set_username(o->user);
     req.set_group(o->group);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Permission perm;
     auto method = grant ? &SpaceService::Stub::Grant : &SpaceService::Stub::Revoke;
-    if (!client->Call(method, req, &perm)) return kExitFailed;
+    if (!CallCubd(env, method, req, &perm)) return kExitFailed;
     const std::string who =
         o->user.empty() ? absl::StrCat("group ", o->group) : absl::StrCat("user ", o->user);
     return env.printer().Confirm(
@@ -198,10 +186,8 @@ void AddPermissions(CLI::App* group, Env& env) {
   OnRun(cmd, env, [&env, name] {
     cub::v1::ListPermissionsRequest req;
     req.set_space(*name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListPermissionsResponse resp;
-    if (!client->Call(&SpaceService::Stub::ListPermissions, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &SpaceService::Stub::ListPermissions, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Permission>(
         resp.permissions(), {"ROLE", "USER", "GROUP"},
         [](const cub::v1::Permission& p) -> std::vector<std::string> {

@@ -33,10 +33,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_description(o->description);
     req.set_allow_exists(o->allow_exists);
     PutKeyValues(o->labels, req.mutable_labels());
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Tag tag;
-    if (!client->Call(&TagService::Stub::CreateTag, req, &tag)) return kExitFailed;
+    if (!CallCubd(env, &TagService::Stub::CreateTag, req, &tag)) return kExitFailed;
     return env.printer().Confirm(
         tag, absl::StrCat("Tag ", tag.slug(), " created", IdSuffix(tag.tag_id())));
   });
@@ -54,10 +52,8 @@ void AddGet(CLI::App* group, Env& env) {
     cub::v1::GetTagRequest req;
     req.set_space(o->space);
     req.set_tag(o->name);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::TagWithMarks resp;
-    if (!client->Call(&TagService::Stub::GetTag, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &TagService::Stub::GetTag, req, &resp)) return kExitFailed;
     const Printer printer = env.printer();
     if (!printer.table()) return printer.Document(resp);
     Table marks{{"UNIT", "REVISION", "MARKED"}, {}};
@@ -80,10 +76,8 @@ void AddList(CLI::App* group, Env& env) {
     cub::v1::ListTagsRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListTagsResponse resp;
-    if (!client->Call(&TagService::Stub::ListTags, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &TagService::Stub::ListTags, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Tag>(
         resp.tags(), {"NAME", "MARKS", "DESCRIPTION", "ID"},
         [](const cub::v1::Tag& t) -> std::vector<std::string> {

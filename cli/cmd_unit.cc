@@ -49,10 +49,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_allow_exists(o->allow_exists);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::UnitWithData resp;
-    if (!client->Call(&UnitService::Stub::CreateUnit, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::CreateUnit, req, &resp)) return kExitFailed;
     return env.printer().Confirm(resp, absl::StrCat("Unit ", resp.unit().slug(), " created",
                                                     IdSuffix(resp.unit().unit_id())));
   });
@@ -73,10 +71,8 @@ void AddGetOrData(CLI::App* group, Env& env, bool data_only) {
     cub::v1::GetUnitRequest req;
     req.set_space(o->space);
     req.set_unit(o->unit);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::UnitWithData resp;
-    if (!client->Call(&UnitService::Stub::GetUnit, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::GetUnit, req, &resp)) return kExitFailed;
     if (data_only) return env.printer().Text(resp.data());
     return env.printer().Fields(resp, resp.unit());
   });
@@ -101,10 +97,8 @@ void AddList(CLI::App* group, Env& env) {
     req.set_where_space(o->where_space);
     req.mutable_options()->set_where(o->where);
     req.mutable_options()->set_filter(o->filter);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::ListUnitsResponse resp;
-    if (!client->Call(&UnitService::Stub::ListUnits, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::ListUnits, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Unit>(
         resp.units(), {"NAME", "SPACE", "HEAD", "RELEASED", "TOOLCHAIN", "ID"},
         [](const cub::v1::Unit& u) -> std::vector<std::string> {
@@ -235,10 +229,8 @@ void AddUpdate(CLI::App* group, Env& env) {
     for (const auto& path : o->unprotect) req.add_unprotect(path);
     PutKeyValues(o->labels, req.mutable_labels());
     PutKeyValues(o->annotations, req.mutable_annotations());
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::UpdateUnitResponse resp;
-    if (!client->Call(&UnitService::Stub::UpdateUnit, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::UpdateUnit, req, &resp)) return kExitFailed;
     const cub::v1::Unit& u = resp.unit();
     std::string line;
     int conflicts = 0;
@@ -285,10 +277,8 @@ void AddDelete(CLI::App* group, Env& env) {
     cub::v1::DeleteUnitRequest req;
     req.set_space(o->space);
     req.set_unit(o->unit);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::DeleteUnitResponse resp;
-    if (!client->Call(&UnitService::Stub::DeleteUnit, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::DeleteUnit, req, &resp)) return kExitFailed;
     return env.printer().Confirm(resp, absl::StrCat("Unit ", o->unit, " deleted"));
   });
 }
@@ -315,10 +305,8 @@ void AddTag(CLI::App* group, Env& env) {
     req.set_tag(o->tag);
     req.set_revision(o->revision);
     req.set_move(o->move);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::TagMark mark;
-    if (!client->Call(&UnitService::Stub::TagUnit, req, &mark)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::TagUnit, req, &mark)) return kExitFailed;
     const std::string unit = mark.unit_slug().empty() ? o->unit : mark.unit_slug();
     const std::string tag = mark.tag_slug().empty() ? o->tag : mark.tag_slug();
     return env.printer().Confirm(mark, absl::StrCat("Tagged revision ", mark.revision_num(),
@@ -346,10 +334,8 @@ void AddDiff(CLI::App* group, Env& env) {
     req.set_unit(o->unit);
     req.set_from(o->from);
     req.set_to(o->to);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::DiffUnitResponse resp;
-    if (!client->Call(&UnitService::Stub::DiffUnit, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::DiffUnit, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Mutation>(
         resp.mutations(), {"KIND", "PATH", "OLD", "NEW"},
         [](const cub::v1::Mutation& m) -> std::vector<std::string> {
@@ -373,10 +359,8 @@ void AddConflicts(CLI::App* group, Env& env) {
     req.set_space(o->space);
     req.set_unit(o->unit);
     req.set_revision(o->revision);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::Revision rev;
-    if (!client->Call(&UnitService::Stub::GetRevision, req, &rev)) return kExitFailed;
+    if (!CallCubd(env, &UnitService::Stub::GetRevision, req, &rev)) return kExitFailed;
     return env.printer().List<cub::v1::Conflict>(
         rev.conflicts(), {"PATH", "REASON", "UPSTREAM", "KEPT"},
         [](const cub::v1::Conflict& c) -> std::vector<std::string> {

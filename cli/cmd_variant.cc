@@ -60,10 +60,8 @@ void AddCreate(CLI::App* group, Env& env) {
     req.set_environment(o->environment);
     req.set_region(o->region);
     PutKeyValues(o->labels, req.mutable_labels());
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::CreateVariantResponse resp;
-    if (!client->Call(&VariantService::Stub::CreateVariant, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &VariantService::Stub::CreateVariant, req, &resp)) return kExitFailed;
     const std::string name = resp.space().slug().empty() ? o->name : resp.space().slug();
     return env.printer().Confirm(resp, absl::StrCat("Variant ", name, " created from ", o->upstream,
                                                     " with ", resp.units_size(), " units"));
@@ -197,10 +195,8 @@ void AddPromote(CLI::App* group, Env& env) {
     req.set_mutations(mutations);
     req.set_force(o->force);
     req.set_force_reason(o->force_reason);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::PromoteResponse resp;
-    if (!client->Call(&ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
     const std::string name = resp.change_order().empty() ? o->change_order : resp.change_order();
     const std::string stage = resp.target_stage().empty() ? o->target_stage : resp.target_stage();
     const bool dry_run = resp.dry_run() || o->dry_run;
@@ -255,10 +251,8 @@ void AddDemote(CLI::App* group, Env& env) {
     req.set_change_order(o->change_order);
     req.set_change_desc(o->change_desc);
     req.set_dry_run(o->dry_run);
-    auto client = Connect(env);
-    if (!client) return kExitFailed;
     cub::v1::DemoteResponse resp;
-    if (!client->Call(&cub::v1::ChangeOrderService::Stub::Demote, req, &resp)) return kExitFailed;
+    if (!CallCubd(env, &cub::v1::ChangeOrderService::Stub::Demote, req, &resp)) return kExitFailed;
     const Printer printer = env.printer();
     if (!printer.table()) return printer.Document(resp);
     Table t{{"SPACE", "UNIT", "ACTION", "START", "REVISION", "DROPS"}, {}};

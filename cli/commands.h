@@ -42,6 +42,19 @@ void OnRun(CLI::App* sub, Env& env, std::function<int()> fn);
 // returns nullptr (exit code 1).
 std::unique_ptr<Client> Connect(const Env& env);
 
+// The connect-and-call every command makes: connects (Connect above), then calls `method`
+// (e.g. &cub::v1::SpaceService::Stub::GetSpace) with `request` through Client::Call, which
+// adds the bearer token and the deadline and checks the request's text first. Returns true
+// with `*response` filled; otherwise "Failed: ..." is on stderr and the command exits with
+// kExitFailed. Printing the response is the caller's.
+template <typename Stub, typename Request, typename Response>
+bool CallCubd(const Env& env,
+              grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+              const Request& request, Response* response) {
+  std::unique_ptr<Client> client = Connect(env);
+  return client != nullptr && client->Call(method, request, response);
+}
+
 // Adds a repeatable `flag` (e.g. "--label") taking KEY=VALUE; a value without '=' is a usage
 // error naming the flag. One value per occurrence, so it never swallows positional arguments.
 CLI::Option* AddKeyValueFlag(CLI::App* sub, const std::string& flag, std::vector<std::string>* out,

@@ -1,5 +1,10 @@
 #include "server/services.h"
 
+#include <google/protobuf/descriptor.h>
+
+#include <string>
+#include <type_traits>
+
 #include "cub/v1/attestation.grpc.pb.h"
 #include "cub/v1/auth.grpc.pb.h"
 #include "cub/v1/changeorder.grpc.pb.h"
@@ -24,494 +29,240 @@
 #include "server/call.h"
 
 namespace cub::server {
+
+std::string RpcLogName(const std::string& service_full_name, const std::string& method) {
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service_full_name);
+  // Every caller names a generated service, so `service` is found; the fallback only keeps a
+  // wrong name from crashing.
+  std::string short_name = service != nullptr ? service->name() : service_full_name;
+  return short_name + "/" + method;
+}
+
 namespace {
 
 using grpc::ServerContext;
 using grpc::Status;
 using ops::Principal;
 
-// Wraps a use case returning absl::Status (no value) as one returning an empty response.
+// The request and response types of a generated handler, read from its member pointer, so a
+// table entry names only the method.
+template <typename F>
+struct Rpc;
+template <typename C, typename Req, typename Resp>
+struct Rpc<Status (C::*)(ServerContext*, const Req*, Resp*)> {
+  using Request = Req;
+  using Response = Resp;
+};
+
+// Runs `fn` through RunCall. A use case returning absl::Status answers with the empty
+// response; one returning StatusOr<Resp> fills `*resp` on success.
 template <typename Resp, typename Fn>
-auto Empty(Fn fn) {
-  return [fn](const Principal& p) -> absl::StatusOr<Resp> {
-    absl::Status s = fn(p);
-    if (!s.ok()) return s;
-    return Resp();
-  };
+Status Answer(CallGate& gate, ServerContext* ctx, const std::string& method,
+              const google::protobuf::Message& request, Resp* resp, Fn fn) {
+  if constexpr (std::is_same_v<std::invoke_result_t<Fn, const Principal&>, absl::Status>) {
+    return RunCall(gate, ctx, method.c_str(), request, fn);
+  } else {
+    return Respond(gate, ctx, method.c_str(), request, resp, fn);
+  }
 }
 
-class AuthServiceImpl final : public v1::AuthService::Service {
+// What every service implementation holds: the gate its calls go through and its pool.
+// `Grpc` is the generated service class (v1::SpaceService), whose Service it implements.
+template <typename Grpc>
+class ServiceImpl : public Grpc::Service {
  public:
-  explicit AuthServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status WhoAmI(ServerContext* ctx, const v1::WhoAmIRequest* req,
-                v1::WhoAmIResponse* resp) override {
-    return RunCall(gate_, ctx, "AuthService/WhoAmI", *req, [&](const Principal& p) {
-      v1::User* u = resp->mutable_user();
-      u->set_user_id(p.user_id);
-      u->set_username(p.username);
-      for (const auto& g : p.groups) u->add_groups(g);
-      u->set_admin(p.admin);
-      u->set_service_account(p.service_account);
-      u->set_created_at(p.created_at);
-      return absl::OkStatus();
-    });
-  }
+  explicit ServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
 
- private:
+ protected:
+  using Generated = Grpc;
   CallGate& gate_;
   store::ConnectionPool& db_;
 };
 
-class SpaceServiceImpl final : public v1::SpaceService::Service {
- public:
-  explicit SpaceServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateSpace(ServerContext* ctx, const v1::CreateSpaceRequest* req,
-                     v1::Space* resp) override {
-    return Respond(gate_, ctx, "SpaceService/CreateSpace", *req, resp,
-                   [&](const Principal& p) { return ops::CreateSpace(db_, p, *req); });
-  }
-  Status GetSpace(ServerContext* ctx, const v1::GetSpaceRequest* req, v1::Space* resp) override {
-    return Respond(gate_, ctx, "SpaceService/GetSpace", *req, resp,
-                   [&](const Principal& p) { return ops::GetSpace(db_, p, *req); });
-  }
-  Status ListSpaces(ServerContext* ctx, const v1::ListSpacesRequest* req,
-                    v1::ListSpacesResponse* resp) override {
-    return Respond(gate_, ctx, "SpaceService/ListSpaces", *req, resp,
-                   [&](const Principal& p) { return ops::ListSpaces(db_, p, *req); });
-  }
-  Status UpdateSpace(ServerContext* ctx, const v1::UpdateSpaceRequest* req,
-                     v1::Space* resp) override {
-    return Respond(gate_, ctx, "SpaceService/UpdateSpace", *req, resp,
-                   [&](const Principal& p) { return ops::UpdateSpace(db_, p, *req); });
-  }
-  Status DeleteSpace(ServerContext* ctx, const v1::DeleteSpaceRequest* req,
-                     v1::DeleteSpaceResponse* resp) override {
-    return Respond(gate_, ctx, "SpaceService/DeleteSpace", *req, resp,
-                   Empty<v1::DeleteSpaceResponse>(
-                       [&](const Principal& p) { return ops::DeleteSpace(db_, p, *req); }));
-  }
-  Status Grant(ServerContext* ctx, const v1::GrantRequest* req, v1::Permission* resp) override {
-    return Respond(gate_, ctx, "SpaceService/Grant", *req, resp,
-                   [&](const Principal& p) { return ops::Grant(db_, p, *req); });
-  }
-  Status Revoke(ServerContext* ctx, const v1::GrantRequest* req, v1::Permission* resp) override {
-    return Respond(gate_, ctx, "SpaceService/Revoke", *req, resp,
-                   [&](const Principal& p) { return ops::Revoke(db_, p, *req); });
-  }
-  Status ListPermissions(ServerContext* ctx, const v1::ListPermissionsRequest* req,
-                         v1::ListPermissionsResponse* resp) override {
-    return Respond(gate_, ctx, "SpaceService/ListPermissions", *req, resp,
-                   [&](const Principal& p) { return ops::ListPermissions(db_, p, *req); });
+// One RPC: overrides Generated::Service::Method (so a misspelt or missing method does not
+// compile), logs it as "Service/Method" (the name built once from the service descriptor), and
+// answers with `...`, an expression of `p` (the caller's Principal) and `req` (the request).
+#define CUB_RPC_AS(Method, ...)                                                             \
+  Status Method(ServerContext* ctx,                                                         \
+                const Rpc<decltype(&Generated::Service::Method)>::Request* req,             \
+                Rpc<decltype(&Generated::Service::Method)>::Response* resp) override {      \
+    static const std::string kMethod = RpcLogName(Generated::service_full_name(), #Method); \
+    return Answer(this->gate_, ctx, kMethod, *req, resp,                                    \
+                  [&]([[maybe_unused]] const Principal& p) { return __VA_ARGS__; });        \
   }
 
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+// The common case: the lib/ops use case of the same name, called with (pool, caller, request).
+#define CUB_RPC(Method) CUB_RPC_AS(Method, ops::Method(this->db_, p, *req))
+
+// WhoAmI answers with the caller as authenticated.
+absl::StatusOr<v1::WhoAmIResponse> CallerOf(const Principal& p) {
+  v1::WhoAmIResponse resp;
+  v1::User* u = resp.mutable_user();
+  u->set_user_id(p.user_id);
+  u->set_username(p.username);
+  for (const auto& g : p.groups) u->add_groups(g);
+  u->set_admin(p.admin);
+  u->set_service_account(p.service_account);
+  u->set_created_at(p.created_at);
+  return resp;
+}
+
+// clang-format off
+class AuthServiceImpl final : public ServiceImpl<v1::AuthService> {
+ public:
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC_AS(WhoAmI, CallerOf(p))
 };
 
-class UnitServiceImpl final : public v1::UnitService::Service {
+class SpaceServiceImpl final : public ServiceImpl<v1::SpaceService> {
  public:
-  explicit UnitServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateUnit(ServerContext* ctx, const v1::CreateUnitRequest* req,
-                    v1::UnitWithData* resp) override {
-    return Respond(gate_, ctx, "UnitService/CreateUnit", *req, resp,
-                   [&](const Principal& p) { return ops::CreateUnit(db_, p, *req); });
-  }
-  Status GetUnit(ServerContext* ctx, const v1::GetUnitRequest* req,
-                 v1::UnitWithData* resp) override {
-    return Respond(gate_, ctx, "UnitService/GetUnit", *req, resp,
-                   [&](const Principal& p) { return ops::GetUnit(db_, p, *req); });
-  }
-  Status ListUnits(ServerContext* ctx, const v1::ListUnitsRequest* req,
-                   v1::ListUnitsResponse* resp) override {
-    return Respond(gate_, ctx, "UnitService/ListUnits", *req, resp,
-                   [&](const Principal& p) { return ops::ListUnits(db_, p, *req); });
-  }
-  Status UpdateUnit(ServerContext* ctx, const v1::UpdateUnitRequest* req,
-                    v1::UpdateUnitResponse* resp) override {
-    return Respond(gate_, ctx, "UnitService/UpdateUnit", *req, resp,
-                   [&](const Principal& p) { return ops::UpdateUnit(db_, p, *req); });
-  }
-  Status DeleteUnit(ServerContext* ctx, const v1::DeleteUnitRequest* req,
-                    v1::DeleteUnitResponse* resp) override {
-    return Respond(gate_, ctx, "UnitService/DeleteUnit", *req, resp,
-                   Empty<v1::DeleteUnitResponse>(
-                       [&](const Principal& p) { return ops::DeleteUnit(db_, p, *req); }));
-  }
-  Status ListRevisions(ServerContext* ctx, const v1::ListRevisionsRequest* req,
-                       v1::ListRevisionsResponse* resp) override {
-    return Respond(gate_, ctx, "UnitService/ListRevisions", *req, resp,
-                   [&](const Principal& p) { return ops::ListRevisions(db_, p, *req); });
-  }
-  Status GetRevision(ServerContext* ctx, const v1::GetRevisionRequest* req,
-                     v1::Revision* resp) override {
-    return Respond(gate_, ctx, "UnitService/GetRevision", *req, resp,
-                   [&](const Principal& p) { return ops::GetRevision(db_, p, *req); });
-  }
-  Status DiffUnit(ServerContext* ctx, const v1::DiffUnitRequest* req,
-                  v1::DiffUnitResponse* resp) override {
-    return Respond(gate_, ctx, "UnitService/DiffUnit", *req, resp,
-                   [&](const Principal& p) { return ops::DiffUnit(db_, p, *req); });
-  }
-  Status TagUnit(ServerContext* ctx, const v1::TagUnitRequest* req, v1::TagMark* resp) override {
-    return Respond(gate_, ctx, "UnitService/TagUnit", *req, resp,
-                   [&](const Principal& p) { return ops::TagUnit(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateSpace)
+  CUB_RPC(GetSpace)
+  CUB_RPC(ListSpaces)
+  CUB_RPC(UpdateSpace)
+  CUB_RPC(DeleteSpace)
+  CUB_RPC(Grant)
+  CUB_RPC(Revoke)
+  CUB_RPC(ListPermissions)
 };
 
-class ChangeSetServiceImpl final : public v1::ChangeSetService::Service {
+class UnitServiceImpl final : public ServiceImpl<v1::UnitService> {
  public:
-  explicit ChangeSetServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateChangeSet(ServerContext* ctx, const v1::CreateChangeSetRequest* req,
-                         v1::ChangeSet* resp) override {
-    return Respond(gate_, ctx, "ChangeSetService/CreateChangeSet", *req, resp,
-                   [&](const Principal& p) { return ops::CreateChangeSet(db_, p, *req); });
-  }
-  Status GetChangeSet(ServerContext* ctx, const v1::GetChangeSetRequest* req,
-                      v1::ChangeSet* resp) override {
-    return Respond(gate_, ctx, "ChangeSetService/GetChangeSet", *req, resp,
-                   [&](const Principal& p) { return ops::GetChangeSet(db_, p, *req); });
-  }
-  Status ListChangeSets(ServerContext* ctx, const v1::ListChangeSetsRequest* req,
-                        v1::ListChangeSetsResponse* resp) override {
-    return Respond(gate_, ctx, "ChangeSetService/ListChangeSets", *req, resp,
-                   [&](const Principal& p) { return ops::ListChangeSets(db_, p, *req); });
-  }
-  Status CloseChangeSet(ServerContext* ctx, const v1::CloseChangeSetRequest* req,
-                        v1::ChangeSet* resp) override {
-    return Respond(gate_, ctx, "ChangeSetService/CloseChangeSet", *req, resp,
-                   [&](const Principal& p) { return ops::CloseChangeSet(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateUnit)
+  CUB_RPC(GetUnit)
+  CUB_RPC(ListUnits)
+  CUB_RPC(UpdateUnit)
+  CUB_RPC(DeleteUnit)
+  CUB_RPC(ListRevisions)
+  CUB_RPC(GetRevision)
+  CUB_RPC(DiffUnit)
+  CUB_RPC(TagUnit)
 };
 
-class FunctionServiceImpl final : public v1::FunctionService::Service {
+class ChangeSetServiceImpl final : public ServiceImpl<v1::ChangeSetService> {
  public:
-  explicit FunctionServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status ListFunctions(ServerContext* ctx, const v1::ListFunctionsRequest* req,
-                       v1::ListFunctionsResponse* resp) override {
-    return Respond(gate_, ctx, "FunctionService/ListFunctions", *req, resp,
-                   [&](const Principal&) { return ops::ListFunctions(*req); });
-  }
-  Status InvokeFunction(ServerContext* ctx, const v1::InvokeFunctionRequest* req,
-                        v1::InvokeFunctionResponse* resp) override {
-    return Respond(gate_, ctx, "FunctionService/InvokeFunction", *req, resp,
-                   [&](const Principal& p) { return ops::InvokeFunction(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateChangeSet)
+  CUB_RPC(GetChangeSet)
+  CUB_RPC(ListChangeSets)
+  CUB_RPC(CloseChangeSet)
 };
 
-class InvocationServiceImpl final : public v1::InvocationService::Service {
+class FunctionServiceImpl final : public ServiceImpl<v1::FunctionService> {
  public:
-  explicit InvocationServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateInvocation(ServerContext* ctx, const v1::CreateInvocationRequest* req,
-                          v1::Invocation* resp) override {
-    return Respond(gate_, ctx, "InvocationService/CreateInvocation", *req, resp,
-                   [&](const Principal& p) { return ops::CreateInvocation(db_, p, *req); });
-  }
-  Status GetInvocation(ServerContext* ctx, const v1::GetInvocationRequest* req,
-                       v1::Invocation* resp) override {
-    return Respond(gate_, ctx, "InvocationService/GetInvocation", *req, resp,
-                   [&](const Principal& p) { return ops::GetInvocation(db_, p, *req); });
-  }
-  Status ListInvocations(ServerContext* ctx, const v1::ListInvocationsRequest* req,
-                         v1::ListInvocationsResponse* resp) override {
-    return Respond(gate_, ctx, "InvocationService/ListInvocations", *req, resp,
-                   [&](const Principal& p) { return ops::ListInvocations(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC_AS(ListFunctions, ops::ListFunctions(*req))
+  CUB_RPC(InvokeFunction)
 };
 
-class ChangeWorkflowServiceImpl final : public v1::ChangeWorkflowService::Service {
+class InvocationServiceImpl final : public ServiceImpl<v1::InvocationService> {
  public:
-  explicit ChangeWorkflowServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateChangeWorkflow(ServerContext* ctx, const v1::CreateChangeWorkflowRequest* req,
-                              v1::ChangeWorkflow* resp) override {
-    return Respond(gate_, ctx, "ChangeWorkflowService/CreateChangeWorkflow", *req, resp,
-                   [&](const Principal& p) { return ops::CreateChangeWorkflow(db_, p, *req); });
-  }
-  Status GetChangeWorkflow(ServerContext* ctx, const v1::GetChangeWorkflowRequest* req,
-                           v1::ChangeWorkflow* resp) override {
-    return Respond(gate_, ctx, "ChangeWorkflowService/GetChangeWorkflow", *req, resp,
-                   [&](const Principal& p) { return ops::GetChangeWorkflow(db_, p, *req); });
-  }
-  Status ListChangeWorkflows(ServerContext* ctx, const v1::ListChangeWorkflowsRequest* req,
-                             v1::ListChangeWorkflowsResponse* resp) override {
-    return Respond(gate_, ctx, "ChangeWorkflowService/ListChangeWorkflows", *req, resp,
-                   [&](const Principal& p) { return ops::ListChangeWorkflows(db_, p, *req); });
-  }
-  Status UpdateChangeWorkflow(ServerContext* ctx, const v1::UpdateChangeWorkflowRequest* req,
-                              v1::ChangeWorkflow* resp) override {
-    return Respond(gate_, ctx, "ChangeWorkflowService/UpdateChangeWorkflow", *req, resp,
-                   [&](const Principal& p) { return ops::UpdateChangeWorkflow(db_, p, *req); });
-  }
-  Status DeleteChangeWorkflow(ServerContext* ctx, const v1::DeleteChangeWorkflowRequest* req,
-                              v1::DeleteChangeWorkflowResponse* resp) override {
-    return Respond(gate_, ctx, "ChangeWorkflowService/DeleteChangeWorkflow", *req, resp,
-                   Empty<v1::DeleteChangeWorkflowResponse>([&](const Principal& p) {
-                     return ops::DeleteChangeWorkflow(db_, p, *req);
-                   }));
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateInvocation)
+  CUB_RPC(GetInvocation)
+  CUB_RPC(ListInvocations)
 };
 
-class ChangeOrderServiceImpl final : public v1::ChangeOrderService::Service {
+class ChangeWorkflowServiceImpl final : public ServiceImpl<v1::ChangeWorkflowService> {
  public:
-  explicit ChangeOrderServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateChangeOrder(ServerContext* ctx, const v1::CreateChangeOrderRequest* req,
-                           v1::ChangeOrder* resp) override {
-    return Respond(gate_, ctx, "ChangeOrderService/CreateChangeOrder", *req, resp,
-                   [&](const Principal& p) { return ops::CreateChangeOrder(db_, p, *req); });
-  }
-  Status GetChangeOrder(ServerContext* ctx, const v1::GetChangeOrderRequest* req,
-                        v1::ChangeOrder* resp) override {
-    return Respond(gate_, ctx, "ChangeOrderService/GetChangeOrder", *req, resp,
-                   [&](const Principal& p) { return ops::GetChangeOrder(db_, p, *req); });
-  }
-  Status ListChangeOrders(ServerContext* ctx, const v1::ListChangeOrdersRequest* req,
-                          v1::ListChangeOrdersResponse* resp) override {
-    return Respond(gate_, ctx, "ChangeOrderService/ListChangeOrders", *req, resp,
-                   [&](const Principal& p) { return ops::ListChangeOrders(db_, p, *req); });
-  }
-  Status UpdateChangeOrder(ServerContext* ctx, const v1::UpdateChangeOrderRequest* req,
-                           v1::ChangeOrder* resp) override {
-    return Respond(gate_, ctx, "ChangeOrderService/UpdateChangeOrder", *req, resp,
-                   [&](const Principal& p) { return ops::UpdateChangeOrder(db_, p, *req); });
-  }
-  Status Promote(ServerContext* ctx, const v1::PromoteRequest* req,
-                 v1::PromoteResponse* resp) override {
-    return Respond(gate_, ctx, "ChangeOrderService/Promote", *req, resp,
-                   [&](const Principal& p) { return ops::Promote(db_, p, *req); });
-  }
-  Status Demote(ServerContext* ctx, const v1::DemoteRequest* req,
-                v1::DemoteResponse* resp) override {
-    return Respond(gate_, ctx, "ChangeOrderService/Demote", *req, resp,
-                   [&](const Principal& p) { return ops::Demote(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateChangeWorkflow)
+  CUB_RPC(GetChangeWorkflow)
+  CUB_RPC(ListChangeWorkflows)
+  CUB_RPC(UpdateChangeWorkflow)
+  CUB_RPC(DeleteChangeWorkflow)
 };
 
-class AttestationServiceImpl final : public v1::AttestationService::Service {
+class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> {
  public:
-  explicit AttestationServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status Approve(ServerContext* ctx, const v1::ApproveRequest* req,
-                 v1::ApproveResponse* resp) override {
-    return Respond(gate_, ctx, "AttestationService/Approve", *req, resp,
-                   [&](const Principal& p) { return ops::Approve(db_, p, *req); });
-  }
-  Status GetAttestation(ServerContext* ctx, const v1::GetAttestationRequest* req,
-                        v1::Attestation* resp) override {
-    return Respond(gate_, ctx, "AttestationService/GetAttestation", *req, resp,
-                   [&](const Principal& p) { return ops::GetAttestation(db_, p, *req); });
-  }
-  Status ListAttestations(ServerContext* ctx, const v1::ListAttestationsRequest* req,
-                          v1::ListAttestationsResponse* resp) override {
-    return Respond(gate_, ctx, "AttestationService/ListAttestations", *req, resp,
-                   [&](const Principal& p) { return ops::ListAttestations(db_, p, *req); });
-  }
-  Status RevokeAttestation(ServerContext* ctx, const v1::RevokeAttestationRequest* req,
-                           v1::Attestation* resp) override {
-    return Respond(gate_, ctx, "AttestationService/RevokeAttestation", *req, resp,
-                   [&](const Principal& p) { return ops::RevokeAttestation(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateChangeOrder)
+  CUB_RPC(GetChangeOrder)
+  CUB_RPC(ListChangeOrders)
+  CUB_RPC(UpdateChangeOrder)
+  CUB_RPC(Promote)
+  CUB_RPC(Demote)
 };
 
-class TargetServiceImpl final : public v1::TargetService::Service {
+class AttestationServiceImpl final : public ServiceImpl<v1::AttestationService> {
  public:
-  explicit TargetServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateTarget(ServerContext* ctx, const v1::CreateTargetRequest* req,
-                      v1::Target* resp) override {
-    return Respond(gate_, ctx, "TargetService/CreateTarget", *req, resp,
-                   [&](const Principal& p) { return ops::CreateTarget(db_, p, *req); });
-  }
-  Status GetTarget(ServerContext* ctx, const v1::GetTargetRequest* req, v1::Target* resp) override {
-    return Respond(gate_, ctx, "TargetService/GetTarget", *req, resp,
-                   [&](const Principal& p) { return ops::GetTarget(db_, p, *req); });
-  }
-  Status ListTargets(ServerContext* ctx, const v1::ListTargetsRequest* req,
-                     v1::ListTargetsResponse* resp) override {
-    return Respond(gate_, ctx, "TargetService/ListTargets", *req, resp,
-                   [&](const Principal& p) { return ops::ListTargets(db_, p, *req); });
-  }
-  Status UpdateTarget(ServerContext* ctx, const v1::UpdateTargetRequest* req,
-                      v1::Target* resp) override {
-    return Respond(gate_, ctx, "TargetService/UpdateTarget", *req, resp,
-                   [&](const Principal& p) { return ops::UpdateTarget(db_, p, *req); });
-  }
-  Status DeleteTarget(ServerContext* ctx, const v1::DeleteTargetRequest* req,
-                      v1::DeleteTargetResponse* resp) override {
-    return Respond(gate_, ctx, "TargetService/DeleteTarget", *req, resp,
-                   Empty<v1::DeleteTargetResponse>(
-                       [&](const Principal& p) { return ops::DeleteTarget(db_, p, *req); }));
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(Approve)
+  CUB_RPC(GetAttestation)
+  CUB_RPC(ListAttestations)
+  CUB_RPC(RevokeAttestation)
 };
 
-class ReleaseServiceImpl final : public v1::ReleaseService::Service {
+class TargetServiceImpl final : public ServiceImpl<v1::TargetService> {
  public:
-  ReleaseServiceImpl(CallGate& gate, const ops::ReleaseEnv& env)
-      : gate_(gate), db_(gate.db()), env_(env) {}
-  Status PublishRelease(ServerContext* ctx, const v1::PublishReleaseRequest* req,
-                        v1::Release* resp) override {
-    return Respond(gate_, ctx, "ReleaseService/PublishRelease", *req, resp,
-                   [&](const Principal& p) { return ops::PublishRelease(db_, env_, p, *req); });
-  }
-  Status GetRelease(ServerContext* ctx, const v1::GetReleaseRequest* req,
-                    v1::Release* resp) override {
-    return Respond(gate_, ctx, "ReleaseService/GetRelease", *req, resp,
-                   [&](const Principal& p) { return ops::GetRelease(db_, p, *req); });
-  }
-  Status ListReleases(ServerContext* ctx, const v1::ListReleasesRequest* req,
-                      v1::ListReleasesResponse* resp) override {
-    return Respond(gate_, ctx, "ReleaseService/ListReleases", *req, resp,
-                   [&](const Principal& p) { return ops::ListReleases(db_, p, *req); });
-  }
-  Status SetReleaseStatus(ServerContext* ctx, const v1::SetReleaseStatusRequest* req,
-                          v1::Release* resp) override {
-    return Respond(gate_, ctx, "ReleaseService/SetReleaseStatus", *req, resp,
-                   [&](const Principal& p) { return ops::SetReleaseStatus(db_, env_, p, *req); });
-  }
-  Status ReleaseHistory(ServerContext* ctx, const v1::ReleaseHistoryRequest* req,
-                        v1::ReleaseHistoryResponse* resp) override {
-    return Respond(gate_, ctx, "ReleaseService/ReleaseHistory", *req, resp,
-                   [&](const Principal& p) { return ops::ReleaseHistory(db_, p, *req); });
-  }
-  Status VerifyRelease(ServerContext* ctx, const v1::VerifyReleaseRequest* req,
-                       v1::VerifyReleaseResponse* resp) override {
-    return Respond(gate_, ctx, "ReleaseService/VerifyRelease", *req, resp,
-                   [&](const Principal& p) { return ops::VerifyRelease(db_, env_, p, *req); });
-  }
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateTarget)
+  CUB_RPC(GetTarget)
+  CUB_RPC(ListTargets)
+  CUB_RPC(UpdateTarget)
+  CUB_RPC(DeleteTarget)
+};
+
+class ReleaseServiceImpl final : public ServiceImpl<v1::ReleaseService> {
+ public:
+  ReleaseServiceImpl(CallGate& gate, const ops::ReleaseEnv& env) : ServiceImpl(gate), env_(env) {}
+  CUB_RPC_AS(PublishRelease, ops::PublishRelease(db_, env_, p, *req))
+  CUB_RPC(GetRelease)
+  CUB_RPC(ListReleases)
+  CUB_RPC_AS(SetReleaseStatus, ops::SetReleaseStatus(db_, env_, p, *req))
+  CUB_RPC(ReleaseHistory)
+  CUB_RPC_AS(VerifyRelease, ops::VerifyRelease(db_, env_, p, *req))
 
  private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
   const ops::ReleaseEnv& env_;
 };
 
 // The public half of the signing key, for checking records offline; any authenticated caller.
-class ServerServiceImpl final : public v1::ServerService::Service {
+class ServerServiceImpl final : public ServiceImpl<v1::ServerService> {
  public:
-  ServerServiceImpl(CallGate& gate, const ops::ReleaseEnv& env)
-      : gate_(gate), db_(gate.db()), env_(env) {}
-  Status GetPublicKey(ServerContext* ctx, const v1::GetPublicKeyRequest* req,
-                      v1::PublicKey* resp) override {
-    return Respond(
-        gate_, ctx, "ServerService/GetPublicKey", *req, resp,
-        [&](const Principal&) -> absl::StatusOr<v1::PublicKey> { return ops::GetPublicKey(env_); });
-  }
+  ServerServiceImpl(CallGate& gate, const ops::ReleaseEnv& env) : ServiceImpl(gate), env_(env) {}
+  CUB_RPC_AS(GetPublicKey, ops::GetPublicKey(env_))
 
  private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
   const ops::ReleaseEnv& env_;
 };
 
-class TagServiceImpl final : public v1::TagService::Service {
+class TagServiceImpl final : public ServiceImpl<v1::TagService> {
  public:
-  explicit TagServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateTag(ServerContext* ctx, const v1::CreateTagRequest* req, v1::Tag* resp) override {
-    return Respond(gate_, ctx, "TagService/CreateTag", *req, resp,
-                   [&](const Principal& p) { return ops::CreateTag(db_, p, *req); });
-  }
-  Status GetTag(ServerContext* ctx, const v1::GetTagRequest* req, v1::TagWithMarks* resp) override {
-    return Respond(gate_, ctx, "TagService/GetTag", *req, resp,
-                   [&](const Principal& p) { return ops::GetTag(db_, p, *req); });
-  }
-  Status ListTags(ServerContext* ctx, const v1::ListTagsRequest* req,
-                  v1::ListTagsResponse* resp) override {
-    return Respond(gate_, ctx, "TagService/ListTags", *req, resp,
-                   [&](const Principal& p) { return ops::ListTags(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateTag)
+  CUB_RPC(GetTag)
+  CUB_RPC(ListTags)
 };
 
-class VariantServiceImpl final : public v1::VariantService::Service {
+class VariantServiceImpl final : public ServiceImpl<v1::VariantService> {
  public:
-  explicit VariantServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateVariant(ServerContext* ctx, const v1::CreateVariantRequest* req,
-                       v1::CreateVariantResponse* resp) override {
-    return Respond(gate_, ctx, "VariantService/CreateVariant", *req, resp,
-                   [&](const Principal& p) { return ops::CreateVariant(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateVariant)
 };
 
-class LinkServiceImpl final : public v1::LinkService::Service {
+class LinkServiceImpl final : public ServiceImpl<v1::LinkService> {
  public:
-  explicit LinkServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateLink(ServerContext* ctx, const v1::CreateLinkRequest* req, v1::Link* resp) override {
-    return Respond(gate_, ctx, "LinkService/CreateLink", *req, resp,
-                   [&](const Principal& p) { return ops::CreateLink(db_, p, *req); });
-  }
-  Status GetLink(ServerContext* ctx, const v1::GetLinkRequest* req, v1::Link* resp) override {
-    return Respond(gate_, ctx, "LinkService/GetLink", *req, resp,
-                   [&](const Principal& p) { return ops::GetLink(db_, p, *req); });
-  }
-  Status ListLinks(ServerContext* ctx, const v1::ListLinksRequest* req,
-                   v1::ListLinksResponse* resp) override {
-    return Respond(gate_, ctx, "LinkService/ListLinks", *req, resp,
-                   [&](const Principal& p) { return ops::ListLinks(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateLink)
+  CUB_RPC(GetLink)
+  CUB_RPC(ListLinks)
 };
 
-class FilterServiceImpl final : public v1::FilterService::Service {
+class FilterServiceImpl final : public ServiceImpl<v1::FilterService> {
  public:
-  explicit FilterServiceImpl(CallGate& gate) : gate_(gate), db_(gate.db()) {}
-  Status CreateFilter(ServerContext* ctx, const v1::CreateFilterRequest* req,
-                      v1::Filter* resp) override {
-    return Respond(gate_, ctx, "FilterService/CreateFilter", *req, resp,
-                   [&](const Principal& p) { return ops::CreateFilter(db_, p, *req); });
-  }
-  Status GetFilter(ServerContext* ctx, const v1::GetFilterRequest* req, v1::Filter* resp) override {
-    return Respond(gate_, ctx, "FilterService/GetFilter", *req, resp,
-                   [&](const Principal& p) { return ops::GetFilter(db_, p, *req); });
-  }
-  Status ListFilters(ServerContext* ctx, const v1::ListFiltersRequest* req,
-                     v1::ListFiltersResponse* resp) override {
-    return Respond(gate_, ctx, "FilterService/ListFilters", *req, resp,
-                   [&](const Principal& p) { return ops::ListFilters(db_, p, *req); });
-  }
-
- private:
-  CallGate& gate_;
-  store::ConnectionPool& db_;
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateFilter)
+  CUB_RPC(GetFilter)
+  CUB_RPC(ListFilters)
 };
+// clang-format on
+
+#undef CUB_RPC
+#undef CUB_RPC_AS
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // gRPC service implementations: thin adapters from cub.v1 requests to lib/ops use cases.
-// Each handler authenticates through RunCall and holds no state of its own, so any number of
-// cubd processes can serve one database.
+// Each handler is one line of a table naming the RPC (the name it is logged under is derived
+// from the generated service, never written by hand); it authenticates through RunCall and
+// holds no state of its own, so any number of cubd processes can serve one database.
 #ifndef CUB_SERVER_SERVICES_H_
 #define CUB_SERVER_SERVICES_H_
 
@@ -8,6 +9,7 @@
 #include <grpcpp/impl/codegen/service_type.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lib/ops/releases.h"
@@ -19,6 +21,11 @@ namespace cub::server {
 // environment; both must outlive them.
 std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
                                                          const ops::ReleaseEnv& release_env);
+
+// The name an RPC is logged under ("method=SpaceService/GetSpace"): the service's name without
+// its package, a slash, the method. `service_full_name` is the generated service's
+// ("cub.v1.SpaceService"). Exposed for tests.
+std::string RpcLogName(const std::string& service_full_name, const std::string& method);
 
 }  // namespace cub::server
 

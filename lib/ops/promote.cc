@@ -1,6 +1,5 @@
 #include "lib/ops/promote.h"
 
-
 #include <algorithm>
 #include <array>
 #include <map>
@@ -26,17 +25,18 @@
 namespace cub::ops {
 namespace {
 
-// The Spaces to promote into and the index of the Stage they make up (-1: none).
-struct Targets {
+// The Spaces to promote into and the index of the Stage they make up (-1: none). Not to be
+// confused with a release Target (lib/targets), where a Release is published.
+struct PromotionSpaces {
   std::vector<v1::Space> spaces;
   int stage = -1;
 };
 
-absl::StatusOr<Targets> ChooseTargets(store::Tx& tx, const Principal& p,
-                                      const ResolvedChangeOrder& rco, const v1::PromoteRequest& req,
-                                      const std::vector<std::vector<v1::Space>>& members,
-                                      const std::set<std::string>& resolved) {
-  Targets out;
+absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
+    store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
+    const v1::PromoteRequest& req, const std::vector<std::vector<v1::Space>>& members,
+    const std::set<std::string>& resolved) {
+  PromotionSpaces out;
   const auto& co = rco.co;
   if (req.spaces_size() > 0 || !req.where_space().empty()) {
     if (!req.target_stage().empty()) {
@@ -252,26 +252,26 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     resolved.insert(rco->base.space_id());
     auto members = StageMembers(tx, *rco);
     if (!members.ok()) return members.status();
-    auto targets = ChooseTargets(tx, p, *rco, req, *members, resolved);
-    if (!targets.ok()) return targets.status();
+    auto into = ChoosePromotionSpaces(tx, p, *rco, req, *members, resolved);
+    if (!into.ok()) return into.status();
     std::string stage_name =
-        targets->stage >= 0 ? rco->workflow->stages[targets->stage].name : std::string();
+        into->stage >= 0 ? rco->workflow->stages[into->stage].name : std::string();
     out.set_target_stage(stage_name);
 
     // Gates of every Stage up to the target, each over the Stage before (the first over the
     // base).
     const bool nothing_to_move =
-        std::all_of(targets->spaces.begin(), targets->spaces.end(),
+        std::all_of(into->spaces.begin(), into->spaces.end(),
                     [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
-    if (rco->workflow && targets->stage >= 0 && !nothing_to_move) {
+    if (rco->workflow && into->stage >= 0 && !nothing_to_move) {
       GateContext ctx{&*rco, resolved, absl::Now()};
       std::vector<std::string> failures;
-      for (int j = 0; j <= targets->stage; ++j) {
+      for (int j = 0; j <= into->stage; ++j) {
         std::vector<v1::Space> over =
             j == 0 ? std::vector<v1::Space>{rco->base} : (*members)[j - 1];
         auto f = GateFailures(tx, ctx, rco->workflow->stages[j].prerequisites, over,
                               absl::StrCat("unable to promote to stage '",
-                                           rco->workflow->stages[targets->stage].name, "'"));
+                                           rco->workflow->stages[into->stage].name, "'"));
         if (!f.ok()) return f.status();
         failures.insert(failures.end(), f->begin(), f->end());
       }
@@ -290,11 +290,11 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.mutations = req.mutations();
     // Spaces the caller may not write fail on their own; the others still land.
     std::vector<std::string> ids;
-    for (const auto& s : targets->spaces) ids.push_back(s.space_id());
+    for (const auto& s : into->spaces) ids.push_back(s.space_id());
     std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
     std::vector<v1::Space> allowed;
     std::vector<v1::PromotedSpace> denied;
-    for (const auto& s : targets->spaces) {
+    for (const auto& s : into->spaces) {
       // A Space that has the change already is reported as such, whoever asks.
       if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
         allowed.push_back(s);

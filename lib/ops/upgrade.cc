@@ -19,15 +19,16 @@
 namespace cub::ops {
 namespace {
 
-struct Source {
+// Where an upgrade merges from: the upstream Space and Unit, and the Link between, if any.
+struct UpgradeSource {
   v1::Space space;
   v1::Unit unit;
   std::optional<v1::Link> link;  // the Link whose cursor the upgrade moves, if any
 };
 
-absl::StatusOr<Source> FindSource(store::Tx& tx, const Principal& p, const v1::Space& space,
-                                  const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
-  Source src;
+absl::StatusOr<UpgradeSource> FindSource(store::Tx& tx, const Principal& p, const v1::Space& space,
+                                         const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
+  UpgradeSource src;
   // The clone lineage first; a Unit that was not cloned merges over its MergeUnits Link.
   std::vector<v1::Link> links = store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit");
   if (links.empty()) links = store::LinksFrom(tx, unit.unit_id(), "MergeUnits");
