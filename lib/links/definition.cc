@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/config/path.h"
 #include "lib/config/yaml.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/strict_read.h"
 
 namespace cub::links {
@@ -51,7 +52,7 @@ absl::StatusOr<const Node*> ReadMapping(const Node& m, std::string_view key,
 // Calls read(item, item_path) for each item of the list under `key`, each of which must be a
 // mapping.
 absl::Status ReadUpstreamPath(const Node& m, const std::string& path, UpstreamPath* out) {
-  if (absl::Status s = CheckFields(m, path, {"Name", "Path", "Resource"}); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"Name", "Path", "Resource"}));
   absl::Status s = ReadString(m, "Name", path, &out->name);
   if (s.ok()) s = ReadString(m, "Path", path, &out->path);
   if (!s.ok()) return s;
@@ -66,9 +67,7 @@ absl::Status ReadUpstreamPath(const Node& m, const std::string& path, UpstreamPa
 }
 
 absl::Status ReadArgument(const Node& m, const std::string& path, SetterArgument* out) {
-  if (absl::Status s = CheckFields(m, path, {"ParameterName", "Value", "Evaluator"}); !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"ParameterName", "Value", "Evaluator"}));
   absl::Status s = ReadString(m, "ParameterName", path, &out->parameter_name);
   if (s.ok()) s = ReadScalarText(m, "Value", path, &out->value);
   if (s.ok()) s = ReadString(m, "Evaluator", path, &out->evaluator);
@@ -76,10 +75,8 @@ absl::Status ReadArgument(const Node& m, const std::string& path, SetterArgument
 }
 
 absl::Status ReadSetter(const Node& m, const std::string& path, DownstreamSetter* out) {
-  if (absl::Status s = CheckFields(m, path, {"Parameters", "FunctionInvocation"}); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ReadStringList(m, "Parameters", path, &out->parameters); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"Parameters", "FunctionInvocation"}));
+  CUB_RETURN_IF_ERROR(ReadStringList(m, "Parameters", path, &out->parameters));
   absl::StatusOr<const Node*> invocation = ReadMapping(m, "FunctionInvocation", path);
   if (!invocation.ok()) return invocation.status();
   if (*invocation == nullptr) return absl::OkStatus();
@@ -103,12 +100,9 @@ absl::StatusOr<Definition> DefinitionFromNode(const Node& doc, const ParseOption
                      "and DownstreamSetters, got ",
                      config::KindName(doc.kind())));
   }
-  if (absl::Status s = CheckFields(
-          doc, "", {"Protect", "AutoUpdate", "UpdateType", "UpstreamPaths", "DownstreamSetters"},
-          options.skip_fields);
-      !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(CheckFields(
+      doc, "", {"Protect", "AutoUpdate", "UpdateType", "UpstreamPaths", "DownstreamSetters"},
+      options.skip_fields));
   Definition def;
   absl::Status s = ReadOptionalBool(doc, "Protect", &def.protect);
   if (s.ok()) s = ReadOptionalBool(doc, "AutoUpdate", &def.auto_update);

@@ -5,6 +5,7 @@
 #include "lib/config/yaml.h"
 #include "lib/sign/base64.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::sign {
 namespace {
@@ -36,8 +37,7 @@ absl::Status GetString(const Node& map, std::string_view key, std::string_view w
 absl::Status GetBase64(const Node& map, std::string_view key, std::string_view where,
                        std::string* value) {
   std::string text;
-  absl::Status s = GetString(map, key, where, /*optional=*/false, &text);
-  if (!s.ok()) return s;
+  CUB_RETURN_IF_ERROR(GetString(map, key, where, /*optional=*/false, &text));
   absl::StatusOr<std::string> bytes = Base64DecodeStdOrUrl(text);
   if (!bytes.ok()) {
     return Bad(absl::StrCat("\"", std::string(key), "\"", std::string(where), " is not valid ",

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::sign {
 
@@ -117,8 +118,7 @@ absl::StatusOr<PkeyPtr> ParsePublicPem(std::string_view pem) {
         absl::StrCat("public key PEM: no SubjectPublicKeyInfo (\"BEGIN PUBLIC KEY\") found (",
                      DrainOpenSslErrors(), ")"));
   }
-  absl::Status ed = CheckEd25519(pkey.get(), "public key PEM");
-  if (!ed.ok()) return ed;
+  CUB_RETURN_IF_ERROR(CheckEd25519(pkey.get(), "public key PEM"));
   return pkey;
 }
 
@@ -273,8 +273,7 @@ absl::StatusOr<SigningKey> SigningKey::FromPrivatePem(std::string_view pem) {
         absl::StrCat("private key PEM: no private key (\"BEGIN PRIVATE KEY\") found (",
                      DrainOpenSslErrors(), ")"));
   }
-  absl::Status ed = CheckEd25519(pkey.get(), "private key PEM");
-  if (!ed.ok()) return ed;
+  CUB_RETURN_IF_ERROR(CheckEd25519(pkey.get(), "private key PEM"));
   absl::StatusOr<std::shared_ptr<const Impl>> impl = Impl::Make(std::move(pkey));
   if (!impl.ok()) return impl.status();
   return SigningKey(*std::move(impl));
@@ -327,8 +326,7 @@ absl::StatusOr<SigningKey> SigningKey::LoadOrCreate(const std::string& path) {
     return absl::InternalError(
         absl::StrCat("signing key: cannot link ", tmp, " to ", path, ": ", Errno(err)));
   }
-  absl::Status synced = SyncDir(DirOf(path));
-  if (!synced.ok()) return synced;
+  CUB_RETURN_IF_ERROR(SyncDir(DirOf(path)));
   return key;
 }
 

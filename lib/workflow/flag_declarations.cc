@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/custom_gate.h"
 #include "lib/workflow/flag_values.h"
 
@@ -20,7 +21,7 @@ absl::Status DeletePrerequisites(const std::vector<std::string>& values, Workflo
     absl::StatusOr<NameValue> nv = SplitNameValue(kFlag, raw, "prerequisite", false);
     if (!nv.ok()) return nv.status();
     if (nv->has_value) return FlagError(kFlag, raw, "give the prerequisite's name alone");
-    if (absl::Status s = CheckOnce(kFlag, raw, nv->name, &seen); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckOnce(kFlag, raw, nv->name, &seen));
     const std::string& name = nv->name;
     if (IsBuiltinPrerequisite(name)) {
       return FlagError(kFlag, raw, "built-in prerequisites are not declared, so cannot be deleted");
@@ -62,7 +63,7 @@ absl::Status DeclareCustoms(const WorkflowFlags& flags, Workflow* w) {
   for (const std::string& raw : flags.custom_prerequisites) {
     absl::StatusOr<NameValue> nv = SplitNameValue(kFlag, raw, "prerequisite", true);
     if (!nv.ok()) return nv.status();
-    if (absl::Status s = CheckOnce(kFlag, raw, nv->name, &seen); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckOnce(kFlag, raw, nv->name, &seen));
     if (nv->value.substr(0, kCelPrefix.size()) != kCelPrefix) {
       return FlagError(kFlag, raw, "the expression must start with cel:, as NAME=cel:EXPR");
     }
@@ -93,7 +94,7 @@ absl::Status DeclareAttestations(const WorkflowFlags& flags, Workflow* w) {
                        "give the name alone; set its fields with --attestation-prerequisite-count "
                        "NAME=N and the other --attestation-prerequisite-* flags");
     }
-    if (absl::Status s = CheckOnce(kFlag, raw, nv->name, &seen); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckOnce(kFlag, raw, nv->name, &seen));
     if (IsBuiltinPrerequisite(nv->name)) {
       return FlagError(kFlag, raw, absl::StrCat("'", nv->name, "' is a built-in prerequisite"));
     }
@@ -122,7 +123,7 @@ absl::Status ApplyField(std::string_view flag, const std::vector<std::string>& v
   for (const std::string& raw : values) {
     absl::StatusOr<NameValue> nv = SplitNameValue(flag, raw, "prerequisite", value_required);
     if (!nv.ok()) return nv.status();
-    if (absl::Status s = CheckOnce(flag, raw, nv->name, &seen); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckOnce(flag, raw, nv->name, &seen));
     T* target = find(nv->name);
     if (target == nullptr) {
       return FlagError(flag, raw,
@@ -130,7 +131,7 @@ absl::Status ApplyField(std::string_view flag, const std::vector<std::string>& v
                                     std::string(kind_flag), " ", nv->name,
                                     kind_flag == "--custom-prerequisite" ? "=cel:EXPR" : ""));
     }
-    if (absl::Status s = set(raw, *nv, target); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(set(raw, *nv, target));
   }
   return absl::OkStatus();
 }

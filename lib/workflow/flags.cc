@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/flag_declarations.h"
 #include "lib/workflow/flag_values.h"
 #include "lib/workflow/names.h"
@@ -56,7 +57,7 @@ absl::Status ApplyStageFlag(std::string_view flag, const std::vector<std::string
   for (const std::string& raw : values) {
     absl::StatusOr<NameValue> nv = SplitNameValue(flag, raw, "stage", true);
     if (!nv.ok()) return nv.status();
-    if (absl::Status s = CheckOnce(flag, raw, nv->name, &seen); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckOnce(flag, raw, nv->name, &seen));
     Stage* stage = nullptr;
     for (Stage& s : w->stages) {
       if (s.name == nv->name) stage = &s;
@@ -68,13 +69,13 @@ absl::Status ApplyStageFlag(std::string_view flag, const std::vector<std::string
                        absl::StrCat("no stage '", nv->name, "' (stages: ",
                                     names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
     }
-    if (absl::Status s = set(raw, nv->value, stage); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(set(raw, nv->value, stage));
   }
   return absl::OkStatus();
 }
 
 absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
-  absl::Status s = ApplyStageFlag(
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
       "--stage-where-space", flags.stage_where_space, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
         if (value.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -82,9 +83,8 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
         }
         stage->where_space = value;
         return absl::OkStatus();
-      });
-  if (!s.ok()) return s;
-  s = ApplyStageFlag(
+      }));
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
       "--stage-prerequisites", flags.stage_prerequisites, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
         absl::StatusOr<std::vector<std::string>> names =
@@ -92,8 +92,7 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
         if (!names.ok()) return names.status();
         stage->prerequisites = *std::move(names);
         return absl::OkStatus();
-      });
-  if (!s.ok()) return s;
+      }));
   return ApplyStageFlag(
       "--stage-release-prerequisites", flags.stage_release_prerequisites, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
@@ -138,7 +137,7 @@ absl::StatusOr<Workflow> ApplyFlags(const Workflow& existing, const WorkflowFlag
     if (!stages.ok()) return stages.status();
     w.stages = *std::move(stages);
   }
-  if (absl::Status s = internal::ApplyDeclarationFlags(flags, &w); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(internal::ApplyDeclarationFlags(flags, &w));
   if (flags.prerequisites) {
     absl::StatusOr<std::vector<std::string>> names =
         ParseList("--prerequisites", *flags.prerequisites, *flags.prerequisites, "prerequisite");
@@ -153,7 +152,7 @@ absl::StatusOr<Workflow> ApplyFlags(const Workflow& existing, const WorkflowFlag
     if (!names.ok()) return names.status();
     w.final.prerequisites = *std::move(names);
   }
-  if (absl::Status s = ApplyStageFlags(flags, &w); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ApplyStageFlags(flags, &w));
   return w;
 }
 
