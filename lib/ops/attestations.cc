@@ -237,8 +237,8 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
 
 absl::StatusOr<v1::Attestation> GetAttestation(store::ConnectionPool& db, const Principal& p,
                                                const v1::GetAttestationRequest& req) {
-  v1::Attestation out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Attestation> {
+    v1::Attestation out;
     auto a = store::FindAttestation(tx, req.attestation());
     // Readable where its Space is; an admin also reads those of deleted Spaces.
     bool visible = a && (p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok());
@@ -246,34 +246,31 @@ absl::StatusOr<v1::Attestation> GetAttestation(store::ConnectionPool& db, const 
       return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
     }
     out = *std::move(a);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListAttestationsResponse> ListAttestations(
     store::ConnectionPool& db, const Principal& p, const v1::ListAttestationsRequest& req) {
-  v1::ListAttestationsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    std::string space_id;
-    if (!req.space().empty()) {
-      CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-      space_id = space.space_id();
-    }
-    CUB_ASSIGN_OR_RETURN(auto all,
-                         store::ListAttestations(tx, ToCaller(p), space_id, req.options().where()));
-    for (auto& a : all) *out.add_attestations() = std::move(a);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListAttestationsResponse> {
+        v1::ListAttestationsResponse out;
+        std::string space_id;
+        if (!req.space().empty()) {
+          CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+          space_id = space.space_id();
+        }
+        CUB_ASSIGN_OR_RETURN(
+            auto all, store::ListAttestations(tx, ToCaller(p), space_id, req.options().where()));
+        for (auto& a : all) *out.add_attestations() = std::move(a);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, const Principal& p,
                                                   const v1::RevokeAttestationRequest& req) {
-  v1::Attestation out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Attestation> {
+    v1::Attestation out;
     auto a = store::FindAttestation(tx, req.attestation());
     if (!a || !(p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok())) {
       return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
@@ -303,10 +300,8 @@ absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, con
     r.change_order = a->change_order();
     r.note = req.note();
     out = store::InsertAttestation(tx, r);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

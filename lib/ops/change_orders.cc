@@ -672,8 +672,8 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
           absl::StrCat("--prior-revisions does not apply to a ", update_type, " change order"));
     }
   }
-  v1::ChangeOrder out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
+    v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kWrite));
     if (auto existing = store::FindChangeOrder(tx, base.space_id(), req.slug())) {
       if (!req.allow_exists()) {
@@ -682,7 +682,7 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
       }
       CUB_ASSIGN_OR_RETURN(auto view, ViewOf(tx, base, *std::move(existing)));
       out = std::move(view);
-      return absl::OkStatus();
+      return out;
     }
     store::StoredChangeOrder co;
     co.space_id = base.space_id();
@@ -791,69 +791,64 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     out = std::move(view);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                const v1::GetChangeOrderRequest& req) {
-  v1::ChangeOrder out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
+    v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto rco,
                          ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     CUB_RETURN_IF_ERROR(FillPendingApprovals(tx, rco, view));
     out = std::move(view);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req) {
-  v1::ListChangeOrdersResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    std::optional<where::Matcher> matcher;
-    if (!req.options().where().empty()) {
-      CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
-      CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
-      matcher = std::move(m);
-    }
-    std::string space_id;
-    std::map<std::string, v1::Space> bases;
-    if (!req.space().empty() && req.space() != "*") {
-      CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kRead));
-      space_id = base.space_id();
-      bases[space_id] = base;
-    }
-    for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
-      v1::Space base;
-      base.set_space_id(co.space_id);
-      base.set_slug(co.space_slug);
-      // Pending approvals cost a few queries each, so they are read only when asked about.
-      const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
-      CUB_ASSIGN_OR_RETURN(
-          auto view, ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co),
-                            approvals));
-      if (matcher) {
-        CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(view)));
-        if (!match) continue;
-      }
-      *out.add_change_orders() = std::move(view);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeOrdersResponse> {
+        v1::ListChangeOrdersResponse out;
+        std::optional<where::Matcher> matcher;
+        if (!req.options().where().empty()) {
+          CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
+          CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
+          matcher = std::move(m);
+        }
+        std::string space_id;
+        std::map<std::string, v1::Space> bases;
+        if (!req.space().empty() && req.space() != "*") {
+          CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kRead));
+          space_id = base.space_id();
+          bases[space_id] = base;
+        }
+        for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
+          v1::Space base;
+          base.set_space_id(co.space_id);
+          base.set_slug(co.space_slug);
+          // Pending approvals cost a few queries each, so they are read only when asked about.
+          const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
+          CUB_ASSIGN_OR_RETURN(auto view,
+                               ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base,
+                                      std::move(co), approvals));
+          if (matcher) {
+            CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(view)));
+            if (!match) continue;
+          }
+          *out.add_change_orders() = std::move(view);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateChangeOrderRequest& req) {
-  v1::ChangeOrder out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
+    v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto rco,
                          ResolveChangeOrder(tx, p, req.change_order(), req.space(), true));
     if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
@@ -880,10 +875,8 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     out = std::move(view);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -123,36 +123,33 @@ absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const P
 
 absl::StatusOr<v1::ChangeSet> GetChangeSet(store::ConnectionPool& db, const Principal& p,
                                            const v1::GetChangeSetRequest& req) {
-  v1::ChangeSet out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeSet> {
+    v1::ChangeSet out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, req.change_set()));
     out = c;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListChangeSetsResponse> ListChangeSets(store::ConnectionPool& db,
                                                           const Principal& p,
                                                           const v1::ListChangeSetsRequest& req) {
-  v1::ListChangeSetsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    CUB_ASSIGN_OR_RETURN(auto list,
-                         store::ListChangeSets(tx, space.space_id(), req.options().where()));
-    for (auto& c : list) *out.add_change_sets() = std::move(c);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeSetsResponse> {
+        v1::ListChangeSetsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        CUB_ASSIGN_OR_RETURN(auto list,
+                             store::ListChangeSets(tx, space.space_id(), req.options().where()));
+        for (auto& c : list) *out.add_change_sets() = std::move(c);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ChangeSet> CloseChangeSet(store::ConnectionPool& db, const Principal& p,
                                              const v1::CloseChangeSetRequest& req) {
-  v1::ChangeSet out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeSet> {
+    v1::ChangeSet out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, req.change_set()));
     if (c.state() != "Open") {
@@ -163,10 +160,8 @@ absl::StatusOr<v1::ChangeSet> CloseChangeSet(store::ConnectionPool& db, const Pr
     auto closed = store::FindChangeSetByID(tx, c.change_set_id());
     if (!closed) return absl::InternalError("changeset vanished while closing");
     out = *closed;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

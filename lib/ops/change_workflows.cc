@@ -131,37 +131,34 @@ absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(
 
 absl::StatusOr<v1::ChangeWorkflow> GetChangeWorkflow(store::ConnectionPool& db, const Principal& p,
                                                      const v1::GetChangeWorkflowRequest& req) {
-  v1::ChangeWorkflow out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeWorkflow> {
+    v1::ChangeWorkflow out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto w, Find(tx, space, req.change_workflow()));
     CUB_ASSIGN_OR_RETURN(auto proto, ToProto(w));
     out = proto;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListChangeWorkflowsResponse> ListChangeWorkflows(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeWorkflowsRequest& req) {
-  v1::ListChangeWorkflowsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    for (const auto& w : store::ListWorkflows(tx, space.space_id())) {
-      CUB_ASSIGN_OR_RETURN(auto proto, ToProto(w));
-      *out.add_change_workflows() = std::move(proto);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeWorkflowsResponse> {
+        v1::ListChangeWorkflowsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (const auto& w : store::ListWorkflows(tx, space.space_id())) {
+          CUB_ASSIGN_OR_RETURN(auto proto, ToProto(w));
+          *out.add_change_workflows() = std::move(proto);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
     store::ConnectionPool& db, const Principal& p, const v1::UpdateChangeWorkflowRequest& req) {
-  v1::ChangeWorkflow out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeWorkflow> {
+    v1::ChangeWorkflow out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto stored, Find(tx, space, req.change_workflow()));
     CUB_ASSIGN_OR_RETURN(auto current, workflow::ParseWorkflow(stored.definition_json));
@@ -172,10 +169,8 @@ absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
     CUB_ASSIGN_OR_RETURN(auto proto,
                          ToProto(store::UpdateWorkflow(tx, stored.id, workflow::ToJson(w))));
     out = proto;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteChangeWorkflow(store::ConnectionPool& db, const Principal& p,

@@ -22,8 +22,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
   if (req.spaces_size() == 0) {
     return absl::InvalidArgumentError("name the Space to demote (one or more)");
   }
-  v1::DemoteResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::DemoteResponse> {
+    v1::DemoteResponse out;
     out.Clear();
     out.set_dry_run(req.dry_run());
     // The ChangeOrder's row lock, as promotion takes it: a demote and a promotion of one
@@ -135,10 +135,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
       report->set_status(!any ? "AlreadyDemoted" : req.dry_run() ? "WouldDemote" : "Demoted");
       if (!req.dry_run()) store::WritePromotion(tx, w);
     }
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -224,29 +224,26 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
 
 absl::StatusOr<v1::Invocation> GetInvocation(store::ConnectionPool& db, const Principal& p,
                                              const v1::GetInvocationRequest& req) {
-  v1::Invocation out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Invocation> {
+    v1::Invocation out;
     CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, req.space(), req.invocation()));
     out = inv;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(store::ConnectionPool& db,
                                                             const Principal& p,
                                                             const v1::ListInvocationsRequest& req) {
-  v1::ListInvocationsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    for (auto& inv : store::ListInvocations(tx, space.space_id())) {
-      *out.add_invocations() = std::move(inv);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListInvocationsResponse> {
+        v1::ListInvocationsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (auto& inv : store::ListInvocations(tx, space.space_id())) {
+          *out.add_invocations() = std::move(inv);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ListFunctionsResponse> ListFunctions(const v1::ListFunctionsRequest& req) {

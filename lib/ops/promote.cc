@@ -226,8 +226,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     return absl::InvalidArgumentError(
         absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
   }
-  v1::PromoteResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::PromoteResponse> {
+    v1::PromoteResponse out;
     out.Clear();
     out.set_dry_run(req.dry_run());
     CUB_ASSIGN_OR_RETURN(auto rco,
@@ -352,7 +352,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
         }
       }
     }
-    if (req.dry_run()) return absl::OkStatus();
+    if (req.dry_run()) return out;
 
     store::ChangeOrderChanges changes;
     if (out.failed() > 0) {
@@ -379,10 +379,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     }
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

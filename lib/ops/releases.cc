@@ -426,49 +426,44 @@ absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Princip
   CUB_RETURN_IF_ERROR(ValidateSlug("target", req.slug()));
   std::map<std::string, std::string> params = ToMap(req.params());
   CUB_RETURN_IF_ERROR(targets::ValidateParams(req.provider(), params));
-  v1::Target out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
+    v1::Target out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
     if (store::FindTarget(tx, space.space_id(), req.slug())) {
       return absl::AlreadyExistsError(
           absl::StrCat("target '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
     out = store::InsertTarget(tx, {space.space_id(), req.slug(), req.provider(), params});
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Target> GetTarget(store::ConnectionPool& db, const Principal& p,
                                      const v1::GetTargetRequest& req) {
-  v1::Target out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
+    v1::Target out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto t, FindTargetIn(tx, space, req.target()));
     out = std::move(t);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListTargetsResponse> ListTargets(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListTargetsRequest& req) {
-  v1::ListTargetsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    for (auto& t : store::ListTargets(tx, space.space_id())) *out.add_targets() = std::move(t);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListTargetsResponse> {
+        v1::ListTargetsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (auto& t : store::ListTargets(tx, space.space_id())) *out.add_targets() = std::move(t);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::UpdateTargetRequest& req) {
-  v1::Target out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
+    v1::Target out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
     CUB_ASSIGN_OR_RETURN(auto t, FindTargetIn(tx, space, req.target()));
     std::map<std::string, std::string> merged = ToMap(t.params());
@@ -481,10 +476,8 @@ absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Princip
     }
     CUB_RETURN_IF_ERROR(targets::ValidateParams(t.provider(), merged));
     out = store::UpdateTargetParams(tx, t.target_id(), ToMap(req.params()));
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
@@ -502,8 +495,8 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
   if (req.release() > 0 && !req.revision().empty()) {
     return absl::InvalidArgumentError("give --revision or --release, not both");
   }
-  v1::Release out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
+    v1::Release out;
     out.Clear();
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     if (space.release_target_id().empty()) {
@@ -572,7 +565,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     out.set_description(req.description());
     out.set_bundle_digest(bundle->digest);
     for (const auto& u : bundle->units) *out.add_units() = u;
-    if (req.dry_run()) return absl::OkStatus();
+    if (req.dry_run()) return out;
 
     // The row is written once, complete with its signed records, so the number, the time and
     // the approvals are settled first (under the Target's lock, which orders publishes).
@@ -630,16 +623,14 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     auto done = store::FindReleaseByID(tx, release_id);
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,
                                        const v1::GetReleaseRequest& req) {
-  v1::Release out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
+    v1::Release out;
     CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
     auto r = store::FindRelease(tx, space.space_id(), req.release());
     if (!r) {
@@ -647,22 +638,20 @@ absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principa
           absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
     }
     out = *std::move(r);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db, const Principal& p,
                                                       const v1::ListReleasesRequest& req) {
-  v1::ListReleasesResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-    for (auto& r : store::ListReleases(tx, space.space_id())) *out.add_releases() = std::move(r);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListReleasesResponse> {
+        v1::ListReleasesResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+        for (auto& r : store::ListReleases(tx, space.space_id()))
+          *out.add_releases() = std::move(r);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
@@ -688,8 +677,8 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
   if ((req.release() > 0) == !req.bundle_digest().empty()) {
     return absl::InvalidArgumentError("name the release by --release N or by --digest, not both");
   }
-  v1::Release out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
+    v1::Release out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kReport));
     auto r = req.release() > 0
                  ? store::FindRelease(tx, space.space_id(), req.release())
@@ -720,49 +709,45 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     auto done = store::FindReleaseByID(tx, r->release_id());
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool& db,
                                                           const Principal& p,
                                                           const v1::ReleaseHistoryRequest& req) {
-  v1::ReleaseHistoryResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-    for (auto& d : store::DeploymentHistory(tx, space.space_id())) {
-      *out.add_deployments() = std::move(d);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ReleaseHistoryResponse> {
+        v1::ReleaseHistoryResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+        for (auto& d : store::DeploymentHistory(tx, space.space_id())) {
+          *out.add_deployments() = std::move(d);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& db,
                                                         const ReleaseEnv& env, const Principal& p,
                                                         const v1::VerifyReleaseRequest& req) {
-  v1::VerifyReleaseResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-    auto r = store::FindRelease(tx, space.space_id(), req.release());
-    if (!r) {
-      return absl::NotFoundError(
-          absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
-    }
-    out.set_key_id(env.key->KeyId());
-    out.set_bundle_digest(r->bundle_digest());
-    std::vector<std::string> checks;
-    absl::Status verified = VerifyStored(tx, env, *r, &checks);
-    if (!verified.ok()) checks.push_back(std::string(verified.message()));
-    out.set_verified(verified.ok());
-    for (auto& c : checks) out.add_checks(std::move(c));
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::VerifyReleaseResponse> {
+        v1::VerifyReleaseResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+        auto r = store::FindRelease(tx, space.space_id(), req.release());
+        if (!r) {
+          return absl::NotFoundError(
+              absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
+        }
+        out.set_key_id(env.key->KeyId());
+        out.set_bundle_digest(r->bundle_digest());
+        std::vector<std::string> checks;
+        absl::Status verified = VerifyStored(tx, env, *r, &checks);
+        if (!verified.ok()) checks.push_back(std::string(verified.message()));
+        out.set_verified(verified.ok());
+        for (auto& c : checks) out.add_checks(std::move(c));
+        return out;
+      });
 }
 
 }  // namespace cub::ops

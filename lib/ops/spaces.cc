@@ -62,36 +62,32 @@ absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal
 
 absl::StatusOr<v1::Space> GetSpace(store::ConnectionPool& db, const Principal& p,
                                    const v1::GetSpaceRequest& req) {
-  v1::Space out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Space> {
+    v1::Space out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     out = space;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListSpacesResponse> ListSpaces(store::ConnectionPool& db, const Principal& p,
                                                   const v1::ListSpacesRequest& req) {
-  v1::ListSpacesResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListSpacesResponse> {
+    v1::ListSpacesResponse out;
     CUB_ASSIGN_OR_RETURN(auto filter, ResolveFilter(tx, p, req.options().filter(), "", "Space"));
     CUB_ASSIGN_OR_RETURN(auto spaces,
                          store::ListSpaces(tx, ToCaller(p), req.options().where(), filter));
     for (auto& s : spaces) *out.add_spaces() = std::move(s);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal& p,
                                       const v1::UpdateSpaceRequest& req) {
   CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
   CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
-  v1::Space out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Space> {
+    v1::Space out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     store::SpaceChanges c;
     if (!req.display_name().empty()) c.display_name = req.display_name();
@@ -125,10 +121,8 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
     c.expected_version = req.version();
     CUB_ASSIGN_OR_RETURN(auto updated, store::UpdateSpace(tx, space.space_id(), c));
     out = updated;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteSpace(store::ConnectionPool& db, const Principal& p,
@@ -152,8 +146,8 @@ absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Princ
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown role '", req.role(), "': use viewer, editor, approver, admin or reporter"));
   }
-  v1::Permission out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Permission> {
+    v1::Permission out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
     CUB_ASSIGN_OR_RETURN(auto who, Grantee(tx, req));
     CUB_RETURN_IF_ERROR(change(tx, space.space_id(), req.role(), who.first, who.second));
@@ -161,10 +155,8 @@ absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Princ
     out.set_role(req.role());
     out.set_username(req.username());
     out.set_group(req.group());
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace
@@ -182,16 +174,15 @@ absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal
 absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(store::ConnectionPool& db,
                                                             const Principal& p,
                                                             const v1::ListPermissionsRequest& req) {
-  v1::ListPermissionsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    for (auto& perm : store::ListPermissions(tx, space.space_id())) {
-      *out.add_permissions() = std::move(perm);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListPermissionsResponse> {
+        v1::ListPermissionsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (auto& perm : store::ListPermissions(tx, space.space_id())) {
+          *out.add_permissions() = std::move(perm);
+        }
+        return out;
+      });
 }
 
 }  // namespace cub::ops

@@ -101,23 +101,21 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
 
 absl::StatusOr<v1::UnitWithData> GetUnit(store::ConnectionPool& db, const Principal& p,
                                          const v1::GetUnitRequest& req) {
-  v1::UnitWithData out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::UnitWithData> {
+    v1::UnitWithData out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     CUB_ASSIGN_OR_RETURN(auto data, HeadData(tx, unit));
     *out.mutable_unit() = unit;
     out.set_data(data);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const Principal& p,
                                                 const v1::ListUnitsRequest& req) {
-  v1::ListUnitsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListUnitsResponse> {
+    v1::ListUnitsResponse out;
     store::UnitQuery q;
     std::string default_space;
     if (req.space() != "*") {
@@ -133,10 +131,8 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
     CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
     out.mutable_units()->Reserve(static_cast<int>(units.size()));
     for (auto& u : units) *out.add_units() = std::move(u);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
@@ -166,8 +162,8 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
   CUB_RETURN_IF_ERROR(ValidateProtectedPaths(req.protect()));
   CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
   CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
-  v1::UpdateUnitResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::UpdateUnitResponse> {
+    v1::UpdateUnitResponse out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     // Writers of one Unit queue here, so each compares its data with the head as it is when
@@ -239,10 +235,8 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
     }
     auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
     *out.mutable_unit() = *fresh;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteUnit(store::ConnectionPool& db, const Principal& p,
@@ -257,33 +251,30 @@ absl::Status DeleteUnit(store::ConnectionPool& db, const Principal& p,
 absl::StatusOr<v1::ListRevisionsResponse> ListRevisions(store::ConnectionPool& db,
                                                         const Principal& p,
                                                         const v1::ListRevisionsRequest& req) {
-  v1::ListRevisionsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
-    CUB_ASSIGN_OR_RETURN(auto revs,
-                         store::ListRevisions(tx, unit.unit_id(), req.options().where()));
-    for (auto& r : revs) *out.add_revisions() = std::move(r);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListRevisionsResponse> {
+        v1::ListRevisionsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+        CUB_ASSIGN_OR_RETURN(auto revs,
+                             store::ListRevisions(tx, unit.unit_id(), req.options().where()));
+        for (auto& r : revs) *out.add_revisions() = std::move(r);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Revision> GetRevision(store::ConnectionPool& db, const Principal& p,
                                          const v1::GetRevisionRequest& req) {
-  v1::Revision out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Revision> {
+    v1::Revision out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.revision()));
     auto rev = store::FindRevision(tx, unit.unit_id(), num);
     if (!rev) return absl::NotFoundError("revision not found");
     out = *rev;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 // `cub unit tag ChangeOrder:BASE/NAME --move`: adopts a fix made in review into what a
@@ -330,14 +321,14 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
 
 absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& p,
                                     const v1::TagUnitRequest& req) {
-  v1::TagMark out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::TagMark> {
+    v1::TagMark out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     if (absl::StartsWith(req.tag(), "ChangeOrder:")) {
       CUB_ASSIGN_OR_RETURN(auto moved, MoveReleaseTag(tx, p, space, unit, req));
       out = std::move(moved);
-      return absl::OkStatus();
+      return out;
     }
     v1::Space tag_space = space;
     std::string tag_slug = req.tag();
@@ -355,10 +346,8 @@ absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& 
     CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.revision()));
     CUB_ASSIGN_OR_RETURN(auto mark, store::MarkRevision(tx, *tag, unit, num, req.move()));
     out = mark;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
@@ -388,8 +377,8 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
 
 absl::StatusOr<v1::TagWithMarks> GetTag(store::ConnectionPool& db, const Principal& p,
                                         const v1::GetTagRequest& req) {
-  v1::TagWithMarks out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::TagWithMarks> {
+    v1::TagWithMarks out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     auto tag = store::FindTag(tx, space.space_id(), req.tag());
     if (!tag) {
@@ -398,23 +387,19 @@ absl::StatusOr<v1::TagWithMarks> GetTag(store::ConnectionPool& db, const Princip
     }
     *out.mutable_tag() = *tag;
     for (auto& m : store::ListTagMarks(tx, tag->tag_id())) *out.add_marks() = std::move(m);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListTagsResponse> ListTags(store::ConnectionPool& db, const Principal& p,
                                               const v1::ListTagsRequest& req) {
-  v1::ListTagsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListTagsResponse> {
+    v1::ListTagsResponse out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto tags, store::ListTags(tx, space.space_id(), req.options().where()));
     for (auto& t : tags) *out.add_tags() = std::move(t);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -230,8 +230,8 @@ absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, c
 
 absl::StatusOr<v1::DiffUnitResponse> DiffUnit(store::ConnectionPool& db, const Principal& p,
                                               const v1::DiffUnitRequest& req) {
-  v1::DiffUnitResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::DiffUnitResponse> {
+    v1::DiffUnitResponse out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     CUB_ASSIGN_OR_RETURN(auto to, ResolveRevision(tx, p, space, unit, req.to()));
@@ -260,10 +260,8 @@ absl::StatusOr<v1::DiffUnitResponse> DiffUnit(store::ConnectionPool& db, const P
       if (m.kind != config::MutationKind::kRemove)
         pm->set_new_value(config::EmitJson(m.new_value, false));
     }
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -65,13 +65,11 @@ absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::st
 }
 
 absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
-  std::vector<v1::User> out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<std::vector<v1::User>> {
+    std::vector<v1::User> out;
     out = store::ListUsers(tx);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::string& token) {

@@ -155,8 +155,8 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
 
 absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,
                                  const v1::GetLinkRequest& req) {
-  v1::Link out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Link> {
+    v1::Link out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     auto link = store::FindLink(tx, space.space_id(), req.link());
     if (!link) {
@@ -164,16 +164,14 @@ absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,
           absl::StrCat("link '", req.link(), "' not found in space '", space.slug(), "'"));
     }
     out = *link;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListLinksResponse> ListLinks(store::ConnectionPool& db, const Principal& p,
                                                 const v1::ListLinksRequest& req) {
-  v1::ListLinksResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListLinksResponse> {
+    v1::ListLinksResponse out;
     std::string space_id;
     if (req.space() != "*") {
       CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
@@ -182,10 +180,8 @@ absl::StatusOr<v1::ListLinksResponse> ListLinks(store::ConnectionPool& db, const
     CUB_ASSIGN_OR_RETURN(auto links,
                          store::ListLinks(tx, ToCaller(p), space_id, req.options().where()));
     for (auto& l : links) *out.add_links() = std::move(l);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Principal& p,
@@ -224,8 +220,8 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
 
 absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal& p,
                                      const v1::GetFilterRequest& req) {
-  v1::Filter out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Filter> {
+    v1::Filter out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     auto f = store::FindFilter(tx, space.space_id(), req.filter());
     if (!f) {
@@ -233,24 +229,21 @@ absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal&
           absl::StrCat("filter '", req.filter(), "' not found in space '", space.slug(), "'"));
     }
     out = *f;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListFiltersRequest& req) {
-  v1::ListFiltersResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    CUB_ASSIGN_OR_RETURN(auto filters,
-                         store::ListFilters(tx, space.space_id(), req.options().where()));
-    for (auto& f : filters) *out.add_filters() = std::move(f);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListFiltersResponse> {
+        v1::ListFiltersResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        CUB_ASSIGN_OR_RETURN(auto filters,
+                             store::ListFilters(tx, space.space_id(), req.options().where()));
+        for (auto& f : filters) *out.add_filters() = std::move(f);
+        return out;
+      });
 }
 
 }  // namespace cub::ops
