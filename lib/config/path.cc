@@ -64,11 +64,10 @@ const Node* GetPath(const Node& root, std::string_view path) {
 }
 
 absl::Status SetPath(Node& root, std::string_view path, Node value) {
-  absl::StatusOr<std::vector<std::string>> segments = SplitPath(path);
-  if (!segments.ok()) return segments.status();
+  CUB_ASSIGN_OR_RETURN(std::vector<std::string> segments, SplitPath(path));
   Node* node = &root;
-  for (size_t i = 0; i < segments->size(); ++i) {
-    const std::string& segment = (*segments)[i];
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const std::string& segment = segments[i];
     if (node->IsMapping() || node->IsNull()) {
       Node* child = node->Find(segment);
       node = child != nullptr ? child : &node->Set(segment, Node());
@@ -146,14 +145,13 @@ class PathParser {
 
   absl::StatusOr<Path> Parse() {
     Path path;
-    absl::StatusOr<size_t> colon = FindDocumentSeparator();
-    if (!colon.ok()) return colon.status();
+    CUB_ASSIGN_OR_RETURN(size_t colon, FindDocumentSeparator());
     size_t begin = 0;
-    if (*colon != std::string_view::npos) {
+    if (colon != std::string_view::npos) {
       DocumentRef doc;
-      CUB_RETURN_IF_ERROR(ParseDocument(*colon, &doc));
+      CUB_RETURN_IF_ERROR(ParseDocument(colon, &doc));
       path.document = std::move(doc);
-      begin = *colon + 1;
+      begin = colon + 1;
     }
     pos_ = begin;
     CUB_RETURN_IF_ERROR(ParseSegments(&path.segments));

@@ -92,30 +92,27 @@ absl::StatusOr<const Function*> Registry::ForKind(const Arguments& args, Functio
 
 absl::StatusOr<GetResult> Registry::Get(const Arguments& args,
                                         const std::vector<config::Node>& docs) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kGet);
-  if (!f.ok()) return f.status();
+  CUB_ASSIGN_OR_RETURN(const Function* f, ForKind(args, FunctionKind::kGet));
   GetResult result;
-  CUB_RETURN_IF_ERROR((*f)->get(args, docs, &result));
+  CUB_RETURN_IF_ERROR(f->get(args, docs, &result));
   return result;
 }
 
 absl::StatusOr<SetResult> Registry::Set(const Arguments& args,
                                         std::vector<config::Node> docs) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kSet);
-  if (!f.ok()) return f.status();
+  CUB_ASSIGN_OR_RETURN(const Function* f, ForKind(args, FunctionKind::kSet));
   SetResult result;
   result.docs = std::move(docs);
-  CUB_RETURN_IF_ERROR((*f)->set(args, &result));
+  CUB_RETURN_IF_ERROR(f->set(args, &result));
   result.changed = !result.mutations.empty();
   return result;
 }
 
 absl::StatusOr<VetResult> Registry::Vet(const Arguments& args,
                                         const std::vector<config::Node>& docs) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kVet);
-  if (!f.ok()) return f.status();
+  CUB_ASSIGN_OR_RETURN(const Function* f, ForKind(args, FunctionKind::kVet));
   VetResult result;
-  CUB_RETURN_IF_ERROR((*f)->vet(args, docs, &result));
+  CUB_RETURN_IF_ERROR(f->vet(args, docs, &result));
   result.passed = result.errors.empty();
   return result;
 }

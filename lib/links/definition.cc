@@ -56,13 +56,12 @@ absl::Status ReadUpstreamPath(const Node& m, const std::string& path, UpstreamPa
   absl::Status s = ReadString(m, "Name", path, &out->name);
   if (s.ok()) s = ReadString(m, "Path", path, &out->path);
   if (!s.ok()) return s;
-  absl::StatusOr<const Node*> resource = ReadMapping(m, "Resource", path);
-  if (!resource.ok()) return resource.status();
-  if (*resource == nullptr) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(const Node* resource, ReadMapping(m, "Resource", path));
+  if (resource == nullptr) return absl::OkStatus();
   std::string rp = Field(path, "Resource");
-  s = CheckFields(**resource, rp, {"ResourceType", "ResourceName"});
-  if (s.ok()) s = ReadString(**resource, "ResourceType", rp, &out->resource.type);
-  if (s.ok()) s = ReadString(**resource, "ResourceName", rp, &out->resource.name);
+  s = CheckFields(*resource, rp, {"ResourceType", "ResourceName"});
+  if (s.ok()) s = ReadString(*resource, "ResourceType", rp, &out->resource.type);
+  if (s.ok()) s = ReadString(*resource, "ResourceName", rp, &out->resource.name);
   return s;
 }
 
@@ -77,14 +76,13 @@ absl::Status ReadArgument(const Node& m, const std::string& path, SetterArgument
 absl::Status ReadSetter(const Node& m, const std::string& path, DownstreamSetter* out) {
   CUB_RETURN_IF_ERROR(CheckFields(m, path, {"Parameters", "FunctionInvocation"}));
   CUB_RETURN_IF_ERROR(ReadStringList(m, "Parameters", path, &out->parameters));
-  absl::StatusOr<const Node*> invocation = ReadMapping(m, "FunctionInvocation", path);
-  if (!invocation.ok()) return invocation.status();
-  if (*invocation == nullptr) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(const Node* invocation, ReadMapping(m, "FunctionInvocation", path));
+  if (invocation == nullptr) return absl::OkStatus();
   std::string ip = Field(path, "FunctionInvocation");
-  absl::Status s = CheckFields(**invocation, ip, {"FunctionName", "Arguments"});
-  if (s.ok()) s = ReadString(**invocation, "FunctionName", ip, &out->function_name);
+  absl::Status s = CheckFields(*invocation, ip, {"FunctionName", "Arguments"});
+  if (s.ok()) s = ReadString(*invocation, "FunctionName", ip, &out->function_name);
   if (!s.ok()) return s;
-  return ReadMappingList(**invocation, "Arguments", ip, [&](const Node& a, const std::string& p) {
+  return ReadMappingList(*invocation, "Arguments", ip, [&](const Node& a, const std::string& p) {
     out->arguments.emplace_back();
     return ReadArgument(a, p, &out->arguments.back());
   });
@@ -125,14 +123,13 @@ absl::StatusOr<Definition> DefinitionFromNode(const Node& doc, const ParseOption
 }
 
 absl::StatusOr<Definition> ParseDefinition(std::string_view text, const ParseOptions& options) {
-  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(text);
-  if (!docs.ok()) return docs.status();
-  if (docs->empty()) return absl::InvalidArgumentError("link definition is empty");
-  if (docs->size() > 1) {
+  CUB_ASSIGN_OR_RETURN(std::vector<Node> docs, config::ParseYaml(text));
+  if (docs.empty()) return absl::InvalidArgumentError("link definition is empty");
+  if (docs.size() > 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("link definition must be one document, got ", docs->size()));
+        absl::StrCat("link definition must be one document, got ", docs.size()));
   }
-  return DefinitionFromNode(docs->front(), options);
+  return DefinitionFromNode(docs.front(), options);
 }
 
 }  // namespace cub::links

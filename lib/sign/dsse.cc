@@ -122,8 +122,7 @@ Envelope SignEnvelope(const SigningKey& key, std::string_view payload_type,
 }
 
 absl::Status VerifyEnvelope(const Envelope& env, std::string_view public_key_pem) {
-  absl::StatusOr<std::string> key_id = PublicKeyId(public_key_pem);
-  if (!key_id.ok()) return key_id.status();
+  CUB_ASSIGN_OR_RETURN(std::string key_id, PublicKeyId(public_key_pem));
   if (env.signatures.empty()) {
     return absl::UnauthenticatedError("dsse envelope: it has no signatures");
   }
@@ -140,7 +139,7 @@ absl::Status VerifyEnvelope(const Envelope& env, std::string_view public_key_pem
                                                        : s.message());
   }
   return absl::UnauthenticatedError(absl::StrCat("dsse envelope: no signature verifies with key ",
-                                                 *key_id, " over payload type \"", env.payload_type,
+                                                 key_id, " over payload type \"", env.payload_type,
                                                  "\"", failures));
 }
 

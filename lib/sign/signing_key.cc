@@ -254,9 +254,8 @@ absl::StatusOr<SigningKey> SigningKey::Generate() {
     return absl::InternalError(
         absl::StrCat("cannot generate an Ed25519 key: ", DrainOpenSslErrors()));
   }
-  absl::StatusOr<std::shared_ptr<const Impl>> impl = Impl::Make(PkeyPtr(raw));
-  if (!impl.ok()) return impl.status();
-  return SigningKey(*std::move(impl));
+  CUB_ASSIGN_OR_RETURN(std::shared_ptr<const Impl> impl, Impl::Make(PkeyPtr(raw)));
+  return SigningKey(std::move(impl));
 }
 
 absl::StatusOr<SigningKey> SigningKey::FromPrivatePem(std::string_view pem) {
@@ -274,9 +273,8 @@ absl::StatusOr<SigningKey> SigningKey::FromPrivatePem(std::string_view pem) {
                      DrainOpenSslErrors(), ")"));
   }
   CUB_RETURN_IF_ERROR(CheckEd25519(pkey.get(), "private key PEM"));
-  absl::StatusOr<std::shared_ptr<const Impl>> impl = Impl::Make(std::move(pkey));
-  if (!impl.ok()) return impl.status();
-  return SigningKey(*std::move(impl));
+  CUB_ASSIGN_OR_RETURN(std::shared_ptr<const Impl> impl, Impl::Make(std::move(pkey)));
+  return SigningKey(std::move(impl));
 }
 
 absl::StatusOr<SigningKey> SigningKey::LoadOrCreate(const std::string& path) {
@@ -368,8 +366,7 @@ std::string SigningKey::Sign(std::string_view message) const {
 
 absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view message,
                            std::string_view signature) {
-  absl::StatusOr<PkeyPtr> pkey = ParsePublicPem(public_key_pem);
-  if (!pkey.ok()) return pkey.status();
+  CUB_ASSIGN_OR_RETURN(PkeyPtr pkey, ParsePublicPem(public_key_pem));
   if (signature.size() != kEd25519SignatureSize) {
     return absl::InvalidArgumentError(absl::StrCat("Ed25519 signature is ", signature.size(),
                                                    " bytes long, expected ",
@@ -377,22 +374,21 @@ absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view mes
   }
   ClearErrorsOnExit clear;
   MdCtxPtr ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey->get()) != 1) {
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) != 1) {
     return absl::InternalError(
         absl::StrCat("cannot start Ed25519 verification: ", DrainOpenSslErrors()));
   }
   if (EVP_DigestVerify(ctx.get(), Bytes(signature), signature.size(), Bytes(message),
                        message.size()) != 1) {
     return absl::UnauthenticatedError(absl::StrCat(
-        "Ed25519 signature does not verify with public key ", KeyIdOfDer(PublicDer(pkey->get()))));
+        "Ed25519 signature does not verify with public key ", KeyIdOfDer(PublicDer(pkey.get()))));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> PublicKeyId(std::string_view public_key_pem) {
-  absl::StatusOr<PkeyPtr> pkey = ParsePublicPem(public_key_pem);
-  if (!pkey.ok()) return pkey.status();
-  const std::string der = PublicDer(pkey->get());
+  CUB_ASSIGN_OR_RETURN(PkeyPtr pkey, ParsePublicPem(public_key_pem));
+  const std::string der = PublicDer(pkey.get());
   if (der.empty()) {
     return absl::InternalError(
         absl::StrCat("cannot encode an Ed25519 public key: ", DrainOpenSslErrors()));

@@ -114,14 +114,13 @@ absl::StatusOr<Workflow> WorkflowFromNode(const Node& doc, const ParseOptions& o
 }
 
 absl::StatusOr<Workflow> ParseWorkflow(std::string_view text, const ParseOptions& options) {
-  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(text);
-  if (!docs.ok()) return docs.status();
-  if (docs->empty()) return absl::InvalidArgumentError("workflow is empty");
-  if (docs->size() > 1) {
+  CUB_ASSIGN_OR_RETURN(std::vector<Node> docs, config::ParseYaml(text));
+  if (docs.empty()) return absl::InvalidArgumentError("workflow is empty");
+  if (docs.size() > 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("workflow must be one document, got ", docs->size()));
+        absl::StrCat("workflow must be one document, got ", docs.size()));
   }
-  return WorkflowFromNode(docs->front(), options);
+  return WorkflowFromNode(docs.front(), options);
 }
 
 }  // namespace cub::workflow
