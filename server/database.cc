@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/migrations.h"
 #include "lib/store/roles.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::server {
 namespace {
@@ -68,7 +69,7 @@ absl::StatusOr<Database> OpenServingDatabase(const DatabaseOptions& opts) {
       return absl::Status(s.code(), absl::StrCat("embedded database: ", s.message()));
     }
     db->url = db->embedded->UrlAs(store::kServeLoginRole);
-    if (absl::Status s = store::CheckRuntimeRole(db->url); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(store::CheckRuntimeRole(db->url));
     return db;
   }
   Database db;

@@ -32,6 +32,7 @@
 #include "boost/beast/http/message.hpp"
 #include "boost/beast/http/parser.hpp"
 #include "boost/beast/http/write.hpp"
+#include "lib/util/status_macros.h"
 #include "server/http_request_checks.h"
 
 namespace cub::server {
@@ -1105,15 +1106,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string&
     return absl::InvalidArgumentError("HttpServer: max_connections must be >= 1");
   }
   std::string host, port;
-  if (absl::Status s = ParseListen(listen, &host, &port); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ParseListen(listen, &host, &port));
 
   HttpServerOptions opts = options;
   if (opts.max_queued <= 0) opts.max_queued = 4 * opts.threads;
   auto impl = std::make_unique<Impl>(opts, std::move(handler));
   if (!tls.cert_file.empty() || !tls.key_file.empty()) {
-    auto ctx = MakeTlsContext(tls);
-    if (!ctx.ok()) return ctx.status();
-    impl->tls = std::move(*ctx);
+    CUB_ASSIGN_OR_RETURN(auto ctx, MakeTlsContext(tls));
+    impl->tls = std::move(ctx);
   }
   impl->ioc = std::make_unique<asio::io_context>(opts.io_threads);
   impl->acceptor = std::make_unique<tcp::acceptor>(*impl->ioc);

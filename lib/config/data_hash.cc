@@ -4,13 +4,13 @@
 #include "lib/config/json.h"
 #include "lib/config/yaml.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::config {
 
 absl::StatusOr<std::string> DataHash(std::string_view yaml) {
-  absl::StatusOr<std::vector<Node>> docs = ParseYaml(yaml);
-  if (!docs.ok()) return docs.status();
-  return absl::StrCat("sha256:", Sha256Hex(CanonicalJson(*docs)));
+  CUB_ASSIGN_OR_RETURN(std::vector<Node> docs, ParseYaml(yaml));
+  return absl::StrCat("sha256:", Sha256Hex(CanonicalJson(docs)));
 }
 
 }  // namespace cub::config

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::config {
 namespace {
@@ -63,11 +64,10 @@ const Node* GetPath(const Node& root, std::string_view path) {
 }
 
 absl::Status SetPath(Node& root, std::string_view path, Node value) {
-  absl::StatusOr<std::vector<std::string>> segments = SplitPath(path);
-  if (!segments.ok()) return segments.status();
+  CUB_ASSIGN_OR_RETURN(std::vector<std::string> segments, SplitPath(path));
   Node* node = &root;
-  for (size_t i = 0; i < segments->size(); ++i) {
-    const std::string& segment = (*segments)[i];
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const std::string& segment = segments[i];
     if (node->IsMapping() || node->IsNull()) {
       Node* child = node->Find(segment);
       node = child != nullptr ? child : &node->Set(segment, Node());
@@ -145,17 +145,16 @@ class PathParser {
 
   absl::StatusOr<Path> Parse() {
     Path path;
-    absl::StatusOr<size_t> colon = FindDocumentSeparator();
-    if (!colon.ok()) return colon.status();
+    CUB_ASSIGN_OR_RETURN(size_t colon, FindDocumentSeparator());
     size_t begin = 0;
-    if (*colon != std::string_view::npos) {
+    if (colon != std::string_view::npos) {
       DocumentRef doc;
-      if (absl::Status s = ParseDocument(*colon, &doc); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(ParseDocument(colon, &doc));
       path.document = std::move(doc);
-      begin = *colon + 1;
+      begin = colon + 1;
     }
     pos_ = begin;
-    if (absl::Status s = ParseSegments(&path.segments); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ParseSegments(&path.segments));
     return path;
   }
 
@@ -225,7 +224,7 @@ class PathParser {
     end_ = colon;
     if (!AtEnd() && text_[0] == '[') {
       size_t ordinal;
-      if (absl::Status s = ParseBracketIndex(&ordinal); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(ParseBracketIndex(&ordinal));
       if (!AtEnd()) return PathError(text_, pos_, "unexpected character after a document index");
       doc->ordinal = ordinal;
       return absl::OkStatus();
@@ -233,9 +232,7 @@ class PathParser {
     std::vector<std::string> parts;
     while (true) {
       std::string part;
-      if (absl::Status s = ParseName(kPartSpecials, /*allow_empty=*/true, &part); !s.ok()) {
-        return s;
-      }
+      CUB_RETURN_IF_ERROR(ParseName(kPartSpecials, /*allow_empty=*/true, &part));
       parts.push_back(std::move(part));
       if (AtEnd()) break;
       if (text_[pos_] != '/') return PathError(text_, pos_, "unexpected character");
@@ -286,14 +283,14 @@ class PathParser {
       return absl::OkStatus();
     }
     std::string name;
-    if (absl::Status s = ParseName(kSegmentSpecials, false, &name); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ParseName(kSegmentSpecials, false, &name));
     if (AtEnd() || text_[pos_] != '=') {
       out->push_back(PathSegment::Key(std::move(name)));
       return absl::OkStatus();
     }
     ++pos_;  // '='
     std::string value;
-    if (absl::Status s = ParseName(kSegmentSpecials, false, &value); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ParseName(kSegmentSpecials, false, &value));
     out->push_back(PathSegment::Selector(std::move(name), std::move(value)));
     return absl::OkStatus();
   }
@@ -306,11 +303,11 @@ class PathParser {
       const char c = text_[pos_];
       if (c == '[') {
         size_t index;
-        if (absl::Status s = ParseBracketIndex(&index); !s.ok()) return s;
+        CUB_RETURN_IF_ERROR(ParseBracketIndex(&index));
         out->push_back(PathSegment::Index(index));
       } else if (first || c == '.') {
         if (!first) ++pos_;
-        if (absl::Status s = ParseSegment(out); !s.ok()) return s;
+        CUB_RETURN_IF_ERROR(ParseSegment(out));
       } else {
         return PathError(text_, pos_, "expected '.' or '['");
       }

@@ -26,6 +26,7 @@
 #include "lib/config/scalar_text.h"
 #include "lib/config/utf8.h"
 #include "lib/config/yaml.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::config {
 namespace {
@@ -322,7 +323,7 @@ class Builder {
     fy_token* token = event->scalar.value;
     std::string read;  // the value, when read from the source rather than from libfyaml
     std::string_view text;
-    if (absl::Status s = ReadFromSource(token, &read); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ReadFromSource(token, &read));
     if (fy_token_scalar_style(token) == FYSS_SINGLE_QUOTED ||
         fy_token_scalar_style(token) == FYSS_LITERAL ||
         fy_token_scalar_style(token) == FYSS_FOLDED) {
@@ -341,8 +342,7 @@ class Builder {
     if (is_key && tag == nullptr && anchor == nullptr) return AcceptKey(std::string(text), pos);
     Node value;
     if (tag != nullptr) {
-      absl::Status s = ApplyScalarTag(TokenText(tag), text, token, pos, &value);
-      if (!s.ok()) return s;
+      CUB_RETURN_IF_ERROR(ApplyScalarTag(TokenText(tag), text, token, pos, &value));
     } else if (fy_token_scalar_style(token) == FYSS_PLAIN) {
       // An empty document reads as an untagged, unanchored empty plain scalar at the root.
       if (text.empty() && stack_.empty() && anchor == nullptr) empty_document_ = true;
@@ -636,7 +636,7 @@ absl::Status CheckCharacters(std::string_view text) {
 }  // namespace
 
 absl::StatusOr<std::vector<Node>> ParseYaml(std::string_view text) {
-  if (absl::Status s = CheckCharacters(text); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckCharacters(text));
   if (text.empty()) return std::vector<Node>();
 
   // Errors are collected, never printed: no stream, a discarding callback, collect mode.
@@ -666,8 +666,7 @@ absl::StatusOr<std::vector<Node>> ParseYaml(std::string_view text) {
                                                           free_event);
     if (event == nullptr) break;
     if (Position p = PositionOf(event.get()); p.line > 0) last = p;
-    absl::Status s = builder.OnEvent(event.get());
-    if (!s.ok()) return s;
+    CUB_RETURN_IF_ERROR(builder.OnEvent(event.get()));
   }
   if (fy_parser_get_stream_error(parser.get()) || fy_diag_got_error(diag.get())) {
     return DiagnosticError(diag.get(), last);

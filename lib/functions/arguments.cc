@@ -9,6 +9,7 @@
 #include "lib/functions/image.h"
 #include "lib/functions/names.h"
 #include "lib/functions/quantity.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::functions {
 namespace {
@@ -181,7 +182,7 @@ absl::StatusOr<Arguments> ParseArguments(const FunctionSpec& spec,
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (options_done) {
-      if (absl::Status s = BindPositional(spec, arg, &out.values_); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(BindPositional(spec, arg, &out.values_));
       continue;
     }
     if (arg == "--") {
@@ -201,24 +202,20 @@ absl::StatusOr<Arguments> ParseArguments(const FunctionSpec& spec,
       } else {
         return UsageError(spec, "missing value for --" + name);
       }
-      if (absl::Status s = BindOne(spec, index, std::move(value), &out.values_); !s.ok()) {
-        return s;
-      }
+      CUB_RETURN_IF_ERROR(BindOne(spec, index, std::move(value), &out.values_));
       continue;
     }
     const size_t eq = arg.find('=');
     if (eq != std::string::npos) {
       const size_t index = FindParameter(spec, std::string_view(arg).substr(0, eq));
       if (index < spec.parameters.size()) {
-        if (absl::Status s = BindOne(spec, index, arg.substr(eq + 1), &out.values_); !s.ok()) {
-          return s;
-        }
+        CUB_RETURN_IF_ERROR(BindOne(spec, index, arg.substr(eq + 1), &out.values_));
         continue;
       }
     }
-    if (absl::Status s = BindPositional(spec, arg, &out.values_); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(BindPositional(spec, arg, &out.values_));
   }
-  if (absl::Status s = CheckRequired(spec, out.values_); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckRequired(spec, out.values_));
   return out;
 }
 
@@ -228,9 +225,9 @@ absl::StatusOr<Arguments> BindArguments(
   for (const auto& [name, value] : named) {
     const size_t index = FindParameter(spec, name);
     if (index == spec.parameters.size()) return UsageError(spec, "unknown parameter --" + name);
-    if (absl::Status s = BindOne(spec, index, value, &out.values_); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(BindOne(spec, index, value, &out.values_));
   }
-  if (absl::Status s = CheckRequired(spec, out.values_); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckRequired(spec, out.values_));
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "lib/functions/display_path.h"
 #include "lib/functions/kubernetes.h"
 #include "lib/functions/results.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::functions::internal {
 namespace {
@@ -25,10 +26,7 @@ absl::Status SetMetadataEntry(std::string_view field, const Arguments& args, Set
     if (KindOf(doc).empty()) continue;
     DocumentEdits edits(doc, i, result);
     edits.Matched();
-    if (absl::Status s = edits.SetIn(doc, "", {"metadata", field, key}, Node::String(value));
-        !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(edits.SetIn(doc, "", {"metadata", field, key}, Node::String(value)));
   }
   return absl::OkStatus();
 }
@@ -73,10 +71,7 @@ absl::Status SetNamespace(const Arguments& args, SetResult* result) {
     if (kind.empty() || IsClusterScoped(kind)) continue;
     DocumentEdits edits(doc, i, result);
     edits.Matched();
-    if (absl::Status s = edits.SetIn(doc, "", {"metadata", "namespace"}, Node::String(ns));
-        !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(edits.SetIn(doc, "", {"metadata", "namespace"}, Node::String(ns)));
   }
   return absl::OkStatus();
 }

@@ -5,6 +5,7 @@
 
 #include "lib/config/yaml.h"
 #include "lib/functions/builtin.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::functions {
 
@@ -91,37 +92,33 @@ absl::StatusOr<const Function*> Registry::ForKind(const Arguments& args, Functio
 
 absl::StatusOr<GetResult> Registry::Get(const Arguments& args,
                                         const std::vector<config::Node>& docs) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kGet);
-  if (!f.ok()) return f.status();
+  CUB_ASSIGN_OR_RETURN(const Function* f, ForKind(args, FunctionKind::kGet));
   GetResult result;
-  if (absl::Status s = (*f)->get(args, docs, &result); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(f->get(args, docs, &result));
   return result;
 }
 
 absl::StatusOr<SetResult> Registry::Set(const Arguments& args,
                                         std::vector<config::Node> docs) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kSet);
-  if (!f.ok()) return f.status();
+  CUB_ASSIGN_OR_RETURN(const Function* f, ForKind(args, FunctionKind::kSet));
   SetResult result;
   result.docs = std::move(docs);
-  if (absl::Status s = (*f)->set(args, &result); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(f->set(args, &result));
   result.changed = !result.mutations.empty();
   return result;
 }
 
 absl::StatusOr<VetResult> Registry::Vet(const Arguments& args,
                                         const std::vector<config::Node>& docs) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kVet);
-  if (!f.ok()) return f.status();
+  CUB_ASSIGN_OR_RETURN(const Function* f, ForKind(args, FunctionKind::kVet));
   VetResult result;
-  if (absl::Status s = (*f)->vet(args, docs, &result); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(f->vet(args, docs, &result));
   result.passed = result.errors.empty();
   return result;
 }
 
 absl::StatusOr<VetResult> Registry::VetYaml(const Arguments& args, std::string_view yaml) const {
-  absl::StatusOr<const Function*> f = ForKind(args, FunctionKind::kVet);
-  if (!f.ok()) return f.status();
+  CUB_RETURN_IF_ERROR(ForKind(args, FunctionKind::kVet));
   absl::StatusOr<std::vector<config::Node>> docs = config::ParseYaml(yaml);
   if (!docs.ok()) {
     VetResult result;

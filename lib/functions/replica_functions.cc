@@ -5,6 +5,7 @@
 #include "lib/functions/builtin.h"
 #include "lib/functions/kubernetes.h"
 #include "lib/functions/results.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::functions::internal {
 namespace {
@@ -22,9 +23,7 @@ absl::Status SetReplicas(const Arguments& args, SetResult* result) {
     if (!HasReplicas(doc)) continue;
     DocumentEdits edits(doc, i, result);
     edits.Matched();
-    if (absl::Status s = edits.SetIn(doc, "", {"spec", "replicas"}, Node::Int(replicas)); !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(edits.SetIn(doc, "", {"spec", "replicas"}, Node::Int(replicas)));
   }
   return absl::OkStatus();
 }

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::functions {
 namespace {
@@ -31,7 +32,7 @@ absl::Status Walk(std::string_view text, Literal literal, Param param) {
           absl::StrCat("template '", std::string(text), "': use {{ .Params.NAME }}, not {{",
                        std::string(text.substr(open + 2, close - open - 2)), "}}"));
     }
-    if (absl::Status s = param(std::string(inner)); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(param(std::string(inner)));
     pos = close + 2;
   }
   return absl::OkStatus();

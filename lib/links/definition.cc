@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/config/path.h"
 #include "lib/config/yaml.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/strict_read.h"
 
 namespace cub::links {
@@ -51,24 +52,21 @@ absl::StatusOr<const Node*> ReadMapping(const Node& m, std::string_view key,
 // Calls read(item, item_path) for each item of the list under `key`, each of which must be a
 // mapping.
 absl::Status ReadUpstreamPath(const Node& m, const std::string& path, UpstreamPath* out) {
-  if (absl::Status s = CheckFields(m, path, {"Name", "Path", "Resource"}); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"Name", "Path", "Resource"}));
   absl::Status s = ReadString(m, "Name", path, &out->name);
   if (s.ok()) s = ReadString(m, "Path", path, &out->path);
   if (!s.ok()) return s;
-  absl::StatusOr<const Node*> resource = ReadMapping(m, "Resource", path);
-  if (!resource.ok()) return resource.status();
-  if (*resource == nullptr) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(const Node* resource, ReadMapping(m, "Resource", path));
+  if (resource == nullptr) return absl::OkStatus();
   std::string rp = Field(path, "Resource");
-  s = CheckFields(**resource, rp, {"ResourceType", "ResourceName"});
-  if (s.ok()) s = ReadString(**resource, "ResourceType", rp, &out->resource.type);
-  if (s.ok()) s = ReadString(**resource, "ResourceName", rp, &out->resource.name);
+  s = CheckFields(*resource, rp, {"ResourceType", "ResourceName"});
+  if (s.ok()) s = ReadString(*resource, "ResourceType", rp, &out->resource.type);
+  if (s.ok()) s = ReadString(*resource, "ResourceName", rp, &out->resource.name);
   return s;
 }
 
 absl::Status ReadArgument(const Node& m, const std::string& path, SetterArgument* out) {
-  if (absl::Status s = CheckFields(m, path, {"ParameterName", "Value", "Evaluator"}); !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"ParameterName", "Value", "Evaluator"}));
   absl::Status s = ReadString(m, "ParameterName", path, &out->parameter_name);
   if (s.ok()) s = ReadScalarText(m, "Value", path, &out->value);
   if (s.ok()) s = ReadString(m, "Evaluator", path, &out->evaluator);
@@ -76,18 +74,15 @@ absl::Status ReadArgument(const Node& m, const std::string& path, SetterArgument
 }
 
 absl::Status ReadSetter(const Node& m, const std::string& path, DownstreamSetter* out) {
-  if (absl::Status s = CheckFields(m, path, {"Parameters", "FunctionInvocation"}); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ReadStringList(m, "Parameters", path, &out->parameters); !s.ok()) return s;
-  absl::StatusOr<const Node*> invocation = ReadMapping(m, "FunctionInvocation", path);
-  if (!invocation.ok()) return invocation.status();
-  if (*invocation == nullptr) return absl::OkStatus();
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"Parameters", "FunctionInvocation"}));
+  CUB_RETURN_IF_ERROR(ReadStringList(m, "Parameters", path, &out->parameters));
+  CUB_ASSIGN_OR_RETURN(const Node* invocation, ReadMapping(m, "FunctionInvocation", path));
+  if (invocation == nullptr) return absl::OkStatus();
   std::string ip = Field(path, "FunctionInvocation");
-  absl::Status s = CheckFields(**invocation, ip, {"FunctionName", "Arguments"});
-  if (s.ok()) s = ReadString(**invocation, "FunctionName", ip, &out->function_name);
+  absl::Status s = CheckFields(*invocation, ip, {"FunctionName", "Arguments"});
+  if (s.ok()) s = ReadString(*invocation, "FunctionName", ip, &out->function_name);
   if (!s.ok()) return s;
-  return ReadMappingList(**invocation, "Arguments", ip, [&](const Node& a, const std::string& p) {
+  return ReadMappingList(*invocation, "Arguments", ip, [&](const Node& a, const std::string& p) {
     out->arguments.emplace_back();
     return ReadArgument(a, p, &out->arguments.back());
   });
@@ -103,12 +98,9 @@ absl::StatusOr<Definition> DefinitionFromNode(const Node& doc, const ParseOption
                      "and DownstreamSetters, got ",
                      config::KindName(doc.kind())));
   }
-  if (absl::Status s = CheckFields(
-          doc, "", {"Protect", "AutoUpdate", "UpdateType", "UpstreamPaths", "DownstreamSetters"},
-          options.skip_fields);
-      !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(CheckFields(
+      doc, "", {"Protect", "AutoUpdate", "UpdateType", "UpstreamPaths", "DownstreamSetters"},
+      options.skip_fields));
   Definition def;
   absl::Status s = ReadOptionalBool(doc, "Protect", &def.protect);
   if (s.ok()) s = ReadOptionalBool(doc, "AutoUpdate", &def.auto_update);
@@ -131,14 +123,13 @@ absl::StatusOr<Definition> DefinitionFromNode(const Node& doc, const ParseOption
 }
 
 absl::StatusOr<Definition> ParseDefinition(std::string_view text, const ParseOptions& options) {
-  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(text);
-  if (!docs.ok()) return docs.status();
-  if (docs->empty()) return absl::InvalidArgumentError("link definition is empty");
-  if (docs->size() > 1) {
+  CUB_ASSIGN_OR_RETURN(std::vector<Node> docs, config::ParseYaml(text));
+  if (docs.empty()) return absl::InvalidArgumentError("link definition is empty");
+  if (docs.size() > 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("link definition must be one document, got ", docs->size()));
+        absl::StrCat("link definition must be one document, got ", docs.size()));
   }
-  return DefinitionFromNode(docs->front(), options);
+  return DefinitionFromNode(docs.front(), options);
 }
 
 }  // namespace cub::links

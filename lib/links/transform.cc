@@ -8,6 +8,7 @@
 #include "lib/functions/registry.h"
 #include "lib/links/resource.h"
 #include "lib/links/validate.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::links {
 namespace {
@@ -64,12 +65,11 @@ absl::StatusOr<TransformResult> ApplySetters(const Definition& def, const Values
   out.docs = std::move(docs);
   for (size_t i = 0; i < def.setters.size(); ++i) {
     const DownstreamSetter& setter = def.setters[i];
-    absl::StatusOr<functions::Arguments> args = BindSetter(i, setter, values);
-    if (!args.ok()) return args.status();
+    CUB_ASSIGN_OR_RETURN(functions::Arguments args, BindSetter(i, setter, values));
     // Set consumes its documents and returns them only on success; a failure fails the whole
     // transform, so nothing needs keeping.
     absl::StatusOr<functions::SetResult> set =
-        functions::Registry::Default().Set(*args, std::move(out.docs));
+        functions::Registry::Default().Set(args, std::move(out.docs));
     if (!set.ok()) return SetterError(i, setter, set.status());
     out.docs = std::move(set->docs);
     for (auto& m : set->mutations) out.mutations.push_back(std::move(m));
@@ -80,11 +80,10 @@ absl::StatusOr<TransformResult> ApplySetters(const Definition& def, const Values
 
 absl::StatusOr<std::vector<std::string>> SetterPaths(const Definition& def, const Values& values,
                                                      const std::vector<Node>& docs) {
-  absl::StatusOr<TransformResult> r = ApplySetters(def, values, docs);
-  if (!r.ok()) return r.status();
+  CUB_ASSIGN_OR_RETURN(TransformResult r, ApplySetters(def, values, docs));
   std::vector<config::DocumentRef> refs = config::DocumentRefs(docs);
   std::vector<std::string> paths;
-  for (const functions::Mutation& m : r->mutations) {
+  for (const functions::Mutation& m : r.mutations) {
     absl::StatusOr<config::Path> path = config::ParsePath(m.path);
     if (!path.ok() || m.document >= refs.size()) {
       return absl::InternalError(

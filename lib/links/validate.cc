@@ -11,6 +11,7 @@
 #include "lib/functions/registry.h"
 #include "lib/functions/template.h"
 #include "lib/links/resource.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/names.h"
 
 namespace cub::links {
@@ -127,7 +128,7 @@ absl::Status ValidateSetter(const DownstreamSetter& setter, const std::string& a
   for (size_t j = 0; j < setter.arguments.size(); ++j) {
     const SetterArgument& arg = setter.arguments[j];
     const std::string aa = absl::StrCat(fi, ".Arguments[", j, "]");
-    if (auto s = ValidateArgument(*spec, arg, parameters, aa, &used); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateArgument(*spec, arg, parameters, aa, &used));
     if (!given.insert(arg.parameter_name).second) {
       return At(aa + ".ParameterName", absl::StrCat("'", arg.parameter_name, "' is given twice"));
     }
@@ -192,14 +193,11 @@ absl::Status ValidateDefinition(const std::string& update_type, const Definition
         "DownstreamSetters (the functions that write them): pass them with --from-stdin");
   }
   std::set<std::string> defined;
-  if (auto s = ValidatePaths(def, &defined); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidatePaths(def, &defined));
   std::set<std::string> used;
   for (size_t i = 0; i < def.setters.size(); ++i) {
-    if (auto s = ValidateSetter(def.setters[i], absl::StrCat("DownstreamSetters[", i, "]"), defined,
-                                toolchain, &used);
-        !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(ValidateSetter(def.setters[i], absl::StrCat("DownstreamSetters[", i, "]"),
+                                       defined, toolchain, &used));
   }
   for (size_t i = 0; i < def.upstream_paths.size(); ++i) {
     if (used.count(def.upstream_paths[i].name) == 0) {

@@ -5,6 +5,7 @@
 #include "lib/store/links.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -100,12 +101,11 @@ absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p, con
     return absl::InvalidArgumentError(
         absl::StrCat("filter '", ref, "': name its space as SPACE/FILTER"));
   }
-  auto space = ResolveSpace(tx, p, space_ref, Access::kRead);
-  if (!space.ok()) return space.status();
-  auto filter = store::FindFilter(tx, space->space_id(), name);
+  CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, space_ref, Access::kRead));
+  auto filter = store::FindFilter(tx, space.space_id(), name);
   if (!filter) {
     return absl::NotFoundError(
-        absl::StrCat("filter '", name, "' not found in space '", space->slug(), "'"));
+        absl::StrCat("filter '", name, "' not found in space '", space.slug(), "'"));
   }
   if (filter->from() != entity) {
     return absl::InvalidArgumentError(

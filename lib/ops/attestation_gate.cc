@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -38,8 +39,7 @@ size_t DistinctGroupCount(const std::vector<std::vector<std::string>>& user_grou
 absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
     store::Tx& tx, const ResolvedChangeOrder& rco, const workflow::AttestationPrerequisite& req,
     const std::vector<v1::Space>& spaces, absl::Time now) {
-  auto max_age = workflow::ParseMaxAge(req.max_age);
-  if (!max_age.ok()) return max_age.status();
+  CUB_ASSIGN_OR_RETURN(auto max_age, workflow::ParseMaxAge(req.max_age));
   std::vector<std::string> ids;
   for (const auto& s : spaces) ids.push_back(s.space_id());
   const auto& co = rco.co;
@@ -86,7 +86,7 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
                                     : "not in FromUserIDs or FromGroups";
         } else if (space_authors.count(user)) {
           j.why = "wrote part of the change in this space";
-        } else if (now - v->at > *max_age) {
+        } else if (now - v->at > max_age) {
           j.why = absl::StrCat("older than MaxAge ", req.max_age);
         } else if (v->result == "Pass") {
           j.counted = true;

@@ -13,6 +13,7 @@
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -52,9 +53,8 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
     if (seen.insert(s.space_id()).second) out.push_back(s);
   };
   for (const auto& ref : req.spaces()) {
-    auto s = ResolveSpace(tx, p, ref, Access::kRead);
-    if (!s.ok()) return s.status();
-    add(*s);
+    CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
+    add(s);
   }
   if (!req.where_space().empty()) {
     auto matched = rco ? store::SpacesAmong(tx, rco->co.in_scope_space_ids, req.where_space())
@@ -69,13 +69,12 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
   }
   if (rco && req.spaces_size() == 0 && req.where_space().empty()) {
     if (!req.stage().empty()) {
-      auto members = StageMembers(tx, *rco);
-      if (!members.ok()) return members.status();
+      CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, *rco));
       bool found = false;
       for (size_t i = 0; rco->workflow && i < rco->workflow->stages.size(); ++i) {
         if (rco->workflow->stages[i].name != req.stage()) continue;
         found = true;
-        for (const auto& s : (*members)[i]) {
+        for (const auto& s : members[i]) {
           if (Visible(tx, p, s)) add(s);
         }
       }
@@ -85,9 +84,8 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
       }
     } else {
       // Every Space beyond its base the change has reached, where the caller may vote.
-      auto spaces = store::SpacesAmong(tx, rco->co.resolved_space_ids, "");
-      if (!spaces.ok()) return spaces.status();
-      for (const auto& s : *spaces) {
+      CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, rco->co.resolved_space_ids, ""));
+      for (const auto& s : spaces) {
         if (s.space_id() != rco->base.space_id() &&
             ResolveSpace(tx, p, s.space_id(), Access::kApprove).ok()) {
           add(s);
@@ -122,16 +120,15 @@ absl::StatusOr<int64_t> ExpiresInSeconds(const std::string& text) {
 absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Principal& p,
                                             const v1::ApproveRequest& req) {
   const std::string type = req.type().empty() ? kApproval : req.type();
-  if (auto s = ValidateSlug("attestation type", type); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("attestation type", type));
   if (type == kApproval && (p.service_account || p.admin)) {
     return absl::PermissionDeniedError(
         absl::StrCat("user '", p.username, "' is ",
                      p.service_account ? "a service account" : "the server administrator",
                      " and cannot vote: an approval needs a personal identity"));
   }
-  if (auto s = ValidateKeys("claim", req.claims()); !s.ok()) return s;
-  auto expires = ExpiresInSeconds(req.expires_in());
-  if (!expires.ok()) return expires.status();
+  CUB_RETURN_IF_ERROR(ValidateKeys("claim", req.claims()));
+  CUB_ASSIGN_OR_RETURN(auto expires, ExpiresInSeconds(req.expires_in()));
   v1::ApproveResponse out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     out.Clear();
@@ -139,18 +136,16 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
     std::optional<ResolvedChangeOrder> rco;
     if (!req.change_order().empty()) {
       // The vote is authorized Space by Space below.
-      auto r = ResolveForApproval(tx, p, req.change_order());
-      if (!r.ok()) return r.status();
-      rco = *std::move(r);
+      CUB_ASSIGN_OR_RETURN(auto r, ResolveForApproval(tx, p, req.change_order()));
+      rco = std::move(r);
     }
-    auto spaces = SelectSpaces(tx, p, req, rco ? &*rco : nullptr);
-    if (!spaces.ok()) return spaces.status();
+    CUB_ASSIGN_OR_RETURN(auto spaces, SelectSpaces(tx, p, req, rco ? &*rco : nullptr));
     const std::string selector =
         !req.revision().empty()
             ? req.revision()
             : (rco ? absl::StrCat("ChangeOrder:", rco->base.slug(), "/", rco->co.slug)
                    : "HeadRevisionNum");
-    for (const auto& space : *spaces) {
+    for (const auto& space : spaces) {
       // Votes need the approver role; other attestations (a change record, a scan) may also
       // come from whoever may change the Space.
       auto allowed = ResolveSpace(tx, p, space.slug(), Access::kApprove);
@@ -172,8 +167,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
       store::UnitQuery q;
       q.space_id = space.space_id();
       q.where = req.where();
-      auto units = store::ListUnits(tx, ToCaller(p), q);
-      if (!units.ok()) return units.status();
+      CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
       store::NewAttestation a;
       a.space_id = space.space_id();
       a.space_slug = space.slug();
@@ -188,8 +182,8 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
       }
       a.note = req.note();
       a.claims = ToMap(req.claims());
-      a.expires_in_seconds = *expires;
-      for (const auto& unit : *units) {
+      a.expires_in_seconds = expires;
+      for (const auto& unit : units) {
         if (unit.head_revision_num() == 0) {
           skip(unit.slug(), "it has no revisions");
           continue;
@@ -243,8 +237,8 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
 
 absl::StatusOr<v1::Attestation> GetAttestation(store::ConnectionPool& db, const Principal& p,
                                                const v1::GetAttestationRequest& req) {
-  v1::Attestation out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Attestation> {
+    v1::Attestation out;
     auto a = store::FindAttestation(tx, req.attestation());
     // Readable where its Space is; an admin also reads those of deleted Spaces.
     bool visible = a && (p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok());
@@ -252,35 +246,31 @@ absl::StatusOr<v1::Attestation> GetAttestation(store::ConnectionPool& db, const 
       return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
     }
     out = *std::move(a);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListAttestationsResponse> ListAttestations(
     store::ConnectionPool& db, const Principal& p, const v1::ListAttestationsRequest& req) {
-  v1::ListAttestationsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    std::string space_id;
-    if (!req.space().empty()) {
-      auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-      if (!space.ok()) return space.status();
-      space_id = space->space_id();
-    }
-    auto all = store::ListAttestations(tx, ToCaller(p), space_id, req.options().where());
-    if (!all.ok()) return all.status();
-    for (auto& a : *all) *out.add_attestations() = std::move(a);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListAttestationsResponse> {
+        v1::ListAttestationsResponse out;
+        std::string space_id;
+        if (!req.space().empty()) {
+          CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+          space_id = space.space_id();
+        }
+        CUB_ASSIGN_OR_RETURN(
+            auto all, store::ListAttestations(tx, ToCaller(p), space_id, req.options().where()));
+        for (auto& a : all) *out.add_attestations() = std::move(a);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, const Principal& p,
                                                   const v1::RevokeAttestationRequest& req) {
-  v1::Attestation out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Attestation> {
+    v1::Attestation out;
     auto a = store::FindAttestation(tx, req.attestation());
     if (!a || !(p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok())) {
       return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
@@ -310,10 +300,8 @@ absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, con
     r.change_order = a->change_order();
     r.note = req.note();
     out = store::InsertAttestation(tx, r);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

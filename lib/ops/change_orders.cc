@@ -24,6 +24,7 @@
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 #include "lib/where/where.h"
 #include "lib/workflow/parse.h"
 
@@ -136,12 +137,11 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
   std::vector<std::string> clauses;
   if (!where_field.empty()) clauses.push_back(absl::StrCat("(", where_field, ")"));
   if (!component.empty()) {
-    if (auto s = ValidateSlug("component", component); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateSlug("component", component));
     clauses.push_back(absl::StrCat("(Component.Slug = '", component, "')"));
   }
-  auto filter_where = ResolveFilter(tx, p, filter_ref, base.slug(), "Space");
-  if (!filter_where.ok()) return filter_where.status();
-  if (!filter_where->empty()) clauses.push_back(absl::StrCat("(", *filter_where, ")"));
+  CUB_ASSIGN_OR_RETURN(auto filter_where, ResolveFilter(tx, p, filter_ref, base.slug(), "Space"));
+  if (!filter_where.empty()) clauses.push_back(absl::StrCat("(", filter_where, ")"));
   scope.where_space = absl::StrJoin(clauses, " AND ");
 
   std::vector<v1::Space> chosen;
@@ -149,14 +149,12 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
     // No selection: wherever the base's Links reach.
     std::vector<std::string> ids;
     for (const auto& [id, ups] : downstream) ids.push_back(id);
-    auto spaces = store::SpacesAmong(tx, ids, "");
-    if (!spaces.ok()) return spaces.status();
-    chosen = *std::move(spaces);
+    CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, ids, ""));
+    chosen = std::move(spaces);
   } else {
     for (const auto& ref : listed) {
-      auto s = ResolveSpace(tx, p, ref, Access::kRead);
-      if (!s.ok()) return s.status();
-      chosen.push_back(*s);
+      CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
+      chosen.push_back(s);
     }
     if (!scope.where_space.empty()) {
       auto matched = store::ListSpaces(tx, ToCaller(p), scope.where_space, "");
@@ -234,9 +232,8 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
   for (const auto& l : links) followers[l.to_unit_id].push_back(&l);
   std::map<std::string, std::string> space_slugs;
   if (!links.empty()) {
-    auto spaces = store::SpacesAmong(tx, followers_from, "");
-    if (!spaces.ok()) return spaces.status();
-    for (const auto& s : *spaces) space_slugs[s.space_id()] = s.slug();
+    CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, followers_from, ""));
+    for (const auto& s : spaces) space_slugs[s.space_id()] = s.slug();
   }
 
   std::vector<UnitRange> out;
@@ -385,19 +382,18 @@ absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Princi
                                                      const std::string& ref) {
   if (ref.empty()) return std::optional<v1::Tag>();
   SpacedRef r = SplitRef(ref, base.slug());
-  auto space = ResolveSpace(tx, p, r.space, Access::kRead);
-  if (!space.ok()) return space.status();
-  auto tag = store::FindTag(tx, space->space_id(), r.name);
+  CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, r.space, Access::kRead));
+  auto tag = store::FindTag(tx, space.space_id(), r.name);
   if (!tag) {
     return absl::NotFoundError(
-        absl::StrCat("tag '", r.name, "' not found in space '", space->slug(), "'"));
+        absl::StrCat("tag '", r.name, "' not found in space '", space.slug(), "'"));
   }
   // A ChangeSet's end Tag is placed when it closes: ending at one still open is refused.
   constexpr std::string_view kEnd = "-end";
   if (r.name.size() > kEnd.size() &&
       r.name.compare(r.name.size() - kEnd.size(), kEnd.size(), kEnd) == 0) {
     auto cs =
-        store::FindChangeSet(tx, space->space_id(), r.name.substr(0, r.name.size() - kEnd.size()));
+        store::FindChangeSet(tx, space.space_id(), r.name.substr(0, r.name.size() - kEnd.size()));
     if (cs && cs->end_tag_id() == tag->tag_id() && cs->state() == "Open") {
       return absl::FailedPreconditionError(
           absl::StrCat("change set '", cs->slug(),
@@ -427,8 +423,7 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
                                   v1::ChangeOrder& view) {
   if (!rco.workflow) return absl::OkStatus();
   const auto& w = *rco.workflow;
-  auto members = StageMembers(tx, rco);
-  if (!members.ok()) return members.status();
+  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
   std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
                                  rco.co.resolved_space_ids.end());
   resolved.insert(rco.base.space_id());
@@ -443,10 +438,9 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
     for (const auto& name : names) {
       const auto* a = workflow::FindAttestationPrerequisite(w, name);
       if (!a || over.empty()) continue;
-      auto outcomes = EvaluateAttestation(tx, rco, *a, over, absl::Now());
-      if (!outcomes.ok()) return outcomes.status();
-      for (size_t i = 0; i < outcomes->size(); ++i) {
-        const auto& o = (*outcomes)[i];
+      CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *a, over, absl::Now()));
+      for (size_t i = 0; i < outcomes.size(); ++i) {
+        const auto& o = outcomes[i];
         if (o.held) continue;
         v1::PendingRequirement* p = view.add_pending_requirements();
         p->set_stage(stage);
@@ -465,29 +459,23 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
   };
   for (size_t k = 0; k < w.stages.size(); ++k) {
     const std::vector<v1::Space> before =
-        k == 0 ? std::vector<v1::Space>{rco.base} : (*members)[k - 1];
-    if (taken(before) && !taken((*members)[k])) {
-      if (auto s = check(w.stages[k].name, "Entry", w.stages[k].prerequisites, before); !s.ok()) {
-        return s;
-      }
+        k == 0 ? std::vector<v1::Space>{rco.base} : members[k - 1];
+    if (taken(before) && !taken(members[k])) {
+      CUB_RETURN_IF_ERROR(check(w.stages[k].name, "Entry", w.stages[k].prerequisites, before));
     }
     std::vector<v1::Space> unreleased;
-    for (const auto& s : (*members)[k]) {
+    for (const auto& s : members[k]) {
       if (resolved.count(s.space_id()) &&
           !store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id)) {
         unreleased.push_back(s);
       }
     }
-    if (auto s = check(w.stages[k].name, "Release", w.stages[k].release_prerequisites, unreleased);
-        !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(
+        check(w.stages[k].name, "Release", w.stages[k].release_prerequisites, unreleased));
   }
-  if (!w.stages.empty() && taken(members->back()) && rco.co.stage != "Completed") {
-    if (auto s = check(w.stages.back().name, "Final", w.final.prerequisites, members->back());
-        !s.ok()) {
-      return s;
-    }
+  if (!w.stages.empty() && taken(members.back()) && rco.co.stage != "Completed") {
+    CUB_RETURN_IF_ERROR(
+        check(w.stages.back().name, "Final", w.final.prerequisites, members.back()));
   }
   for (const auto& u : needs) view.add_needs_approval_from(u);
   return absl::OkStatus();
@@ -495,11 +483,10 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
 
 absl::StatusOr<v1::ChangeOrder> ViewOf(store::Tx& tx, const v1::Space& base,
                                        store::StoredChangeOrder co, bool approvals = false) {
-  auto rco = Resolved(base, std::move(co));
-  if (!rco.ok()) return rco.status();
-  auto view = ChangeOrderView(*rco);
+  CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(co)));
+  auto view = ChangeOrderView(rco);
   if (!view.ok() || !approvals) return view;
-  if (auto s = FillPendingApprovals(tx, *rco, *view); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(FillPendingApprovals(tx, rco, *view));
   return view;
 }
 
@@ -515,14 +502,13 @@ absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Prin
     return absl::InvalidArgumentError(
         absl::StrCat("change order '", ref, "': name it as BASE-SPACE/NAME"));
   }
-  auto base = ResolveSpace(tx, p, r.space, Access::kRead);
-  if (!base.ok()) return base.status();
-  auto co = store::FindChangeOrder(tx, base->space_id(), r.name, for_update);
+  CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, r.space, Access::kRead));
+  auto co = store::FindChangeOrder(tx, base.space_id(), r.name, for_update);
   if (!co) {
     return absl::NotFoundError(
-        absl::StrCat("change order '", r.name, "' not found in space '", base->slug(), "'"));
+        absl::StrCat("change order '", r.name, "' not found in space '", base.slug(), "'"));
   }
-  return Resolved(*base, *std::move(co));
+  return Resolved(base, *std::move(co));
 }
 
 absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) {
@@ -616,14 +602,13 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   if (!fresh) return absl::InternalError("change order vanished");
   rco.co = *std::move(fresh);
   if (!rco.workflow || rco.workflow->stages.empty()) return rco.co.stage;
-  auto members = StageMembers(tx, rco);
-  if (!members.ok()) return members.status();
+  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
   std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
                                  rco.co.resolved_space_ids.end());
   const auto& stages = rco.workflow->stages;
   int reached = -1;
   for (size_t i = 0; i < stages.size(); ++i) {
-    bool all = std::all_of((*members)[i].begin(), (*members)[i].end(),
+    bool all = std::all_of(members[i].begin(), members[i].end(),
                            [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
     if (!all) break;
     reached = static_cast<int>(i);
@@ -631,10 +616,9 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   std::string stage = reached >= 0 ? stages[reached].name : "";
   if (reached == static_cast<int>(stages.size()) - 1) {
     GateContext ctx{&rco, resolved, absl::Now()};
-    auto failures =
-        GateFailures(tx, ctx, rco.workflow->final.prerequisites, members->back(), "not completed");
-    if (!failures.ok()) return failures.status();
-    if (failures->empty()) stage = "Completed";
+    CUB_ASSIGN_OR_RETURN(auto failures, GateFailures(tx, ctx, rco.workflow->final.prerequisites,
+                                                     members.back(), "not completed"));
+    if (failures.empty()) stage = "Completed";
   }
   auto rank = [&](const std::string& name) -> int {
     if (name == "Completed") return static_cast<int>(stages.size());
@@ -654,8 +638,8 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
 
 absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                   const v1::CreateChangeOrderRequest& req) {
-  if (auto s = ValidateSlug("change order", req.slug()); !s.ok()) return s;
-  if (auto s = CheckPriorRevisions(req.prior_revisions()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("change order", req.slug()));
+  CUB_RETURN_IF_ERROR(CheckPriorRevisions(req.prior_revisions()));
   const std::string update_type = req.update_type().empty() ? "UpgradeUnit" : req.update_type();
   const bool invoke = update_type == "Invoke";
   if (invoke != !req.invocation().empty()) {
@@ -688,22 +672,20 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
           absl::StrCat("--prior-revisions does not apply to a ", update_type, " change order"));
     }
   }
-  v1::ChangeOrder out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto base = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!base.ok()) return base.status();
-    if (auto existing = store::FindChangeOrder(tx, base->space_id(), req.slug())) {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
+    v1::ChangeOrder out;
+    CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (auto existing = store::FindChangeOrder(tx, base.space_id(), req.slug())) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(absl::StrCat(
-            "change order '", req.slug(), "' already exists in space '", base->slug(), "'"));
+            "change order '", req.slug(), "' already exists in space '", base.slug(), "'"));
       }
-      auto view = ViewOf(tx, *base, *std::move(existing));
-      if (!view.ok()) return view.status();
-      out = *std::move(view);
-      return absl::OkStatus();
+      CUB_ASSIGN_OR_RETURN(auto view, ViewOf(tx, base, *std::move(existing)));
+      out = std::move(view);
+      return out;
     }
     store::StoredChangeOrder co;
-    co.space_id = base->space_id();
+    co.space_id = base.space_id();
     co.slug = req.slug();
     co.description = req.description();
     co.update_type = update_type;
@@ -715,14 +697,13 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
         return absl::InvalidArgumentError(absl::StrCat("--change-workflow '", req.change_workflow(),
                                                        "': name it as SPACE/WORKFLOW"));
       }
-      auto wf_space = ResolveSpace(tx, p, r.space, Access::kRead);
-      if (!wf_space.ok()) return wf_space.status();
-      auto wf = store::FindWorkflow(tx, wf_space->space_id(), r.name);
+      CUB_ASSIGN_OR_RETURN(auto wf_space, ResolveSpace(tx, p, r.space, Access::kRead));
+      auto wf = store::FindWorkflow(tx, wf_space.space_id(), r.name);
       if (!wf) {
         return absl::NotFoundError(absl::StrCat("changeworkflow '", r.name,
-                                                "' not found in space '", wf_space->slug(), "'"));
+                                                "' not found in space '", wf_space.slug(), "'"));
       }
-      co.change_workflow = absl::StrCat(wf_space->slug(), "/", wf->slug);
+      co.change_workflow = absl::StrCat(wf_space.slug(), "/", wf->slug);
       co.workflow_json = wf->definition_json;
       if (invoke || from_sources) {
         auto w = workflow::ParseWorkflow(wf->definition_json);
@@ -736,26 +717,23 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
       }
     }
     if (invoke) {
-      auto inv = ResolveInvocation(tx, p, base->slug(), req.invocation());
-      if (!inv.ok()) return inv.status();
-      auto words = BindInvocation(*inv, req.params());
-      if (!words.ok()) return words.status();
-      auto args = functions::Registry::Default().Parse(inv->function_name(), *words);
-      if (!args.ok()) return args.status();
-      if (args->spec().kind != functions::FunctionKind::kSet) {
+      CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, base.slug(), req.invocation()));
+      CUB_ASSIGN_OR_RETURN(auto words, BindInvocation(inv, req.params()));
+      CUB_ASSIGN_OR_RETURN(auto args,
+                           functions::Registry::Default().Parse(inv.function_name(), words));
+      if (args.spec().kind != functions::FunctionKind::kSet) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "invocation '", req.invocation(), "' runs ", inv->function_name(),
+            "invocation '", req.invocation(), "' runs ", inv.function_name(),
             ", which does not change data: an Invoke change order needs a set function"));
       }
-      co.invocation =
-          absl::StrCat(SplitRef(req.invocation(), base->slug()).space, "/", inv->slug());
-      co.function_name = inv->function_name();
-      co.function_args = *std::move(words);
+      co.invocation = absl::StrCat(SplitRef(req.invocation(), base.slug()).space, "/", inv.slug());
+      co.function_name = inv.function_name();
+      co.function_args = std::move(words);
       std::vector<std::string> clauses;
       if (!req.where_unit().empty()) clauses.push_back(absl::StrCat("(", req.where_unit(), ")"));
-      auto filter = ResolveFilter(tx, p, req.unit_filter(), base->slug(), "Unit");
-      if (!filter.ok()) return filter.status();
-      if (!filter->empty()) clauses.push_back(absl::StrCat("(", *filter, ")"));
+      CUB_ASSIGN_OR_RETURN(auto filter,
+                           ResolveFilter(tx, p, req.unit_filter(), base.slug(), "Unit"));
+      if (!filter.empty()) clauses.push_back(absl::StrCat("(", filter, ")"));
       co.where_unit = absl::StrJoin(clauses, " AND ");
       if (!co.where_unit.empty()) {
         if (auto sql = where::CompileToSql(co.where_unit, store::UnitSchema()); !sql.ok()) {
@@ -763,161 +741,142 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
         }
       }
     }
-    auto scope = EvaluateScope(tx, p, *base, update_type,
-                               {req.in_scope_spaces().begin(), req.in_scope_spaces().end()},
-                               req.where_space_field(), req.space_filter(), req.component());
-    if (!scope.ok()) return scope.status();
+    CUB_ASSIGN_OR_RETURN(
+        auto scope, EvaluateScope(tx, p, base, update_type,
+                                  {req.in_scope_spaces().begin(), req.in_scope_spaces().end()},
+                                  req.where_space_field(), req.space_filter(), req.component()));
     co.in_scope_spaces.assign(req.in_scope_spaces().begin(), req.in_scope_spaces().end());
-    co.where_space = scope->where_space;
-    co.in_scope_space_ids = scope->space_ids;
-    auto end_tag = ResolveEndTag(tx, p, *base, req.end_tag());
-    if (!end_tag.ok()) return end_tag.status();
+    co.where_space = scope.where_space;
+    co.in_scope_space_ids = scope.space_ids;
+    CUB_ASSIGN_OR_RETURN(auto end_tag, ResolveEndTag(tx, p, base, req.end_tag()));
 
-    auto start = NewChangeOrderTag(tx, *base, co.slug, "-co-start",
-                                   "Where change order " + co.slug + " starts in each unit");
-    if (!start.ok()) return start.status();
-    auto end = NewChangeOrderTag(tx, *base, co.slug, "-co-end",
-                                 "Where change order " + co.slug + " ends in each unit");
-    if (!end.ok()) return end.status();
-    auto publish = NewChangeOrderTag(tx, *base, co.slug, "-co-publish",
-                                     "What a release of change order " + co.slug + " bundles");
-    if (!publish.ok()) return publish.status();
-    co.start_tag_id = start->tag_id();
-    co.end_tag_id = end->tag_id();
-    co.publish_tag_id = publish->tag_id();
+    CUB_ASSIGN_OR_RETURN(
+        auto start, NewChangeOrderTag(tx, base, co.slug, "-co-start",
+                                      "Where change order " + co.slug + " starts in each unit"));
+    CUB_ASSIGN_OR_RETURN(auto end,
+                         NewChangeOrderTag(tx, base, co.slug, "-co-end",
+                                           "Where change order " + co.slug + " ends in each unit"));
+    CUB_ASSIGN_OR_RETURN(
+        auto publish, NewChangeOrderTag(tx, base, co.slug, "-co-publish",
+                                        "What a release of change order " + co.slug + " bundles"));
+    co.start_tag_id = start.tag_id();
+    co.end_tag_id = end.tag_id();
+    co.publish_tag_id = publish.tag_id();
 
     if (from_sources) {
-      auto skipped = MarkSources(tx, co, *end_tag);
-      if (!skipped.ok()) return skipped.status();
-      co.skipped_units_json = *skipped;
+      CUB_ASSIGN_OR_RETURN(auto skipped, MarkSources(tx, co, end_tag));
+      co.skipped_units_json = skipped;
     }
     // An Invoke change is made in no Space yet, and one from sources in the sources: nothing
     // of the base is marked.
     auto units = invoke || from_sources
                      ? std::vector<store::PromotionUnit>{}
                      : store::LoadPromotionUnits(
-                           tx, {base->space_id()}, {base->space_id()},
+                           tx, {base.space_id()}, {base.space_id()},
                            store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
-    auto ranges = invoke || from_sources
-                      ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
-                      : FixRanges(tx, *base, units, co.in_scope_space_ids, update_type, *end_tag,
-                                  &co.skipped_units_json);
-    if (!ranges.ok()) return ranges.status();
+    CUB_ASSIGN_OR_RETURN(
+        auto ranges, invoke || from_sources
+                         ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
+                         : FixRanges(tx, base, units, co.in_scope_space_ids, update_type, end_tag,
+                                     &co.skipped_units_json));
     store::PromotionWrites marks;
-    for (const auto& r : *ranges) {
+    for (const auto& r : ranges) {
       marks.marks.push_back({co.start_tag_id, r.unit->id, r.start});
       marks.marks.push_back({co.end_tag_id, r.unit->id, r.end});
       marks.marks.push_back({co.publish_tag_id, r.unit->id, r.end});
     }
     store::WritePromotion(tx, marks);
-    auto stored = store::InsertChangeOrder(tx, co);
-    if (!stored.ok()) return stored.status();
-    auto rco = Resolved(*base, *std::move(stored));
-    if (!rco.ok()) return rco.status();
-    if (auto stage = AdvanceStage(tx, *rco); !stage.ok()) return stage.status();
-    auto view = ChangeOrderView(*rco);
-    if (!view.ok()) return view.status();
-    out = *std::move(view);
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto stored, store::InsertChangeOrder(tx, co));
+    CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(stored)));
+    if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
+    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
+    out = std::move(view);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                const v1::GetChangeOrderRequest& req) {
-  v1::ChangeOrder out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto rco = ResolveChangeOrder(tx, p, req.change_order(), req.space(), false);
-    if (!rco.ok()) return rco.status();
-    auto view = ChangeOrderView(*rco);
-    if (!view.ok()) return view.status();
-    if (auto s = FillPendingApprovals(tx, *rco, *view); !s.ok()) return s;
-    out = *std::move(view);
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
+    v1::ChangeOrder out;
+    CUB_ASSIGN_OR_RETURN(auto rco,
+                         ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
+    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
+    CUB_RETURN_IF_ERROR(FillPendingApprovals(tx, rco, view));
+    out = std::move(view);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req) {
-  v1::ListChangeOrdersResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    std::optional<where::Matcher> matcher;
-    if (!req.options().where().empty()) {
-      auto expr = where::Parse(req.options().where());
-      if (!expr.ok()) return expr.status();
-      auto m = where::Matcher::Create(**expr, ChangeOrderSchema());
-      if (!m.ok()) return m.status();
-      matcher = *std::move(m);
-    }
-    std::string space_id;
-    std::map<std::string, v1::Space> bases;
-    if (!req.space().empty() && req.space() != "*") {
-      auto base = ResolveSpace(tx, p, req.space(), Access::kRead);
-      if (!base.ok()) return base.status();
-      space_id = base->space_id();
-      bases[space_id] = *base;
-    }
-    for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
-      v1::Space base;
-      base.set_space_id(co.space_id);
-      base.set_slug(co.space_slug);
-      // Pending approvals cost a few queries each, so they are read only when asked about.
-      const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
-      auto view = ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co),
-                         approvals);
-      if (!view.ok()) return view.status();
-      if (matcher) {
-        auto match = matcher->Matches(ChangeOrderRecord(*view));
-        if (!match.ok()) return match.status();
-        if (!*match) continue;
-      }
-      *out.add_change_orders() = *std::move(view);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeOrdersResponse> {
+        v1::ListChangeOrdersResponse out;
+        std::optional<where::Matcher> matcher;
+        if (!req.options().where().empty()) {
+          CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
+          CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
+          matcher = std::move(m);
+        }
+        std::string space_id;
+        std::map<std::string, v1::Space> bases;
+        if (!req.space().empty() && req.space() != "*") {
+          CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kRead));
+          space_id = base.space_id();
+          bases[space_id] = base;
+        }
+        for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
+          v1::Space base;
+          base.set_space_id(co.space_id);
+          base.set_slug(co.space_slug);
+          // Pending approvals cost a few queries each, so they are read only when asked about.
+          const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
+          CUB_ASSIGN_OR_RETURN(auto view,
+                               ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base,
+                                      std::move(co), approvals));
+          if (matcher) {
+            CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(view)));
+            if (!match) continue;
+          }
+          *out.add_change_orders() = std::move(view);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateChangeOrderRequest& req) {
-  v1::ChangeOrder out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto rco = ResolveChangeOrder(tx, p, req.change_order(), req.space(), true);
-    if (!rco.ok()) return rco.status();
-    if (auto w = ResolveSpace(tx, p, rco->base.slug(), Access::kWrite); !w.ok()) {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
+    v1::ChangeOrder out;
+    CUB_ASSIGN_OR_RETURN(auto rco,
+                         ResolveChangeOrder(tx, p, req.change_order(), req.space(), true));
+    if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
       return w.status();
     }
     store::ChangeOrderChanges c;
     if (req.has_description()) c.description = req.description();
     if (req.has_aborted_reason()) {
-      if (req.aborted_reason().empty() && !rco->co.restored_space_ids.empty()) {
+      if (req.aborted_reason().empty() && !rco.co.restored_space_ids.empty()) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "change order '", rco->co.slug, "' has been demoted in ",
-            rco->co.restored_space_ids.size(),
+            "change order '", rco.co.slug, "' has been demoted in ",
+            rco.co.restored_space_ids.size(),
             " space(s): its abort cannot be cleared; promote a new change order instead"));
       }
       c.aborted_reason = req.aborted_reason();
     }
     if (req.refresh_spaces()) {
-      std::vector<std::string> listed = rco->co.in_scope_spaces;
-      auto scope =
-          EvaluateScope(tx, p, rco->base, rco->co.update_type, listed, rco->co.where_space, "", "");
-      if (!scope.ok()) return scope.status();
-      c.in_scope_space_ids = scope->space_ids;
+      std::vector<std::string> listed = rco.co.in_scope_spaces;
+      CUB_ASSIGN_OR_RETURN(auto scope, EvaluateScope(tx, p, rco.base, rco.co.update_type, listed,
+                                                     rco.co.where_space, "", ""));
+      c.in_scope_space_ids = scope.space_ids;
     }
-    store::UpdateChangeOrder(tx, rco->co.id, c);
-    if (auto stage = AdvanceStage(tx, *rco); !stage.ok()) return stage.status();
-    auto view = ChangeOrderView(*rco);
-    if (!view.ok()) return view.status();
-    out = *std::move(view);
-    return absl::OkStatus();
+    store::UpdateChangeOrder(tx, rco.co.id, c);
+    if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
+    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
+    out = std::move(view);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

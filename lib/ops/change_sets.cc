@@ -6,6 +6,7 @@
 #include "lib/store/change_sets.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -23,9 +24,8 @@ absl::StatusOr<v1::ChangeSet> ResolveChangeSet(store::Tx& tx, const Principal& p
   v1::Space cs_space = space;
   std::string name = ref;
   if (auto slash = ref.find('/'); slash != std::string::npos) {
-    auto other = ResolveSpace(tx, p, ref.substr(0, slash), access);
-    if (!other.ok()) return other.status();
-    cs_space = *other;
+    CUB_ASSIGN_OR_RETURN(auto other, ResolveSpace(tx, p, ref.substr(0, slash), access));
+    cs_space = other;
     name = ref.substr(slash + 1);
   }
   auto c = store::FindChangeSet(tx, cs_space.space_id(), name);
@@ -53,13 +53,12 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
         name, ", or take the unit out with --changeset -"));
   }
   // Joining marks the ChangeSet's start Tag: a write to its Space.
-  auto c = ResolveChangeSet(tx, p, space, ref, Access::kWrite);
-  if (!c.ok()) return c.status();
-  if (c->state() != "Open") {
+  CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, ref, Access::kWrite));
+  if (c.state() != "Open") {
     return absl::FailedPreconditionError(
         absl::StrCat("changeset '", ref, "' is closed; open a new one for further changes"));
   }
-  if (current == c->change_set_id()) return current;
+  if (current == c.change_set_id()) return current;
   if (!current.empty()) {
     auto open = store::FindChangeSetByID(tx, current);
     return absl::FailedPreconditionError(
@@ -70,52 +69,50 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
   // Joining: the start Tag marks the state before the change (kept if the Unit was in this
   // ChangeSet before and left it).
   if (unit.head_revision_num() > 0) {
-    auto start = store::FindTag(tx, c->space_id(), c->start_tag_id());
+    auto start = store::FindTag(tx, c.space_id(), c.start_tag_id());
     if (!start) return absl::InternalError("changeset start tag missing");
     if (!store::FindMark(tx, start->tag_id(), unit.unit_id())) {
-      auto mark = store::MarkRevision(tx, *start, unit, unit.head_revision_num(), false);
-      if (!mark.ok()) return mark.status();
+      CUB_RETURN_IF_ERROR(store::MarkRevision(tx, *start, unit, unit.head_revision_num(), false));
     }
   }
-  store::SetUnitChangeSet(tx, unit.unit_id(), c->change_set_id());
-  return c->change_set_id();
+  store::SetUnitChangeSet(tx, unit.unit_id(), c.change_set_id());
+  return c.change_set_id();
 }
 
 absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const Principal& p,
                                               const v1::CreateChangeSetRequest& req) {
-  if (auto s = ValidateSlug("changeset", req.slug()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("changeset", req.slug()));
   if (req.slug().size() > 120) {  // its Tags add "-start" / "-end" within the 128 limit
     return absl::InvalidArgumentError("changeset names are at most 120 characters long");
   }
   v1::ChangeSet out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    if (store::FindChangeSet(tx, space->space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (store::FindChangeSet(tx, space.space_id(), req.slug())) {
       return absl::AlreadyExistsError(absl::StrCat(
-          "changeset '", req.slug(), "' already exists in space '", space->slug(), "'"));
+          "changeset '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
     std::string tag_ids[2];
     const char* suffixes[2] = {"-start", "-end"};
     for (int i = 0; i < 2; ++i) {
       std::string slug = absl::StrCat(req.slug(), suffixes[i]);
-      if (store::FindTag(tx, space->space_id(), slug)) {
+      if (store::FindTag(tx, space.space_id(), slug)) {
         return absl::AlreadyExistsError(
-            absl::StrCat("tag '", slug, "' already exists in space '", space->slug(),
+            absl::StrCat("tag '", slug, "' already exists in space '", space.slug(),
                          "'; a changeset needs its own start and end tags, so pick another name"));
       }
-      auto tag = store::InsertTag(
-          tx, {space->space_id(),
-               slug,
-               absl::StrCat(i == 0 ? "Start" : "End", " of changeset ", req.slug()),
-               {}});
-      if (!tag.ok()) return tag.status();
-      tag_ids[i] = tag->tag_id();
+      CUB_ASSIGN_OR_RETURN(
+          auto tag, store::InsertTag(
+                        tx, {space.space_id(),
+                             slug,
+                             absl::StrCat(i == 0 ? "Start" : "End", " of changeset ", req.slug()),
+                             {}}));
+      tag_ids[i] = tag.tag_id();
     }
-    auto c = store::InsertChangeSet(
-        tx, {space->space_id(), req.slug(), req.description(), tag_ids[0], tag_ids[1], p.user_id});
-    if (!c.ok()) return c.status();
-    out = *c;
+    CUB_ASSIGN_OR_RETURN(
+        auto c, store::InsertChangeSet(tx, {space.space_id(), req.slug(), req.description(),
+                                            tag_ids[0], tag_ids[1], p.user_id}));
+    out = c;
     return absl::OkStatus();
   });
   if (!st.ok())
@@ -126,55 +123,45 @@ absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const P
 
 absl::StatusOr<v1::ChangeSet> GetChangeSet(store::ConnectionPool& db, const Principal& p,
                                            const v1::GetChangeSetRequest& req) {
-  v1::ChangeSet out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto c = ResolveChangeSet(tx, p, *space, req.change_set());
-    if (!c.ok()) return c.status();
-    out = *c;
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeSet> {
+    v1::ChangeSet out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, req.change_set()));
+    out = c;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListChangeSetsResponse> ListChangeSets(store::ConnectionPool& db,
                                                           const Principal& p,
                                                           const v1::ListChangeSetsRequest& req) {
-  v1::ListChangeSetsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto list = store::ListChangeSets(tx, space->space_id(), req.options().where());
-    if (!list.ok()) return list.status();
-    for (auto& c : *list) *out.add_change_sets() = std::move(c);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeSetsResponse> {
+        v1::ListChangeSetsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        CUB_ASSIGN_OR_RETURN(auto list,
+                             store::ListChangeSets(tx, space.space_id(), req.options().where()));
+        for (auto& c : list) *out.add_change_sets() = std::move(c);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ChangeSet> CloseChangeSet(store::ConnectionPool& db, const Principal& p,
                                              const v1::CloseChangeSetRequest& req) {
-  v1::ChangeSet out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto c = ResolveChangeSet(tx, p, *space, req.change_set());
-    if (!c.ok()) return c.status();
-    if (c->state() != "Open") {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeSet> {
+    v1::ChangeSet out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, req.change_set()));
+    if (c.state() != "Open") {
       return absl::FailedPreconditionError(
           absl::StrCat("changeset '", req.change_set(), "' is already closed"));
     }
-    store::CloseChangeSet(tx, *c, p.user_id);
-    auto closed = store::FindChangeSetByID(tx, c->change_set_id());
+    store::CloseChangeSet(tx, c, p.user_id);
+    auto closed = store::FindChangeSetByID(tx, c.change_set_id());
     if (!closed) return absl::InternalError("changeset vanished while closing");
     out = *closed;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

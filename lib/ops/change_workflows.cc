@@ -7,6 +7,7 @@
 #include "lib/ops/input.h"
 #include "lib/store/change_workflows.h"
 #include "lib/store/schemas.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/workflow.h"
 
 namespace cub::ops {
@@ -62,7 +63,7 @@ absl::StatusOr<workflow::Workflow> Definition(const std::string& text,
           ? absl::InvalidArgumentError("a workflow needs stages: give --filename or --stage flags")
           : workflow::FromFlags(f);
   if (!w.ok()) return w.status();
-  if (auto s = workflow::Validate(*w, store::SpaceSchema()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(workflow::Validate(*w, store::SpaceSchema()));
   return w;
 }
 
@@ -99,8 +100,7 @@ absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(
     store::ConnectionPool& db, const Principal& p, const v1::CreateChangeWorkflowRequest& req) {
   v1::ChangeWorkflow out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     std::string slug = req.slug();
     std::string text = req.definition();
     if (!req.clone_from().empty()) {
@@ -108,23 +108,21 @@ absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(
       if (slash == std::string::npos) {
         return absl::InvalidArgumentError("name the workflow to clone as SPACE/NAME");
       }
-      auto from_space = ResolveSpace(tx, p, req.clone_from().substr(0, slash), Access::kRead);
-      if (!from_space.ok()) return from_space.status();
-      auto source = Find(tx, *from_space, req.clone_from().substr(slash + 1));
-      if (!source.ok()) return source.status();
-      if (slug.empty()) slug = source->slug;
-      text = source->definition_json;
+      CUB_ASSIGN_OR_RETURN(auto from_space,
+                           ResolveSpace(tx, p, req.clone_from().substr(0, slash), Access::kRead));
+      CUB_ASSIGN_OR_RETURN(auto source, Find(tx, from_space, req.clone_from().substr(slash + 1)));
+      if (slug.empty()) slug = source.slug;
+      text = source.definition_json;
     }
-    if (auto s = ValidateSlug("changeworkflow", slug); !s.ok()) return s;
-    auto w = Definition(text, req.flags(), nullptr);
-    if (!w.ok()) return w.status();
-    if (store::FindWorkflow(tx, space->space_id(), slug)) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          "changeworkflow '", slug, "' already exists in space '", space->slug(), "'"));
+    CUB_RETURN_IF_ERROR(ValidateSlug("changeworkflow", slug));
+    CUB_ASSIGN_OR_RETURN(auto w, Definition(text, req.flags(), nullptr));
+    if (store::FindWorkflow(tx, space.space_id(), slug)) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("changeworkflow '", slug, "' already exists in space '", space.slug(), "'"));
     }
-    auto proto = ToProto(store::InsertWorkflow(tx, space->space_id(), slug, workflow::ToJson(*w)));
-    if (!proto.ok()) return proto.status();
-    out = *proto;
+    CUB_ASSIGN_OR_RETURN(auto proto, ToProto(store::InsertWorkflow(tx, space.space_id(), slug,
+                                                                   workflow::ToJson(w))));
+    out = proto;
     return absl::OkStatus();
   });
   if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("changeworkflow '", req.slug(), "'"));
@@ -133,70 +131,54 @@ absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(
 
 absl::StatusOr<v1::ChangeWorkflow> GetChangeWorkflow(store::ConnectionPool& db, const Principal& p,
                                                      const v1::GetChangeWorkflowRequest& req) {
-  v1::ChangeWorkflow out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto w = Find(tx, *space, req.change_workflow());
-    if (!w.ok()) return w.status();
-    auto proto = ToProto(*w);
-    if (!proto.ok()) return proto.status();
-    out = *proto;
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeWorkflow> {
+    v1::ChangeWorkflow out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto w, Find(tx, space, req.change_workflow()));
+    CUB_ASSIGN_OR_RETURN(auto proto, ToProto(w));
+    out = proto;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListChangeWorkflowsResponse> ListChangeWorkflows(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeWorkflowsRequest& req) {
-  v1::ListChangeWorkflowsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    for (const auto& w : store::ListWorkflows(tx, space->space_id())) {
-      auto proto = ToProto(w);
-      if (!proto.ok()) return proto.status();
-      *out.add_change_workflows() = *std::move(proto);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeWorkflowsResponse> {
+        v1::ListChangeWorkflowsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (const auto& w : store::ListWorkflows(tx, space.space_id())) {
+          CUB_ASSIGN_OR_RETURN(auto proto, ToProto(w));
+          *out.add_change_workflows() = std::move(proto);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
     store::ConnectionPool& db, const Principal& p, const v1::UpdateChangeWorkflowRequest& req) {
-  v1::ChangeWorkflow out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto stored = Find(tx, *space, req.change_workflow());
-    if (!stored.ok()) return stored.status();
-    auto current = workflow::ParseWorkflow(stored->definition_json);
-    if (!current.ok()) return current.status();
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeWorkflow> {
+    v1::ChangeWorkflow out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto stored, Find(tx, space, req.change_workflow()));
+    CUB_ASSIGN_OR_RETURN(auto current, workflow::ParseWorkflow(stored.definition_json));
     if (req.definition().empty() && ToFlags(req.flags()).empty()) {
       return absl::InvalidArgumentError("nothing to update: give --filename or flags");
     }
-    auto w = Definition(req.definition(), req.flags(), &*current);
-    if (!w.ok()) return w.status();
-    auto proto = ToProto(store::UpdateWorkflow(tx, stored->id, workflow::ToJson(*w)));
-    if (!proto.ok()) return proto.status();
-    out = *proto;
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto w, Definition(req.definition(), req.flags(), &current));
+    CUB_ASSIGN_OR_RETURN(auto proto,
+                         ToProto(store::UpdateWorkflow(tx, stored.id, workflow::ToJson(w))));
+    out = proto;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteChangeWorkflow(store::ConnectionPool& db, const Principal& p,
                                   const v1::DeleteChangeWorkflowRequest& req) {
   return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto stored = Find(tx, *space, req.change_workflow());
-    if (!stored.ok()) return stored.status();
-    store::DeleteWorkflow(tx, stored->id);
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto stored, Find(tx, space, req.change_workflow()));
+    store::DeleteWorkflow(tx, stored.id);
     return absl::OkStatus();
   });
 }

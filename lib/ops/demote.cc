@@ -9,6 +9,7 @@
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 
@@ -21,16 +22,16 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
   if (req.spaces_size() == 0) {
     return absl::InvalidArgumentError("name the Space to demote (one or more)");
   }
-  v1::DemoteResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::DemoteResponse> {
+    v1::DemoteResponse out;
     out.Clear();
     out.set_dry_run(req.dry_run());
     // The ChangeOrder's row lock, as promotion takes it: a demote and a promotion of one
     // ChangeOrder do not interleave.
-    auto rco = ResolveChangeOrder(tx, p, req.change_order(), "", !req.dry_run());
-    if (!rco.ok()) return rco.status();
-    const auto& co = rco->co;
-    out.set_change_order(absl::StrCat(rco->base.slug(), "/", co.slug));
+    CUB_ASSIGN_OR_RETURN(auto rco,
+                         ResolveChangeOrder(tx, p, req.change_order(), "", !req.dry_run()));
+    const auto& co = rco.co;
+    out.set_change_order(absl::StrCat(rco.base.slug(), "/", co.slug));
     if (co.aborted_reason.empty()) {
       return absl::FailedPreconditionError(
           absl::StrCat("change order '", co.slug,
@@ -38,23 +39,22 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
                        " update --aborted-reason REASON"));
     }
     std::optional<v1::Tag> restore_tag =
-        store::FindTag(tx, rco->base.space_id(), RestoreTagSlug(co.slug));
+        store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug));
     if (!restore_tag && !req.dry_run()) {
-      auto made = store::InsertTag(
-          tx, store::NewTag{rco->base.space_id(),
-                            RestoreTagSlug(co.slug),
-                            "Where demoting change order " + co.slug + " restored each unit",
-                            {}});
-      if (!made.ok()) return made.status();
-      restore_tag = *made;
+      CUB_ASSIGN_OR_RETURN(
+          auto made, store::InsertTag(tx, store::NewTag{rco.base.space_id(),
+                                                        RestoreTagSlug(co.slug),
+                                                        "Where demoting change order " + co.slug +
+                                                            " restored each unit",
+                                                        {}}));
+      restore_tag = made;
     }
     for (const auto& ref : req.spaces()) {
-      auto space = ResolveSpace(tx, p, ref, Access::kWrite);
-      if (!space.ok()) return space.status();
+      CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, ref, Access::kWrite));
       // Restore marks are read through the "publish" slot of the promotion reader.
       std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
-          tx, {space->space_id()},
-          req.dry_run() ? std::vector<std::string>{} : std::vector<std::string>{space->space_id()},
+          tx, {space.space_id()},
+          req.dry_run() ? std::vector<std::string>{} : std::vector<std::string>{space.space_id()},
           store::PromotionTags{
               co.start_tag_id, co.end_tag_id,
               restore_tag ? restore_tag->tag_id() : "00000000-0000-0000-0000-000000000000"});
@@ -69,13 +69,13 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
       }
       if (!reached) {
         return absl::FailedPreconditionError(
-            absl::StrCat("change order '", co.slug, "' never reached space '", space->slug(),
+            absl::StrCat("change order '", co.slug, "' never reached space '", space.slug(),
                          "': it marked none of its units, so there is nothing of it to restore"));
       }
       auto data = store::LoadRevisionData(tx, spans);
       v1::DemotedSpace* report = out.add_spaces();
-      report->set_space_id(space->space_id());
-      report->set_space(space->slug());
+      report->set_space_id(space.space_id());
+      report->set_space(space.slug());
       store::PromotionWrites w;
       bool any = false;
       for (const auto& u : units) {
@@ -104,16 +104,15 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
         }
         store::PromotionWrites::Revision r;
         r.unit_id = u.id;
-        r.space_id = space->space_id();
+        r.space_id = space.space_id();
         r.num = u.head + 1;
         if (*u.start_mark > 0) {
           const auto& start = data.at({u.id, *u.start_mark});
           r.data = start.data;
           r.data_hash = start.data_hash;
         } else {
-          auto hash = config::DataHash("");
-          if (!hash.ok()) return hash.status();
-          r.data_hash = *hash;
+          CUB_ASSIGN_OR_RETURN(auto hash, config::DataHash(""));
+          r.data_hash = hash;
         }
         r.author_id = p.user_id;
         r.description = req.change_desc().empty()
@@ -121,10 +120,10 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
                                            *u.start_mark)
                             : req.change_desc();
         r.restored_from_num = *u.start_mark;
-        if (space->validating_invocations_size() > 0) {
+        if (space.validating_invocations_size() > 0) {
           store::NewRevision vet;
           vet.data = r.data;
-          if (auto s = RunValidators(tx, *space, u.toolchain_type, &vet); !s.ok()) return s;
+          CUB_RETURN_IF_ERROR(RunValidators(tx, space, u.toolchain_type, &vet));
           r.validation_errors_json = JsonArray(vet.validation_errors);
         }
         w.revisions.push_back(std::move(r));
@@ -136,10 +135,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
       report->set_status(!any ? "AlreadyDemoted" : req.dry_run() ? "WouldDemote" : "Demoted");
       if (!req.dry_run()) store::WritePromotion(tx, w);
     }
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -17,6 +17,7 @@
 #include "lib/store/invocations.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -88,19 +89,17 @@ absl::Status RunOnUnit(store::Tx& tx, const Principal& p, const v1::Space& space
     pm->set_new_value(m.new_value);
   }
   if (!set->changed || req.dry_run()) return absl::OkStatus();
-  auto change_set = ChangeSetForWrite(tx, p, space, unit, req.change_set());
-  if (!change_set.ok()) return change_set.status();
+  CUB_ASSIGN_OR_RETURN(auto change_set, ChangeSetForWrite(tx, p, space, unit, req.change_set()));
   store::NewRevision rev;
   rev.data = config::EmitYaml(set->docs);
   rev.data_hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(set->docs)));
   rev.author_id = p.user_id;
   rev.description =
       req.change_desc().empty() ? absl::StrCat(args.spec().name, " (function)") : req.change_desc();
-  rev.change_set_id = *change_set;
-  if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
-  auto written = store::AppendRevision(tx, unit.unit_id(), rev);
-  if (!written.ok()) return written.status();
-  out->set_revision_num(static_cast<int32_t>(written->revision_num()));
+  rev.change_set_id = change_set;
+  CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
+  CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
+  out->set_revision_num(static_cast<int32_t>(written.revision_num()));
   return absl::OkStatus();
 }
 
@@ -127,7 +126,7 @@ absl::StatusOr<std::vector<std::string>> BindInvocation(
     for (const auto& param : inv.parameters()) {
       if (param.name() != name) continue;
       declared = true;
-      if (auto s = CheckParamValue(param, value); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(CheckParamValue(param, value));
     }
     if (!declared) {
       return absl::InvalidArgumentError(
@@ -143,9 +142,8 @@ absl::StatusOr<std::vector<std::string>> BindInvocation(
   }
   std::vector<std::string> args;
   for (const auto& a : inv.arguments()) {
-    auto expanded = functions::ExpandTemplate(a, values);
-    if (!expanded.ok()) return expanded.status();
-    args.push_back(*std::move(expanded));
+    CUB_ASSIGN_OR_RETURN(auto expanded, functions::ExpandTemplate(a, values));
+    args.push_back(std::move(expanded));
   }
   return args;
 }
@@ -158,19 +156,18 @@ absl::StatusOr<v1::Invocation> ResolveInvocation(store::Tx& tx, const Principal&
     space_ref = ref.substr(0, slash);
     name = ref.substr(slash + 1);
   }
-  auto space = ResolveSpace(tx, p, space_ref, Access::kRead);
-  if (!space.ok()) return space.status();
-  auto inv = store::FindInvocation(tx, space->space_id(), name);
+  CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, space_ref, Access::kRead));
+  auto inv = store::FindInvocation(tx, space.space_id(), name);
   if (!inv) {
     return absl::NotFoundError(
-        absl::StrCat("invocation '", name, "' not found in space '", space->slug(), "'"));
+        absl::StrCat("invocation '", name, "' not found in space '", space.slug(), "'"));
   }
   return *inv;
 }
 
 absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const Principal& p,
                                                 const v1::CreateInvocationRequest& req) {
-  if (auto s = ValidateSlug("invocation", req.slug()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("invocation", req.slug()));
   const functions::FunctionSpec* spec = functions::Registry::Default().Find(req.function());
   if (spec == nullptr) {
     return absl::NotFoundError(
@@ -182,7 +179,7 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
   }
   std::set<std::string> declared;
   for (const auto& param : req.parameters()) {
-    if (auto s = ValidateSlug("parameter", param.name()); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateSlug("parameter", param.name()));
     if (param.type() != "string" && param.type() != "int" && param.type() != "bool") {
       return absl::InvalidArgumentError(absl::StrCat("parameter '", param.name(), "' has type '",
                                                      param.type(), "': use string, int or bool"));
@@ -194,9 +191,8 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
   }
   std::map<std::string, std::string> samples;
   for (const auto& a : req.arguments()) {
-    auto names = functions::TemplateParams(a);
-    if (!names.ok()) return names.status();
-    for (const auto& n : *names) {
+    CUB_ASSIGN_OR_RETURN(auto names, functions::TemplateParams(a));
+    for (const auto& n : names) {
       if (declared.count(n) == 0) {
         return absl::InvalidArgumentError(absl::StrCat("argument '", a, "' uses parameter '", n,
                                                        "', which is not declared (--parameter ", n,
@@ -212,16 +208,14 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
   *inv.mutable_parameters() = req.parameters();
   v1::Invocation out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    if (store::FindInvocation(tx, space->space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (store::FindInvocation(tx, space.space_id(), req.slug())) {
       return absl::AlreadyExistsError(absl::StrCat(
-          "invocation '", req.slug(), "' already exists in space '", space->slug(), "'"));
+          "invocation '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
-    inv.set_space_id(space->space_id());
-    auto saved = store::InsertInvocation(tx, inv, p.user_id);
-    if (!saved.ok()) return saved.status();
-    out = *saved;
+    inv.set_space_id(space.space_id());
+    CUB_ASSIGN_OR_RETURN(auto saved, store::InsertInvocation(tx, inv, p.user_id));
+    out = saved;
     return absl::OkStatus();
   });
   if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("invocation '", req.slug(), "'"));
@@ -230,31 +224,26 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
 
 absl::StatusOr<v1::Invocation> GetInvocation(store::ConnectionPool& db, const Principal& p,
                                              const v1::GetInvocationRequest& req) {
-  v1::Invocation out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto inv = ResolveInvocation(tx, p, req.space(), req.invocation());
-    if (!inv.ok()) return inv.status();
-    out = *inv;
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Invocation> {
+    v1::Invocation out;
+    CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, req.space(), req.invocation()));
+    out = inv;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(store::ConnectionPool& db,
                                                             const Principal& p,
                                                             const v1::ListInvocationsRequest& req) {
-  v1::ListInvocationsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    for (auto& inv : store::ListInvocations(tx, space->space_id())) {
-      *out.add_invocations() = std::move(inv);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListInvocationsResponse> {
+        v1::ListInvocationsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (auto& inv : store::ListInvocations(tx, space.space_id())) {
+          *out.add_invocations() = std::move(inv);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::ListFunctionsResponse> ListFunctions(const v1::ListFunctionsRequest& req) {
@@ -276,21 +265,18 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
       return absl::InvalidArgumentError("give either an invocation or a function, not both");
     }
     absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-      auto inv = ResolveInvocation(tx, p, req.space(), req.invocation());
-      if (!inv.ok()) return inv.status();
-      auto bound = BindInvocation(*inv, req.params());
-      if (!bound.ok()) return bound.status();
-      function = inv->function_name();
-      words = *std::move(bound);
+      CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, req.space(), req.invocation()));
+      CUB_ASSIGN_OR_RETURN(auto bound, BindInvocation(inv, req.params()));
+      function = inv.function_name();
+      words = std::move(bound);
       return absl::OkStatus();
     });
     if (!st.ok()) return st;
   } else if (!req.params().empty()) {
     return absl::InvalidArgumentError("--param goes with --invocation");
   }
-  auto args = registry.Parse(function, words);
-  if (!args.ok()) return args.status();
-  const std::string kind = functions::FunctionKindName(args->spec().kind);
+  CUB_ASSIGN_OR_RETURN(auto args, registry.Parse(function, words));
+  const std::string kind = functions::FunctionKindName(args.spec().kind);
   if (!req.kind().empty() && req.kind() != kind) {
     return absl::InvalidArgumentError(
         absl::StrCat(function, " is a ", kind, " function; run it with cub function ", kind));
@@ -298,38 +284,36 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
   if (!req.unit().empty() && !req.where().empty()) {
     return absl::InvalidArgumentError("select Units with a unit or with --where, not both");
   }
-  const bool writes = args->spec().kind == FunctionKind::kSet && !req.dry_run();
+  const bool writes = args.spec().kind == FunctionKind::kSet && !req.dry_run();
   v1::InvokeFunctionResponse out;
   auto run = [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), writes ? Access::kWrite : Access::kRead);
-    if (!space.ok()) return space.status();
+    CUB_ASSIGN_OR_RETURN(auto space,
+                         ResolveSpace(tx, p, req.space(), writes ? Access::kWrite : Access::kRead));
     std::vector<v1::Unit> units;
     if (!req.unit().empty()) {
-      auto unit = ResolveUnit(tx, *space, req.unit());
-      if (!unit.ok()) return unit.status();
-      units.push_back(*unit);
+      CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+      units.push_back(unit);
     } else {
       store::UnitQuery q;
-      q.space_id = space->space_id();
+      q.space_id = space.space_id();
       q.where = req.where();
-      auto listed = store::ListUnits(tx, ToCaller(p), q);
-      if (!listed.ok()) return listed.status();
-      units = *std::move(listed);
+      CUB_ASSIGN_OR_RETURN(auto listed, store::ListUnits(tx, ToCaller(p), q));
+      units = std::move(listed);
     }
     if (units.empty()) {
       return absl::NotFoundError(
-          absl::StrCat("no unit of space '", space->slug(), "' matches the selection"));
+          absl::StrCat("no unit of space '", space.slug(), "' matches the selection"));
     }
     for (auto& unit : units) {
-      if (unit.toolchain_type() != args->spec().toolchain) continue;
+      if (unit.toolchain_type() != args.spec().toolchain) continue;
       if (writes) {
         // Edit the head as it is once no one else can write it, so no write is lost.
         store::LockUnit(tx, unit.unit_id());
-        auto fresh = store::FindUnit(tx, space->space_id(), unit.unit_id());
+        auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
         if (!fresh) return absl::NotFoundError(absl::StrCat("unit '", unit.slug(), "' vanished"));
         unit = *fresh;
       }
-      if (auto s = RunOnUnit(tx, p, *space, unit, *args, req, out.add_units()); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(RunOnUnit(tx, p, space, unit, args, req, out.add_units()));
     }
     if (!writes) return absl::OkStatus();
     std::vector<std::string> written;
@@ -339,8 +323,8 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
     // Units that follow the ones written through AutoUpdate Links take the new revisions.
     return FollowAutoUpdates(tx, p, std::move(written));
   };
-  absl::Status st = writes ? store::WithTransaction(db, run) : store::WithReadTransaction(db, run);
-  if (!st.ok()) return st;
+  CUB_RETURN_IF_ERROR(writes ? store::WithTransaction(db, run)
+                             : store::WithReadTransaction(db, run));
   return out;
 }
 

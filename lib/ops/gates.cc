@@ -1,6 +1,5 @@
 #include "lib/ops/gates.h"
 
-
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +9,7 @@
 #include "lib/store/change_orders.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/custom_gate.h"
 
 namespace cub::ops {
@@ -57,15 +57,13 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
 
   std::map<std::string, workflow::CompiledCustom> customs;
   if (rco.workflow) {
-    auto compiled = workflow::CompileCustomPrerequisites(*rco.workflow);
-    if (!compiled.ok()) return compiled.status();
-    customs = *std::move(compiled);
+    CUB_ASSIGN_OR_RETURN(auto compiled, workflow::CompileCustomPrerequisites(*rco.workflow));
+    customs = std::move(compiled);
   }
   std::string co_json;
   if (!customs.empty()) {
-    auto view = ChangeOrderView(rco);
-    if (!view.ok()) return view.status();
-    co_json = ApiJson(*view);
+    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
+    co_json = ApiJson(view);
   }
   std::vector<std::string> taken_ids;
   for (const auto* s : taken) taken_ids.push_back(s->space_id());
@@ -133,12 +131,11 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
                                    : nullptr) {
       std::vector<v1::Space> spaces;
       for (const auto* t : taken) spaces.push_back(*t);
-      auto outcomes = EvaluateAttestation(tx, rco, *a, spaces, ctx.now);
-      if (!outcomes.ok()) return outcomes.status();
-      for (size_t i = 0; i < outcomes->size(); ++i) {
-        if (!(*outcomes)[i].held) {
+      CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *a, spaces, ctx.now));
+      for (size_t i = 0; i < outcomes.size(); ++i) {
+        if (!outcomes[i].held) {
           failures.push_back(
-              absl::StrCat(prefix, ", ", Who(ctx, spaces[i]), ": ", (*outcomes)[i].message));
+              absl::StrCat(prefix, ", ", Who(ctx, spaces[i]), ": ", outcomes[i].message));
         }
       }
     } else {

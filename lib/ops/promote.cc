@@ -20,6 +20,7 @@
 #include "lib/store/change_orders.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
+#include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
 
 namespace cub::ops {
@@ -42,18 +43,16 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
     if (!req.target_stage().empty()) {
       return absl::InvalidArgumentError("name a target stage or target spaces, not both");
     }
-    auto in_scope = store::SpacesAmong(tx, co.in_scope_space_ids, "");
-    if (!in_scope.ok()) return in_scope.status();
+    CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpacesAmong(tx, co.in_scope_space_ids, ""));
     std::set<std::string> chosen;
     for (const auto& ref : req.spaces()) {
-      auto s = ResolveSpace(tx, p, ref, Access::kRead);
-      if (!s.ok()) return s.status();
-      if (std::none_of(in_scope->begin(), in_scope->end(),
-                       [&](const v1::Space& x) { return x.space_id() == s->space_id(); })) {
+      CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
+      if (std::none_of(in_scope.begin(), in_scope.end(),
+                       [&](const v1::Space& x) { return x.space_id() == s.space_id(); })) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "space '", s->slug(), "' is not in the scope of change order '", co.slug, "'"));
+            "space '", s.slug(), "' is not in the scope of change order '", co.slug, "'"));
       }
-      chosen.insert(s->space_id());
+      chosen.insert(s.space_id());
     }
     if (!req.where_space().empty()) {
       auto matched = store::SpacesAmong(tx, co.in_scope_space_ids, req.where_space());
@@ -64,7 +63,7 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
       for (const auto& s : *matched) chosen.insert(s.space_id());
     }
     chosen.erase(rco.base.space_id());
-    for (const auto& s : *in_scope) {
+    for (const auto& s : in_scope) {
       if (chosen.count(s.space_id())) out.spaces.push_back(s);
     }
     if (out.spaces.empty()) {
@@ -180,27 +179,26 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   // No ChangeOrder row lock here: UpdateUnit already holds this Unit's lock, and a promotion
   // takes the ChangeOrder's lock before Units' locks; taking them in the other order could
   // deadlock. A promotion waiting on this Unit reads its marks after the lock is released.
-  auto rco = ResolveChangeOrder(tx, p, req.change_order(), space.slug(), false);
-  if (!rco.ok()) return rco.status();
-  if (rco->co.update_type != "UpgradeUnit" && rco->co.update_type != "MergeUnits") {
+  CUB_ASSIGN_OR_RETURN(auto rco,
+                       ResolveChangeOrder(tx, p, req.change_order(), space.slug(), false));
+  if (rco.co.update_type != "UpgradeUnit" && rco.co.update_type != "MergeUnits") {
     return absl::FailedPreconditionError(
-        absl::StrCat("change order '", rco->co.slug, "' is of type ", rco->co.update_type,
+        absl::StrCat("change order '", rco.co.slug, "' is of type ", rco.co.update_type,
                      ": there is no upstream revision to merge; promote it into the Space with"
                      " cub variant promote"));
   }
-  if (!rco->co.aborted_reason.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "change order '", rco->co.slug, "' was aborted (", rco->co.aborted_reason, ")"));
+  if (!rco.co.aborted_reason.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("change order '", rco.co.slug, "' was aborted (", rco.co.aborted_reason, ")"));
   }
   PlanOptions opts;
-  opts.rco = &*rco;
+  opts.rco = &rco;
   opts.principal = &p;
-  opts.prior_revisions = mode.empty() ? rco->co.prior_revisions : mode;
+  opts.prior_revisions = mode.empty() ? rco.co.prior_revisions : mode;
   opts.only_unit_id = unit.unit_id();
   opts.lock = false;  // the caller holds the Unit's lock
-  auto spaces = store::SpacesAmong(tx, {space.space_id()}, "");
-  if (!spaces.ok()) return spaces.status();
-  std::vector<SpacePlan> plans = PlanPromotion(tx, opts, *spaces);
+  CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, {space.space_id()}, ""));
+  std::vector<SpacePlan> plans = PlanPromotion(tx, opts, spaces);
   const SpacePlan& plan = plans.at(0);
   for (const auto& u : plan.report.units()) {
     if (u.action() == "Failed") {
@@ -229,51 +227,48 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     return absl::InvalidArgumentError(
         absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
   }
-  v1::PromoteResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::PromoteResponse> {
+    v1::PromoteResponse out;
     out.Clear();
     out.set_dry_run(req.dry_run());
-    auto rco = ResolveChangeOrder(tx, p, req.change_order(), "", !req.dry_run());
-    if (!rco.ok()) return rco.status();
-    const auto& co = rco->co;
-    out.set_change_order(absl::StrCat(rco->base.slug(), "/", co.slug));
+    CUB_ASSIGN_OR_RETURN(auto rco,
+                         ResolveChangeOrder(tx, p, req.change_order(), "", !req.dry_run()));
+    const auto& co = rco.co;
+    out.set_change_order(absl::StrCat(rco.base.slug(), "/", co.slug));
     if (!co.aborted_reason.empty()) {
       return absl::FailedPreconditionError(absl::StrCat("change order '", co.slug,
                                                         "' was aborted (", co.aborted_reason,
                                                         "); it cannot be promoted"));
     }
     if (req.force()) {
-      if (auto w = ResolveSpace(tx, p, rco->base.slug(), Access::kWrite); !w.ok()) {
+      if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
         return absl::PermissionDeniedError(
             absl::StrCat("--force needs the editor role on the base: ", w.status().message()));
       }
     }
     std::set<std::string> resolved(co.resolved_space_ids.begin(), co.resolved_space_ids.end());
-    resolved.insert(rco->base.space_id());
-    auto members = StageMembers(tx, *rco);
-    if (!members.ok()) return members.status();
-    auto into = ChoosePromotionSpaces(tx, p, *rco, req, *members, resolved);
-    if (!into.ok()) return into.status();
+    resolved.insert(rco.base.space_id());
+    CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+    CUB_ASSIGN_OR_RETURN(auto into, ChoosePromotionSpaces(tx, p, rco, req, members, resolved));
     std::string stage_name =
-        into->stage >= 0 ? rco->workflow->stages[into->stage].name : std::string();
+        into.stage >= 0 ? rco.workflow->stages[into.stage].name : std::string();
     out.set_target_stage(stage_name);
 
     // Gates of every Stage up to the target, each over the Stage before (the first over the
     // base).
     const bool nothing_to_move =
-        std::all_of(into->spaces.begin(), into->spaces.end(),
+        std::all_of(into.spaces.begin(), into.spaces.end(),
                     [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
-    if (rco->workflow && into->stage >= 0 && !nothing_to_move) {
-      GateContext ctx{&*rco, resolved, absl::Now()};
+    if (rco.workflow && into.stage >= 0 && !nothing_to_move) {
+      GateContext ctx{&rco, resolved, absl::Now()};
       std::vector<std::string> failures;
-      for (int j = 0; j <= into->stage; ++j) {
-        std::vector<v1::Space> over =
-            j == 0 ? std::vector<v1::Space>{rco->base} : (*members)[j - 1];
-        auto f = GateFailures(tx, ctx, rco->workflow->stages[j].prerequisites, over,
-                              absl::StrCat("unable to promote to stage '",
-                                           rco->workflow->stages[into->stage].name, "'"));
-        if (!f.ok()) return f.status();
-        failures.insert(failures.end(), f->begin(), f->end());
+      for (int j = 0; j <= into.stage; ++j) {
+        std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
+        CUB_ASSIGN_OR_RETURN(
+            auto f, GateFailures(tx, ctx, rco.workflow->stages[j].prerequisites, over,
+                                 absl::StrCat("unable to promote to stage '",
+                                              rco.workflow->stages[into.stage].name, "'")));
+        failures.insert(failures.end(), f.begin(), f.end());
       }
       if (!failures.empty() && !req.force()) {
         return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
@@ -282,7 +277,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     }
 
     PlanOptions opts;
-    opts.rco = &*rco;
+    opts.rco = &rco;
     opts.principal = &p;
     opts.prior_revisions = mode.empty() ? co.prior_revisions : mode;
     opts.resolved = resolved;
@@ -290,11 +285,11 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.mutations = req.mutations();
     // Spaces the caller may not write fail on their own; the others still land.
     std::vector<std::string> ids;
-    for (const auto& s : into->spaces) ids.push_back(s.space_id());
+    for (const auto& s : into.spaces) ids.push_back(s.space_id());
     std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
     std::vector<v1::Space> allowed;
     std::vector<v1::PromotedSpace> denied;
-    for (const auto& s : into->spaces) {
+    for (const auto& s : into.spaces) {
       // A Space that has the change already is reported as such, whoever asks.
       if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
         allowed.push_back(s);
@@ -325,7 +320,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
         }
       }
       if (!written.empty()) {
-        if (auto s = FollowAutoUpdates(tx, p, std::move(written)); !s.ok()) return s;
+        CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, std::move(written)));
       }
     }
 
@@ -358,7 +353,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
         }
       }
     }
-    if (req.dry_run()) return absl::OkStatus();
+    if (req.dry_run()) return out;
 
     store::ChangeOrderChanges changes;
     if (out.failed() > 0) {
@@ -383,13 +378,10 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
       store::UpdateChangeOrder(tx, co.id, changes);
     }
-    auto stage = AdvanceStage(tx, *rco);
-    if (!stage.ok()) return stage.status();
-    out.set_stage(*stage);
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
+    out.set_stage(stage);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -14,6 +14,7 @@
 #include "lib/store/spaces.h"
 #include "lib/util/json_text.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 #include "lib/util/uuid.h"
 
 namespace cub::ops {
@@ -45,9 +46,8 @@ class UpstreamCache {
     if (auto it = docs_.find(key); it != docs_.end()) return &it->second;
     std::vector<config::Node> docs;
     if (num > 0) {
-      auto d = Data(unit, num);
-      if (!d.ok()) return d.status();
-      auto parsed = config::ParseYaml((*d)->data);
+      CUB_ASSIGN_OR_RETURN(auto d, Data(unit, num));
+      auto parsed = config::ParseYaml((d)->data);
       if (!parsed.ok()) {
         return absl::FailedPreconditionError(absl::StrCat(
             "upstream revision ", num, " does not parse: ", parsed.status().message()));
@@ -60,11 +60,9 @@ class UpstreamCache {
   absl::StatusOr<const config::Change*> Step(const std::string& unit, int64_t from, int64_t to) {
     auto key = std::make_tuple(unit, from, to);
     if (auto it = steps_.find(key); it != steps_.end()) return it->second.get();
-    auto a = Docs(unit, from);
-    if (!a.ok()) return a.status();
-    auto b = Docs(unit, to);
-    if (!b.ok()) return b.status();
-    auto change = std::make_unique<config::Change>(config::ComputeChange(**a, **b));
+    CUB_ASSIGN_OR_RETURN(auto a, Docs(unit, from));
+    CUB_ASSIGN_OR_RETURN(auto b, Docs(unit, to));
+    auto change = std::make_unique<config::Change>(config::ComputeChange(*a, *b));
     return steps_.emplace(key, std::move(change)).first->second.get();
   }
 
@@ -118,10 +116,9 @@ class Planner {
       w.links.push_back({space.space_id(), absl::StrCat(up.slug, "-upstream"), unit_id, up.id,
                          opts_.rco->co.update_type, job.end});
       if (job.start > 0) {
-        auto d = cache_.Data(up.id, job.start);
-        if (!d.ok()) return d.status();
-        cur.data = (*d)->data;
-        cur.hash = (*d)->data_hash;
+        CUB_ASSIGN_OR_RETURN(auto d, cache_.Data(up.id, job.start));
+        cur.data = (d)->data;
+        cur.hash = (d)->data_hash;
         head = 1;
         AddRevision(w, space, unit_id, toolchain, head, cur, up, job.start,
                     absl::StrCat("Cloned from ", UpSlug(up), " revision ", job.start,
@@ -132,17 +129,14 @@ class Planner {
     std::string before = cur.data;
     std::vector<std::string> protected_paths =
         job.target ? job.target->protected_paths : std::vector<std::string>{};
-    auto protection = config::Protection::Parse(protected_paths);
-    if (!protection.ok()) return protection.status();
+    CUB_ASSIGN_OR_RETURN(auto protection, config::Protection::Parse(protected_paths));
     if (job.merge_prior) {
-      auto s = Replay(job, space, unit_id, toolchain, job.cursor, job.start, "", *protection, cur,
-                      head, w);
-      if (!s.ok()) return s;
+      CUB_RETURN_IF_ERROR(Replay(job, space, unit_id, toolchain, job.cursor, job.start, "",
+                                 protection, cur, head, w));
     }
     int64_t start_mark = head;
-    auto s = Replay(job, space, unit_id, toolchain, job.start, job.end, co.id, *protection, cur,
-                    head, w);
-    if (!s.ok()) return s;
+    CUB_RETURN_IF_ERROR(Replay(job, space, unit_id, toolchain, job.start, job.end, co.id,
+                               protection, cur, head, w));
     if (head != start_mark || !job.target) {
       report.set_action(job.target ? "Upgraded" : "Added");
     } else {
@@ -156,9 +150,8 @@ class Planner {
     report.set_end_revision_num(static_cast<int32_t>(head));
     report.set_revisions_written(static_cast<int32_t>(head - (job.target ? job.target->head : 0)));
     if (opts_.mutations) {
-      auto m = Mutations(before, cur);
-      if (!m.ok()) return m.status();
-      for (auto& pm : *m) *report.add_mutations() = std::move(pm);
+      CUB_ASSIGN_OR_RETURN(auto m, Mutations(before, cur));
+      for (auto& pm : m) *report.add_mutations() = std::move(pm);
     }
     return absl::OkStatus();
   }
@@ -178,19 +171,17 @@ class Planner {
 
   absl::StatusOr<std::vector<v1::Mutation>> Mutations(const std::string& before,
                                                       const Current& after) {
-    auto a =
-        before.empty() ? absl::StatusOr<std::vector<config::Node>>() : config::ParseYaml(before);
-    if (!a.ok()) return a.status();
+    CUB_ASSIGN_OR_RETURN(auto a, before.empty() ? absl::StatusOr<std::vector<config::Node>>()
+                                                : config::ParseYaml(before));
     std::vector<config::Node> b_docs;
     if (after.docs) {
       b_docs = *after.docs;
     } else if (!after.data.empty()) {
-      auto b = config::ParseYaml(after.data);
-      if (!b.ok()) return b.status();
-      b_docs = *std::move(b);
+      CUB_ASSIGN_OR_RETURN(auto b, config::ParseYaml(after.data));
+      b_docs = std::move(b);
     }
     std::vector<v1::Mutation> out;
-    for (const auto& m : config::Diff(*a, b_docs)) {
+    for (const auto& m : config::Diff(a, b_docs)) {
       v1::Mutation pm;
       pm.set_path(m.path);
       pm.set_kind(config::MutationKindName(m.kind));
@@ -214,17 +205,15 @@ class Planner {
                       Current& cur, int64_t& head, store::PromotionWrites& w) {
     const store::PromotionUnit& up = *job.upstream;
     for (int64_t i = from + 1; i <= to; ++i) {
-      auto prev = cache_.Data(up.id, i - 1);
-      if (!prev.ok()) return prev.status();
-      auto next = cache_.Data(up.id, i);
-      if (!next.ok()) return next.status();
+      CUB_ASSIGN_OR_RETURN(auto prev, cache_.Data(up.id, i - 1));
+      CUB_ASSIGN_OR_RETURN(auto next, cache_.Data(up.id, i));
       std::string conflicts = "[]";
       bool same_as_upstream =
-          protection.empty() && !cur.docs && (*prev ? cur.data == (*prev)->data : cur.data.empty());
+          protection.empty() && !cur.docs && (prev ? cur.data == (prev)->data : cur.data.empty());
       if (same_as_upstream) {
-        if (cur.data == (*next)->data) continue;
-        cur.data = (*next)->data;
-        cur.hash = (*next)->data_hash;
+        if (cur.data == (next)->data) continue;
+        cur.data = (next)->data;
+        cur.hash = (next)->data_hash;
       } else {
         if (!cur.docs) {
           auto parsed = cur.data.empty() ? absl::StatusOr<std::vector<config::Node>>()
@@ -235,9 +224,8 @@ class Planner {
           }
           cur.docs = *std::move(parsed);
         }
-        auto change = cache_.Step(up.id, i - 1, i);
-        if (!change.ok()) return change.status();
-        config::MergeResult merged = config::Apply(**change, std::move(*cur.docs), protection);
+        CUB_ASSIGN_OR_RETURN(auto change, cache_.Step(up.id, i - 1, i));
+        config::MergeResult merged = config::Apply(*change, std::move(*cur.docs), protection);
         cur.docs = std::move(merged.documents);
         if (!merged.changed && merged.conflicts.empty()) continue;
         cur.data = config::EmitYaml(*cur.docs);

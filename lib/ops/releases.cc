@@ -26,6 +26,7 @@
 #include "lib/targets/provider.h"
 #include "lib/util/json_text.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
 
 namespace cub::ops {
@@ -86,23 +87,22 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
   Bundle b;
   store::UnitQuery q;
   q.space_id = space.space_id();
-  auto units = store::ListUnits(tx, ToCaller(p), q);
-  if (!units.ok()) return units.status();
+  CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
   std::string tag_id;  // the ChangeOrder Tag the selector reads, if any
   if (absl::StartsWith(selector, "ChangeOrder:") ||
       absl::StartsWith(selector, "Before:ChangeOrder:")) {
     const bool before = absl::StartsWith(selector, "Before:");
-    auto rco = ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12), space.slug(), false);
-    if (!rco.ok()) return rco.status();
-    if (store::MarkedSpaces(tx, rco->co.publish_tag_id, {space.space_id()}).empty()) {
+    CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12),
+                                                      space.slug(), false));
+    if (store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}).empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "space '", space.slug(), "' has not taken change order '", rco->co.slug, "'"));
+          "space '", space.slug(), "' has not taken change order '", rco.co.slug, "'"));
     }
-    tag_id = before ? rco->co.start_tag_id : rco->co.publish_tag_id;
+    tag_id = before ? rco.co.start_tag_id : rco.co.publish_tag_id;
     if (!before) {
-      b.change_order_id = rco->co.id;
-      b.change_order = absl::StrCat(rco->base.slug(), "/", rco->co.slug);
-      b.rco = *std::move(rco);
+      b.change_order_id = rco.co.id;
+      b.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+      b.rco = std::move(rco);
     }
   }
   std::map<std::string, int64_t> marks;
@@ -113,7 +113,7 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
   // is deployed; a Unit it does not reach goes out as deployed.
   absl::Status unanswered = absl::OkStatus();
   bool answered = !tag_id.empty();
-  for (const auto& unit : *units) {
+  for (const auto& unit : units) {
     if (unit.toolchain_type() == kConfigHubYaml || unit.head_revision_num() == 0) continue;
     int64_t num = 0;
     if (!tag_id.empty()) {
@@ -133,7 +133,7 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
       }
     }
     if (num == 0) continue;  // not there yet, and never deployed
-    if (auto s = AddUnit(tx, unit, num, b); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(AddUnit(tx, unit, num, b));
   }
   if (!answered && !unanswered.ok()) return unanswered;
   if (b.units.empty()) {
@@ -283,15 +283,14 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
                                             signed_digest, " is not the recorded one ",
                                             r.bundle_digest()));
   }
-  auto stored = StoredBundle(tx, r);
-  if (!stored.ok()) return stored.status();
-  if (stored->digest != signed_digest) {
+  CUB_ASSIGN_OR_RETURN(auto stored, StoredBundle(tx, r));
+  if (stored.digest != signed_digest) {
     return absl::DataLossError(absl::StrCat(
-        "release ", r.release_num(), ": the bundle as stored hashes to ", stored->digest,
+        "release ", r.release_num(), ": the bundle as stored hashes to ", stored.digest,
         ", not to the signed ", signed_digest, "; it has been altered and will not be deployed"));
   }
   checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
-  if (auto s = CheckSignedFields((*statement)[0], r); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(CheckSignedFields((*statement)[0], r));
   checks->push_back("every field the provenance names matches the release as stored");
   if (!r.sealed_approvals().empty()) {
     auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
@@ -361,9 +360,8 @@ absl::StatusOr<std::string> SealApprovals(
                                   ",\"MaxAge\":", JsonQuote(req->max_age),
                                   ",\"AllowAuthors\":", req->allow_authors ? "true" : "false",
                                   ",\"IgnoreFail\":", req->ignore_fail ? "true" : "false", "}"));
-    auto outcomes = EvaluateAttestation(tx, rco, *req, {space}, absl::Now());
-    if (!outcomes.ok()) return outcomes.status();
-    for (const auto& o : *outcomes) {
+    CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *req, {space}, absl::Now()));
+    for (const auto& o : outcomes) {
       for (const auto& j : o.votes) {
         votes.push_back(absl::StrCat(
             "{\"Requirement\":", JsonQuote(req->name), ",\"AttestationID\":",
@@ -425,61 +423,50 @@ v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
 
 absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::CreateTargetRequest& req) {
-  if (auto s = ValidateSlug("target", req.slug()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("target", req.slug()));
   std::map<std::string, std::string> params = ToMap(req.params());
-  if (auto s = targets::ValidateParams(req.provider(), params); !s.ok()) return s;
-  v1::Target out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
-    if (!space.ok()) return space.status();
-    if (store::FindTarget(tx, space->space_id(), req.slug())) {
+  CUB_RETURN_IF_ERROR(targets::ValidateParams(req.provider(), params));
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
+    v1::Target out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
+    if (store::FindTarget(tx, space.space_id(), req.slug())) {
       return absl::AlreadyExistsError(
-          absl::StrCat("target '", req.slug(), "' already exists in space '", space->slug(), "'"));
+          absl::StrCat("target '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
-    out = store::InsertTarget(tx, {space->space_id(), req.slug(), req.provider(), params});
-    return absl::OkStatus();
+    out = store::InsertTarget(tx, {space.space_id(), req.slug(), req.provider(), params});
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Target> GetTarget(store::ConnectionPool& db, const Principal& p,
                                      const v1::GetTargetRequest& req) {
-  v1::Target out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto t = FindTargetIn(tx, *space, req.target());
-    if (!t.ok()) return t.status();
-    out = *std::move(t);
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
+    v1::Target out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto t, FindTargetIn(tx, space, req.target()));
+    out = std::move(t);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListTargetsResponse> ListTargets(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListTargetsRequest& req) {
-  v1::ListTargetsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    for (auto& t : store::ListTargets(tx, space->space_id())) *out.add_targets() = std::move(t);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListTargetsResponse> {
+        v1::ListTargetsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (auto& t : store::ListTargets(tx, space.space_id())) *out.add_targets() = std::move(t);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::UpdateTargetRequest& req) {
-  v1::Target out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
-    if (!space.ok()) return space.status();
-    auto t = FindTargetIn(tx, *space, req.target());
-    if (!t.ok()) return t.status();
-    std::map<std::string, std::string> merged = ToMap(t->params());
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
+    v1::Target out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
+    CUB_ASSIGN_OR_RETURN(auto t, FindTargetIn(tx, space, req.target()));
+    std::map<std::string, std::string> merged = ToMap(t.params());
     for (const auto& [k, v] : req.params()) {
       if (v.empty()) {
         merged.erase(k);
@@ -487,22 +474,18 @@ absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Princip
         merged[k] = v;
       }
     }
-    if (auto s = targets::ValidateParams(t->provider(), merged); !s.ok()) return s;
-    out = store::UpdateTargetParams(tx, t->target_id(), ToMap(req.params()));
-    return absl::OkStatus();
+    CUB_RETURN_IF_ERROR(targets::ValidateParams(t.provider(), merged));
+    out = store::UpdateTargetParams(tx, t.target_id(), ToMap(req.params()));
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
                           const v1::DeleteTargetRequest& req) {
   return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
-    if (!space.ok()) return space.status();
-    auto t = FindTargetIn(tx, *space, req.target());
-    if (!t.ok()) return t.status();
-    return store::DeleteTarget(tx, *t);
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
+    CUB_ASSIGN_OR_RETURN(auto t, FindTargetIn(tx, space, req.target()));
+    return store::DeleteTarget(tx, t);
   });
 }
 
@@ -512,33 +495,32 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
   if (req.release() > 0 && !req.revision().empty()) {
     return absl::InvalidArgumentError("give --revision or --release, not both");
   }
-  v1::Release out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
+    v1::Release out;
     out.Clear();
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    if (space->release_target_id().empty()) {
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (space.release_target_id().empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "space '", space->slug(),
+          "space '", space.slug(),
           "' has no release Target: set one with cub space update --release-target SPACE/TARGET"));
     }
-    auto target = store::FindTargetByID(tx, space->release_target_id());
+    auto target = store::FindTargetByID(tx, space.release_target_id());
     if (!target) return absl::InternalError("release target vanished");
     std::string selector = req.revision().empty() ? "HeadRevisionNum" : req.revision();
     absl::StatusOr<Bundle> bundle;
     if (req.release() > 0) {
       // A rollback: what Release N bundled, provided it is still what was signed.
-      auto earlier = store::FindRelease(tx, space->space_id(), req.release());
+      auto earlier = store::FindRelease(tx, space.space_id(), req.release());
       if (!earlier) {
         return absl::NotFoundError(
-            absl::StrCat("space '", space->slug(), "' has no release ", req.release()));
+            absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
       }
       std::vector<std::string> checks;
-      if (auto s = VerifyStored(tx, env, *earlier, &checks); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(VerifyStored(tx, env, *earlier, &checks));
       bundle = StoredBundle(tx, *earlier);
       selector = absl::StrCat("Release:", req.release());
     } else {
-      bundle = BuildBundle(tx, p, *space, selector);
+      bundle = BuildBundle(tx, p, space, selector);
     }
     if (!bundle.ok()) return bundle.status();
 
@@ -547,24 +529,23 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     std::string sealed_stage;
     std::vector<const workflow::AttestationPrerequisite*> sealed;
     if (bundle->rco && bundle->rco->workflow) {
-      auto members = StageMembers(tx, *bundle->rco);
-      if (!members.ok()) return members.status();
-      for (size_t i = 0; i < members->size(); ++i) {
+      CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, *bundle->rco));
+      for (size_t i = 0; i < members.size(); ++i) {
         const auto& stage = bundle->rco->workflow->stages[i];
-        bool member =
-            std::any_of((*members)[i].begin(), (*members)[i].end(),
-                        [&](const v1::Space& s) { return s.space_id() == space->space_id(); });
+        bool member = std::any_of(members[i].begin(), members[i].end(), [&](const v1::Space& s) {
+          return s.space_id() == space.space_id();
+        });
         if (!member || stage.release_prerequisites.empty()) continue;
         std::set<std::string> resolved(bundle->rco->co.resolved_space_ids.begin(),
                                        bundle->rco->co.resolved_space_ids.end());
         GateContext ctx{&*bundle->rco, resolved, absl::Now()};
-        auto failures =
-            GateFailures(tx, ctx, stage.release_prerequisites, {*space},
+        CUB_ASSIGN_OR_RETURN(
+            auto failures,
+            GateFailures(tx, ctx, stage.release_prerequisites, {space},
                          absl::StrCat("unable to publish a release of change order '",
-                                      bundle->rco->co.slug, "' in stage '", stage.name, "'"));
-        if (!failures.ok()) return failures.status();
-        if (!failures->empty()) {
-          return absl::FailedPreconditionError(absl::StrJoin(*failures, "; "));
+                                      bundle->rco->co.slug, "' in stage '", stage.name, "'")));
+        if (!failures.empty()) {
+          return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
         }
         for (const auto& name : stage.release_prerequisites) {
           if (const auto* a = workflow::FindAttestationPrerequisite(*bundle->rco->workflow, name)) {
@@ -575,8 +556,8 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
       }
     }
 
-    out.set_space_id(space->space_id());
-    out.set_space_slug(space->slug());
+    out.set_space_id(space.space_id());
+    out.set_space_slug(space.slug());
     out.set_target(absl::StrCat(target->space_slug(), "/", target->slug()));
     out.set_change_order_id(bundle->change_order_id);
     out.set_change_order(bundle->change_order);
@@ -584,15 +565,15 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     out.set_description(req.description());
     out.set_bundle_digest(bundle->digest);
     for (const auto& u : bundle->units) *out.add_units() = u;
-    if (req.dry_run()) return absl::OkStatus();
+    if (req.dry_run()) return out;
 
     // The row is written once, complete with its signed records, so the number, the time and
     // the approvals are settled first (under the Target's lock, which orders publishes).
     const int64_t num = store::LockNextReleaseNum(tx, target->target_id());
     const std::string published_at = FormatRfc3339(absl::Now());
     store::NewRelease nr;
-    nr.space_id = space->space_id();
-    nr.space_slug = space->slug();
+    nr.space_id = space.space_id();
+    nr.space_slug = space.slug();
     nr.target_id = target->target_id();
     nr.target = absl::StrCat(target->space_slug(), "/", target->slug());
     nr.release_num = num;
@@ -605,14 +586,13 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     nr.published_at = published_at;
     nr.units = bundle->units;
     std::string statement =
-        sign::Statement({{SubjectName(*space, num), bundle->digest.substr(7)}},
-                        kProvenancePredicate, ProvenancePredicate(nr, p.username));
+        sign::Statement({{SubjectName(space, num), bundle->digest.substr(7)}}, kProvenancePredicate,
+                        ProvenancePredicate(nr, p.username));
     nr.provenance = sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
     if (!sealed.empty()) {
-      auto seal =
-          SealApprovals(tx, env, *bundle->rco, sealed_stage, sealed, *space, num, bundle->digest);
-      if (!seal.ok()) return seal.status();
-      nr.sealed_approvals = *seal;
+      CUB_ASSIGN_OR_RETURN(auto seal, SealApprovals(tx, env, *bundle->rco, sealed_stage, sealed,
+                                                    space, num, bundle->digest));
+      nr.sealed_approvals = seal;
     }
     const std::string release_id = store::InsertRelease(tx, nr);
 
@@ -620,20 +600,19 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     auto stored = store::FindReleaseByID(tx, release_id);
     if (!stored) return absl::InternalError("release vanished");
     std::vector<std::string> checks;
-    if (auto s = VerifyStored(tx, env, *stored, &checks); !s.ok()) return s;
-    auto files = StoredBundle(tx, *stored);
-    if (!files.ok()) return files.status();
-    auto provider =
-        targets::MakeProvider(target->provider(), ToMap(target->params()), env.work_dir);
-    if (!provider.ok()) return provider.status();
+    CUB_RETURN_IF_ERROR(VerifyStored(tx, env, *stored, &checks));
+    CUB_ASSIGN_OR_RETURN(auto files, StoredBundle(tx, *stored));
+    CUB_ASSIGN_OR_RETURN(
+        auto provider,
+        targets::MakeProvider(target->provider(), ToMap(target->params()), env.work_dir));
     targets::Delivery d;
-    d.space = space->slug();
+    d.space = space.slug();
     d.release_num = num;
     d.change_order = bundle->change_order;
     d.bundle_digest = bundle->digest;
     d.author = p.username;
-    d.files = files->files;
-    auto delivered = (*provider)->Deliver(d);
+    d.files = files.files;
+    auto delivered = (provider)->Deliver(d);
     if (!delivered.ok()) {
       return absl::UnavailableError(absl::StrCat("target '", target->slug(),
                                                  "' did not take release ", num, ": ",
@@ -644,41 +623,35 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     auto done = store::FindReleaseByID(tx, release_id);
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,
                                        const v1::GetReleaseRequest& req) {
-  v1::Release out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ReleaseSpace(tx, p, req.space());
-    if (!space.ok()) return space.status();
-    auto r = store::FindRelease(tx, space->space_id(), req.release());
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
+    v1::Release out;
+    CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+    auto r = store::FindRelease(tx, space.space_id(), req.release());
     if (!r) {
       return absl::NotFoundError(
-          absl::StrCat("space '", space->slug(), "' has no release ", req.release()));
+          absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
     }
     out = *std::move(r);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db, const Principal& p,
                                                       const v1::ListReleasesRequest& req) {
-  v1::ListReleasesResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ReleaseSpace(tx, p, req.space());
-    if (!space.ok()) return space.status();
-    for (auto& r : store::ListReleases(tx, space->space_id())) *out.add_releases() = std::move(r);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListReleasesResponse> {
+        v1::ListReleasesResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+        for (auto& r : store::ListReleases(tx, space.space_id()))
+          *out.add_releases() = std::move(r);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
@@ -704,15 +677,14 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
   if ((req.release() > 0) == !req.bundle_digest().empty()) {
     return absl::InvalidArgumentError("name the release by --release N or by --digest, not both");
   }
-  v1::Release out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kReport);
-    if (!space.ok()) return space.status();
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
+    v1::Release out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kReport));
     auto r = req.release() > 0
-                 ? store::FindRelease(tx, space->space_id(), req.release())
-                 : store::FindReleaseByDigest(tx, space->space_id(), req.bundle_digest());
+                 ? store::FindRelease(tx, space.space_id(), req.release())
+                 : store::FindReleaseByDigest(tx, space.space_id(), req.bundle_digest());
     if (!r) {
-      return absl::NotFoundError(absl::StrCat("space '", space->slug(), "' has no release ",
+      return absl::NotFoundError(absl::StrCat("space '", space.slug(), "' has no release ",
                                               req.release() > 0
                                                   ? std::to_string(req.release())
                                                   : "with digest " + req.bundle_digest()));
@@ -720,14 +692,14 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     bool first_healthy =
         store::SetReleaseStatus(tx, *r, {req.sync(), req.health(), req.operation(), req.message()});
     if (first_healthy) {
-      std::string predicate = absl::StrCat("{\"Space\":", JsonQuote(space->slug()),
-                                           ",\"ReleaseNum\":", r->release_num(),
-                                           ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
-                                           ",\"ChangeOrder\":", JsonQuote(r->change_order()),
-                                           ",\"HealthyAt\":", JsonQuote(FormatRfc3339(absl::Now())),
-                                           ",\"ReportedBy\":", JsonQuote(p.username), "}");
+      std::string predicate =
+          absl::StrCat("{\"Space\":", JsonQuote(space.slug()), ",\"ReleaseNum\":", r->release_num(),
+                       ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
+                       ",\"ChangeOrder\":", JsonQuote(r->change_order()),
+                       ",\"HealthyAt\":", JsonQuote(FormatRfc3339(absl::Now())),
+                       ",\"ReportedBy\":", JsonQuote(p.username), "}");
       std::string statement =
-          sign::Statement({{SubjectName(*space, r->release_num()), r->bundle_digest().substr(7)}},
+          sign::Statement({{SubjectName(space, r->release_num()), r->bundle_digest().substr(7)}},
                           kDeploymentPredicate, predicate);
       store::SetDeploymentRecord(
           tx, r->release_id(),
@@ -737,51 +709,45 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     auto done = store::FindReleaseByID(tx, r->release_id());
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool& db,
                                                           const Principal& p,
                                                           const v1::ReleaseHistoryRequest& req) {
-  v1::ReleaseHistoryResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ReleaseSpace(tx, p, req.space());
-    if (!space.ok()) return space.status();
-    for (auto& d : store::DeploymentHistory(tx, space->space_id())) {
-      *out.add_deployments() = std::move(d);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ReleaseHistoryResponse> {
+        v1::ReleaseHistoryResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+        for (auto& d : store::DeploymentHistory(tx, space.space_id())) {
+          *out.add_deployments() = std::move(d);
+        }
+        return out;
+      });
 }
 
 absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& db,
                                                         const ReleaseEnv& env, const Principal& p,
                                                         const v1::VerifyReleaseRequest& req) {
-  v1::VerifyReleaseResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ReleaseSpace(tx, p, req.space());
-    if (!space.ok()) return space.status();
-    auto r = store::FindRelease(tx, space->space_id(), req.release());
-    if (!r) {
-      return absl::NotFoundError(
-          absl::StrCat("space '", space->slug(), "' has no release ", req.release()));
-    }
-    out.set_key_id(env.key->KeyId());
-    out.set_bundle_digest(r->bundle_digest());
-    std::vector<std::string> checks;
-    absl::Status verified = VerifyStored(tx, env, *r, &checks);
-    if (!verified.ok()) checks.push_back(std::string(verified.message()));
-    out.set_verified(verified.ok());
-    for (auto& c : checks) out.add_checks(std::move(c));
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::VerifyReleaseResponse> {
+        v1::VerifyReleaseResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
+        auto r = store::FindRelease(tx, space.space_id(), req.release());
+        if (!r) {
+          return absl::NotFoundError(
+              absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
+        }
+        out.set_key_id(env.key->KeyId());
+        out.set_bundle_digest(r->bundle_digest());
+        std::vector<std::string> checks;
+        absl::Status verified = VerifyStored(tx, env, *r, &checks);
+        if (!verified.ok()) checks.push_back(std::string(verified.message()));
+        out.set_verified(verified.ok());
+        for (auto& c : checks) out.add_checks(std::move(c));
+        return out;
+      });
 }
 
 }  // namespace cub::ops

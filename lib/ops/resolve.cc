@@ -20,6 +20,7 @@
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -82,12 +83,10 @@ absl::Status ApplyLink(const v1::Link& link, const std::vector<Node>& upstream,
                        std::vector<Node>* docs, bool* changed) {
   if (link.update_type() == "TransformPaths") {
     links::Definition def = DefinitionOf(link);
-    auto values = links::ReadValues(def, upstream);
-    if (!values.ok()) return values.status();
-    auto result = links::ApplySetters(def, *values, std::move(*docs));
-    if (!result.ok()) return result.status();
-    *docs = std::move(result->docs);
-    *changed = result->changed;
+    CUB_ASSIGN_OR_RETURN(auto values, links::ReadValues(def, upstream));
+    CUB_ASSIGN_OR_RETURN(auto result, links::ApplySetters(def, values, std::move(*docs)));
+    *docs = std::move(result.docs);
+    *changed = result.changed;
     return absl::OkStatus();
   }
   links::CopyMode mode =
@@ -180,10 +179,9 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
     rev.upstream_unit_id = source->first;
     rev.upstream_revision_num = source->second;
   }
-  if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
-  auto written = store::AppendRevision(tx, unit.unit_id(), rev);
-  if (!written.ok()) return written.status();
-  return std::optional<v1::Revision>(*std::move(written));
+  CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
+  CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
+  return std::optional<v1::Revision>(std::move(written));
 }
 
 // Brings one downstream Unit up to date with its AutoUpdate Links `group` (all from it).
@@ -213,9 +211,8 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
   if (!resolved.empty()) {
     ResolveOptions opts;
     opts.automatic = true;
-    auto rev = ResolveInto(tx, space, *unit, resolved, opts, p.user_id, cache);
-    if (!rev.ok()) return rev.status();
-    if (rev->has_value()) {
+    CUB_ASSIGN_OR_RETURN(auto rev, ResolveInto(tx, space, *unit, resolved, opts, p.user_id, cache));
+    if (rev.has_value()) {
       wrote = true;
       unit = store::FindUnit(tx, space.space_id(), unit->unit_id());
     }
@@ -280,14 +277,13 @@ absl::Status Resolve(store::Tx& tx, const Principal& p, const v1::Space& space,
   opts.change_set_id = change_set_id;
   opts.change_desc = req.change_desc();
   UpstreamDocs cache;
-  auto rev = ResolveInto(tx, space, unit, *selected, opts, p.user_id, &cache);
-  if (!rev.ok()) return rev.status();
-  if (!rev->has_value()) {
+  CUB_ASSIGN_OR_RETURN(auto rev, ResolveInto(tx, space, unit, *selected, opts, p.user_id, &cache));
+  if (!rev.has_value()) {
     out->set_unchanged(true);
     return absl::OkStatus();
   }
-  *out->mutable_revision() = **rev;
-  *out->add_revisions() = **rev;
+  *out->mutable_revision() = *rev;
+  *out->add_revisions() = *rev;
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@
 #include "lib/ops/change_sets.h"
 #include "lib/ops/units.h"
 #include "lib/store/tags.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -16,9 +17,8 @@ absl::StatusOr<int64_t> TagMark(store::Tx& tx, const Principal& p, const v1::Spa
   v1::Space tag_space = space;
   std::string tag_slug = tag_ref;
   if (auto slash = tag_ref.find('/'); slash != std::string::npos) {
-    auto other = ResolveSpace(tx, p, tag_ref.substr(0, slash), Access::kRead);
-    if (!other.ok()) return other.status();
-    tag_space = *other;
+    CUB_ASSIGN_OR_RETURN(auto other, ResolveSpace(tx, p, tag_ref.substr(0, slash), Access::kRead));
+    tag_space = other;
     tag_slug = tag_ref.substr(slash + 1);
   }
   auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
@@ -52,13 +52,12 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
              absl::StartsWith(selector, "ChangeSet:")) {
     bool before = absl::StartsWith(selector, "Before:");
     std::string ref = selector.substr(before ? 17 : 10);
-    auto c = ResolveChangeSet(tx, p, space, ref);
-    if (!c.ok()) return c.status();
-    if (!before && c->state() == "Open") {
+    CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, ref));
+    if (!before && c.state() == "Open") {
       return absl::FailedPreconditionError(
           absl::StrCat("changeset '", ref, "' is still open: it has no end revision yet"));
     }
-    auto tag = store::FindTag(tx, c->space_id(), before ? c->start_tag_id() : c->end_tag_id());
+    auto tag = store::FindTag(tx, c.space_id(), before ? c.start_tag_id() : c.end_tag_id());
     if (!tag) return absl::InternalError("changeset tag missing");
     auto mark = store::FindMark(tx, tag->tag_id(), unit.unit_id());
     if (!mark) {
@@ -72,10 +71,9 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
     // start Tag).
     const bool before = absl::StartsWith(selector, "Before:");
     std::string ref = selector.substr(before ? 19 : 12);
-    auto rco = ResolveChangeOrder(tx, p, ref, space.slug(), false);
-    if (!rco.ok()) return rco.status();
+    CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, ref, space.slug(), false));
     auto mark =
-        store::FindMark(tx, before ? rco->co.start_tag_id : rco->co.publish_tag_id, unit.unit_id());
+        store::FindMark(tx, before ? rco.co.start_tag_id : rco.co.publish_tag_id, unit.unit_id());
     if (!mark) {
       return absl::NotFoundError(
           absl::StrCat("change order '", ref, "' has not reached unit '", unit.slug(), "'"));
@@ -86,17 +84,15 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
           absl::StrCat("unit '", unit.slug(), "' did not exist before change order '", ref, "'"));
     }
   } else if (absl::StartsWith(selector, "Before:Tag:")) {
-    auto mark = TagMark(tx, p, space, unit, selector.substr(11));
-    if (!mark.ok()) return mark.status();
-    num = *mark - 1;
+    CUB_ASSIGN_OR_RETURN(auto mark, TagMark(tx, p, space, unit, selector.substr(11)));
+    num = mark - 1;
     if (num < 1) {
       return absl::FailedPreconditionError(
           absl::StrCat("unit '", unit.slug(), "' has no revision before ", selector.substr(7)));
     }
   } else if (absl::StartsWith(selector, "Tag:")) {
-    auto mark = TagMark(tx, p, space, unit, selector.substr(4));
-    if (!mark.ok()) return mark.status();
-    num = *mark;
+    CUB_ASSIGN_OR_RETURN(auto mark, TagMark(tx, p, space, unit, selector.substr(4)));
+    num = mark;
   } else if (selector[0] == '-' && absl::SimpleAtoi(selector.substr(1), &num)) {
     num = head - num;
     if (num < 1) {

@@ -9,6 +9,7 @@
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
 #include "lib/store/users.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -31,32 +32,28 @@ absl::StatusOr<std::pair<std::string, std::string>> Grantee(store::Tx& tx,
 
 absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal& p,
                                       const v1::CreateSpaceRequest& req) {
-  if (auto s = ValidateSlug("space", req.slug()); !s.ok()) return s;
-  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
-  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("space", req.slug()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
   v1::Space out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     if (auto existing = store::FindSpace(tx, req.slug())) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
       }
-      auto visible = ResolveSpace(tx, p, req.slug(), Access::kRead);
-      if (!visible.ok()) return visible.status();
-      out = *visible;
+      CUB_ASSIGN_OR_RETURN(auto visible, ResolveSpace(tx, p, req.slug(), Access::kRead));
+      out = visible;
       return absl::OkStatus();
     }
     store::NewSpace ns{req.slug(), req.display_name(), ToMap(req.labels()),
                        ToMap(req.annotations())};
     if (!req.component().empty()) {
-      if (auto s = ValidateSlug("component", req.component()); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(ValidateSlug("component", req.component()));
       ns.component_id = store::EnsureComponent(tx, req.component());
     }
-    auto space = store::InsertSpace(tx, ns);
-    if (!space.ok()) return space.status();
-    if (auto s = store::GrantRole(tx, space->space_id(), "admin", p.user_id, ""); !s.ok()) {
-      return s;
-    }
-    out = *space;
+    CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
+    CUB_RETURN_IF_ERROR(store::GrantRole(tx, space.space_id(), "admin", p.user_id, ""));
+    out = space;
     return absl::OkStatus();
   });
   if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("space '", req.slug(), "'"));
@@ -65,53 +62,46 @@ absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal
 
 absl::StatusOr<v1::Space> GetSpace(store::ConnectionPool& db, const Principal& p,
                                    const v1::GetSpaceRequest& req) {
-  v1::Space out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    out = *space;
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Space> {
+    v1::Space out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    out = space;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListSpacesResponse> ListSpaces(store::ConnectionPool& db, const Principal& p,
                                                   const v1::ListSpacesRequest& req) {
-  v1::ListSpacesResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto filter = ResolveFilter(tx, p, req.options().filter(), "", "Space");
-    if (!filter.ok()) return filter.status();
-    auto spaces = store::ListSpaces(tx, ToCaller(p), req.options().where(), *filter);
-    if (!spaces.ok()) return spaces.status();
-    for (auto& s : *spaces) *out.add_spaces() = std::move(s);
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListSpacesResponse> {
+    v1::ListSpacesResponse out;
+    CUB_ASSIGN_OR_RETURN(auto filter, ResolveFilter(tx, p, req.options().filter(), "", "Space"));
+    CUB_ASSIGN_OR_RETURN(auto spaces,
+                         store::ListSpaces(tx, ToCaller(p), req.options().where(), filter));
+    for (auto& s : spaces) *out.add_spaces() = std::move(s);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal& p,
                                       const v1::UpdateSpaceRequest& req) {
-  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
-  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
-  v1::Space out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
+  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Space> {
+    v1::Space out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     store::SpaceChanges c;
     if (!req.display_name().empty()) c.display_name = req.display_name();
     c.labels = ToMap(req.labels());
     c.annotations = ToMap(req.annotations());
     if (!req.component().empty()) {
-      if (auto s = ValidateSlug("component", req.component()); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(ValidateSlug("component", req.component()));
       c.component_id = store::EnsureComponent(tx, req.component());
     }
     c.add_validators.assign(req.add_validating_invocations().begin(),
                             req.add_validating_invocations().end());
     c.remove_validators.assign(req.remove_validating_invocations().begin(),
                                req.remove_validating_invocations().end());
-    if (auto s = CheckValidators(tx, p, c.add_validators); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckValidators(tx, p, c.add_validators));
     if (req.release_target() == "-") {
       c.release_target_id = "";
     } else if (!req.release_target().empty()) {
@@ -120,31 +110,26 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
         return absl::InvalidArgumentError(
             absl::StrCat("--release-target '", req.release_target(), "': name it as SPACE/TARGET"));
       }
-      auto target_space = ResolveSpace(tx, p, r.space, Access::kRead);
-      if (!target_space.ok()) return target_space.status();
-      auto target = store::FindTarget(tx, target_space->space_id(), r.name);
+      CUB_ASSIGN_OR_RETURN(auto target_space, ResolveSpace(tx, p, r.space, Access::kRead));
+      auto target = store::FindTarget(tx, target_space.space_id(), r.name);
       if (!target) {
         return absl::NotFoundError(
-            absl::StrCat("target '", r.name, "' not found in space '", target_space->slug(), "'"));
+            absl::StrCat("target '", r.name, "' not found in space '", target_space.slug(), "'"));
       }
       c.release_target_id = target->target_id();
     }
     c.expected_version = req.version();
-    auto updated = store::UpdateSpace(tx, space->space_id(), c);
-    if (!updated.ok()) return updated.status();
-    out = *updated;
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto updated, store::UpdateSpace(tx, space.space_id(), c));
+    out = updated;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteSpace(store::ConnectionPool& db, const Principal& p,
                          const v1::DeleteSpaceRequest& req) {
   return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
-    if (!space.ok()) return space.status();
-    return store::DeleteSpace(tx, *space);
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
+    return store::DeleteSpace(tx, space);
   });
 }
 
@@ -161,23 +146,17 @@ absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Princ
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown role '", req.role(), "': use viewer, editor, approver, admin or reporter"));
   }
-  v1::Permission out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kAdmin);
-    if (!space.ok()) return space.status();
-    auto who = Grantee(tx, req);
-    if (!who.ok()) return who.status();
-    if (auto s = change(tx, space->space_id(), req.role(), who->first, who->second); !s.ok()) {
-      return s;
-    }
-    out.set_space_id(space->space_id());
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Permission> {
+    v1::Permission out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
+    CUB_ASSIGN_OR_RETURN(auto who, Grantee(tx, req));
+    CUB_RETURN_IF_ERROR(change(tx, space.space_id(), req.role(), who.first, who.second));
+    out.set_space_id(space.space_id());
     out.set_role(req.role());
     out.set_username(req.username());
     out.set_group(req.group());
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace
@@ -195,17 +174,15 @@ absl::StatusOr<v1::Permission> Revoke(store::ConnectionPool& db, const Principal
 absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(store::ConnectionPool& db,
                                                             const Principal& p,
                                                             const v1::ListPermissionsRequest& req) {
-  v1::ListPermissionsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    for (auto& perm : store::ListPermissions(tx, space->space_id())) {
-      *out.add_permissions() = std::move(perm);
-    }
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListPermissionsResponse> {
+        v1::ListPermissionsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        for (auto& perm : store::ListPermissions(tx, space.space_id())) {
+          *out.add_permissions() = std::move(perm);
+        }
+        return out;
+      });
 }
 
 }  // namespace cub::ops

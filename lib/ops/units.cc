@@ -16,6 +16,7 @@
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -61,37 +62,33 @@ absl::StatusOr<std::string> HeadData(store::Tx& tx, const v1::Unit& unit) {
 
 absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Principal& p,
                                             const v1::CreateUnitRequest& req) {
-  if (auto s = ValidateSlug("unit", req.slug()); !s.ok()) return s;
-  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
-  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("unit", req.slug()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
   std::string toolchain = req.toolchain_type().empty() ? "Kubernetes/YAML" : req.toolchain_type();
-  if (auto s = ValidateToolchain(toolchain); !s.ok()) return s;
-  auto hash = HashData(toolchain, req.data());
-  if (!hash.ok()) return hash.status();
+  CUB_RETURN_IF_ERROR(ValidateToolchain(toolchain));
+  CUB_ASSIGN_OR_RETURN(auto hash, HashData(toolchain, req.data()));
   v1::UnitWithData out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    if (auto existing = store::FindUnit(tx, space->space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (auto existing = store::FindUnit(tx, space.space_id(), req.slug())) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(
-            absl::StrCat("unit '", req.slug(), "' already exists in space '", space->slug(), "'"));
+            absl::StrCat("unit '", req.slug(), "' already exists in space '", space.slug(), "'"));
       }
-      auto data = HeadData(tx, *existing);
-      if (!data.ok()) return data.status();
+      CUB_ASSIGN_OR_RETURN(auto data, HeadData(tx, *existing));
       *out.mutable_unit() = *existing;
-      out.set_data(*data);
+      out.set_data(data);
       return absl::OkStatus();
     }
-    auto unit = store::InsertUnit(tx, {space->space_id(), req.slug(), toolchain,
-                                       ToMap(req.labels()), ToMap(req.annotations())});
-    if (!unit.ok()) return unit.status();
-    store::NewRevision rev{req.data(), *hash, p.user_id,
+    CUB_ASSIGN_OR_RETURN(auto unit,
+                         store::InsertUnit(tx, {space.space_id(), req.slug(), toolchain,
+                                                ToMap(req.labels()), ToMap(req.annotations())}));
+    store::NewRevision rev{req.data(), hash, p.user_id,
                            req.change_desc().empty() ? "Created" : req.change_desc()};
-    if (auto s = RunValidators(tx, *space, toolchain, &rev); !s.ok()) return s;
-    auto written = store::AppendRevision(tx, unit->unit_id(), rev);
-    if (!written.ok()) return written.status();
-    auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
+    CUB_RETURN_IF_ERROR(RunValidators(tx, space, toolchain, &rev));
+    CUB_RETURN_IF_ERROR(store::AppendRevision(tx, unit.unit_id(), rev));
+    auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
     *out.mutable_unit() = *fresh;
     out.set_data(std::move(rev.data));  // not a third copy of a large Unit
     return absl::OkStatus();
@@ -104,47 +101,38 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
 
 absl::StatusOr<v1::UnitWithData> GetUnit(store::ConnectionPool& db, const Principal& p,
                                          const v1::GetUnitRequest& req) {
-  v1::UnitWithData out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
-    auto data = HeadData(tx, *unit);
-    if (!data.ok()) return data.status();
-    *out.mutable_unit() = *unit;
-    out.set_data(*data);
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::UnitWithData> {
+    v1::UnitWithData out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+    CUB_ASSIGN_OR_RETURN(auto data, HeadData(tx, unit));
+    *out.mutable_unit() = unit;
+    out.set_data(data);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const Principal& p,
                                                 const v1::ListUnitsRequest& req) {
-  v1::ListUnitsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListUnitsResponse> {
+    v1::ListUnitsResponse out;
     store::UnitQuery q;
     std::string default_space;
     if (req.space() != "*") {
-      auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-      if (!space.ok()) return space.status();
-      q.space_id = space->space_id();
-      default_space = space->slug();
+      CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+      q.space_id = space.space_id();
+      default_space = space.slug();
     }
-    auto filter = ResolveFilter(tx, p, req.options().filter(), default_space, "Unit");
-    if (!filter.ok()) return filter.status();
+    CUB_ASSIGN_OR_RETURN(auto filter,
+                         ResolveFilter(tx, p, req.options().filter(), default_space, "Unit"));
     q.where = req.options().where();
-    q.filter_where = *filter;
+    q.filter_where = filter;
     q.where_space = req.where_space();
-    auto units = store::ListUnits(tx, ToCaller(p), q);
-    if (!units.ok()) return units.status();
-    out.mutable_units()->Reserve(static_cast<int>(units->size()));
-    for (auto& u : *units) *out.add_units() = std::move(u);
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
+    out.mutable_units()->Reserve(static_cast<int>(units.size()));
+    for (auto& u : units) *out.add_units() = std::move(u);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
@@ -171,145 +159,122 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
   if ((!req.change_order().empty() || !req.prior_revisions().empty()) && !upgrade) {
     return absl::InvalidArgumentError("--change-order and --prior-revisions go with --upgrade");
   }
-  if (auto s = ValidateProtectedPaths(req.protect()); !s.ok()) return s;
-  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
-  if (auto s = ValidateKeys("annotation", req.annotations()); !s.ok()) return s;
-  v1::UpdateUnitResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
+  CUB_RETURN_IF_ERROR(ValidateProtectedPaths(req.protect()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::UpdateUnitResponse> {
+    v1::UpdateUnitResponse out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     // Writers of one Unit queue here, so each compares its data with the head as it is when
     // its turn comes (two identical concurrent writes make one revision, not two).
-    store::LockUnit(tx, unit->unit_id());
-    unit = ResolveUnit(tx, *space, unit->unit_id());
-    if (!unit.ok()) return unit.status();
-    if (auto s = store::UpdateUnitMetadata(tx, unit->unit_id(),
-                                           {ToMap(req.labels()), ToMap(req.annotations())});
-        !s.ok()) {
-      return s;
-    }
+    store::LockUnit(tx, unit.unit_id());
+    CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
+    CUB_RETURN_IF_ERROR(store::UpdateUnitMetadata(tx, unit.unit_id(),
+                                                  {ToMap(req.labels()), ToMap(req.annotations())}));
     if (!req.protect().empty() || !req.unprotect().empty()) {
-      store::ChangeProtectedPaths(tx, unit->unit_id(), {req.protect().begin(), req.protect().end()},
+      store::ChangeProtectedPaths(tx, unit.unit_id(), {req.protect().begin(), req.protect().end()},
                                   {req.unprotect().begin(), req.unprotect().end()});
-      unit = ResolveUnit(tx, *space, unit->unit_id());  // the upgrade below reads them
-      if (!unit.ok()) return unit.status();
+      CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
     }
     if (upgrade) {
-      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
-      if (!change_set.ok()) return change_set.status();
-      auto s = req.change_order().empty() ? Upgrade(tx, p, *space, *unit, req, *change_set, &out)
-                                          : UpgradeToChangeOrder(tx, p, *space, *unit, req, &out);
-      if (!s.ok()) return s;
+      CUB_ASSIGN_OR_RETURN(auto change_set,
+                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+      CUB_RETURN_IF_ERROR(req.change_order().empty()
+                              ? Upgrade(tx, p, space, unit, req, change_set, &out)
+                              : UpgradeToChangeOrder(tx, p, space, unit, req, &out));
     }
     if (revert) {
-      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
-      if (!change_set.ok()) return change_set.status();
-      if (auto s = Revert(tx, p, *space, *unit, req, *change_set, &out); !s.ok()) return s;
+      CUB_ASSIGN_OR_RETURN(auto change_set,
+                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+      CUB_RETURN_IF_ERROR(Revert(tx, p, space, unit, req, change_set, &out));
     }
     if (resolve) {
-      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
-      if (!change_set.ok()) return change_set.status();
-      if (auto s = Resolve(tx, p, *space, *unit, req, *change_set, &out); !s.ok()) return s;
+      CUB_ASSIGN_OR_RETURN(auto change_set,
+                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+      CUB_RETURN_IF_ERROR(Resolve(tx, p, space, unit, req, change_set, &out));
     }
     bool writes_data = req.has_data() || !req.restore().empty();
     if (!writes_data && req.change_set() == "-") {
       // Only taking the Unit out of its ChangeSet.
-      auto left = ChangeSetForWrite(tx, p, *space, *unit, "-");
-      if (!left.ok()) return left.status();
+      CUB_RETURN_IF_ERROR(ChangeSetForWrite(tx, p, space, unit, "-"));
     }
     if (writes_data) {
       store::NewRevision rev;
-      auto change_set = ChangeSetForWrite(tx, p, *space, *unit, req.change_set());
-      if (!change_set.ok()) return change_set.status();
-      rev.change_set_id = *change_set;
+      CUB_ASSIGN_OR_RETURN(auto change_set,
+                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+      rev.change_set_id = change_set;
       rev.author_id = p.user_id;
       rev.expected_head = req.expected_head_revision_num();
       if (!req.restore().empty()) {
-        auto num = ResolveRevision(tx, p, *space, *unit, req.restore());
-        if (!num.ok()) return num.status();
-        auto source = store::FindRevision(tx, unit->unit_id(), *num);
+        CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.restore()));
+        auto source = store::FindRevision(tx, unit.unit_id(), num);
         if (!source) return absl::InternalError("restored revision missing");
         rev.data = source->data();
         rev.data_hash = source->data_hash();
-        rev.restored_from_num = *num;
-        rev.description = req.change_desc().empty() ? absl::StrCat("Restored revision ", *num)
-                                                    : req.change_desc();
+        rev.restored_from_num = num;
+        rev.description =
+            req.change_desc().empty() ? absl::StrCat("Restored revision ", num) : req.change_desc();
       } else {
-        auto hash = HashData(unit->toolchain_type(), req.data());
-        if (!hash.ok()) return hash.status();
+        CUB_ASSIGN_OR_RETURN(auto hash, HashData(unit.toolchain_type(), req.data()));
         rev.data = req.data();
-        rev.data_hash = *hash;
+        rev.data_hash = hash;
         rev.description = req.change_desc();
       }
-      if (rev.data_hash == unit->data_hash() && unit->head_revision_num() > 0) {
+      if (rev.data_hash == unit.data_hash() && unit.head_revision_num() > 0) {
         out.set_unchanged(true);
       } else {
-        if (auto s = RunValidators(tx, *space, unit->toolchain_type(), &rev); !s.ok()) return s;
-        auto written = store::AppendRevision(tx, unit->unit_id(), rev);
-        if (!written.ok()) return written.status();
-        *out.mutable_revision() = *written;
+        CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
+        CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
+        *out.mutable_revision() = written;
       }
     }
     if (out.revision().revision_num() > 0) {
       // The Units that follow this one through AutoUpdate Links take the new revision now.
-      if (auto s = FollowAutoUpdates(tx, p, {unit->unit_id()}); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, {unit.unit_id()}));
     }
-    auto fresh = store::FindUnit(tx, space->space_id(), unit->unit_id());
+    auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
     *out.mutable_unit() = *fresh;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::Status DeleteUnit(store::ConnectionPool& db, const Principal& p,
                         const v1::DeleteUnitRequest& req) {
   return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
-    return store::DeleteUnit(tx, *unit);
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+    return store::DeleteUnit(tx, unit);
   });
 }
 
 absl::StatusOr<v1::ListRevisionsResponse> ListRevisions(store::ConnectionPool& db,
                                                         const Principal& p,
                                                         const v1::ListRevisionsRequest& req) {
-  v1::ListRevisionsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
-    auto revs = store::ListRevisions(tx, unit->unit_id(), req.options().where());
-    if (!revs.ok()) return revs.status();
-    for (auto& r : *revs) *out.add_revisions() = std::move(r);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListRevisionsResponse> {
+        v1::ListRevisionsResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+        CUB_ASSIGN_OR_RETURN(auto revs,
+                             store::ListRevisions(tx, unit.unit_id(), req.options().where()));
+        for (auto& r : revs) *out.add_revisions() = std::move(r);
+        return out;
+      });
 }
 
 absl::StatusOr<v1::Revision> GetRevision(store::ConnectionPool& db, const Principal& p,
                                          const v1::GetRevisionRequest& req) {
-  v1::Revision out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
-    auto num = ResolveRevision(tx, p, *space, *unit, req.revision());
-    if (!num.ok()) return num.status();
-    auto rev = store::FindRevision(tx, unit->unit_id(), *num);
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Revision> {
+    v1::Revision out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+    CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.revision()));
+    auto rev = store::FindRevision(tx, unit.unit_id(), num);
     if (!rev) return absl::NotFoundError("revision not found");
     out = *rev;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 // `cub unit tag ChangeOrder:BASE/NAME --move`: adopts a fix made in review into what a
@@ -320,62 +285,57 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
                                            const v1::Space& space, const v1::Unit& unit,
                                            const v1::TagUnitRequest& req) {
   const std::string ref = req.tag().substr(12);
-  auto rco = ResolveChangeOrder(tx, p, ref, space.slug(), false);
-  if (!rco.ok()) return rco.status();
+  CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, ref, space.slug(), false));
   if (!req.move()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the release tag of change order '", ref,
                      "' is placed by promotion; pass --move to move it"));
   }
-  auto publish = store::FindTag(tx, rco->base.space_id(), rco->co.publish_tag_id);
-  auto current = store::FindMark(tx, rco->co.publish_tag_id, unit.unit_id());
-  auto landed = store::FindMark(tx, rco->co.end_tag_id, unit.unit_id());
+  auto publish = store::FindTag(tx, rco.base.space_id(), rco.co.publish_tag_id);
+  auto current = store::FindMark(tx, rco.co.publish_tag_id, unit.unit_id());
+  auto landed = store::FindMark(tx, rco.co.end_tag_id, unit.unit_id());
   if (!publish || !current || !landed) {
     return absl::FailedPreconditionError(absl::StrCat("unit '", unit.slug(),
                                                       "' has not taken change order '", ref,
                                                       "', so it has no release tag"));
   }
-  if (store::ChangeOrderReleasedIn(tx, space.space_id(), rco->co.id)) {
+  if (store::ChangeOrderReleasedIn(tx, space.space_id(), rco.co.id)) {
     return absl::FailedPreconditionError(
         absl::StrCat("a release of change order '", ref, "' has been published in space '",
                      space.slug(), "': its release tag there is fixed"));
   }
-  auto num = ResolveRevision(tx, p, space, unit, req.revision());
-  if (!num.ok()) return num.status();
-  if (*num < *landed || *num < unit.last_released_revision_num()) {
+  CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.revision()));
+  if (num < *landed || num < unit.last_released_revision_num()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "revision ", *num, " of unit '", unit.slug(), "' is before where the change landed (",
+        "revision ", num, " of unit '", unit.slug(), "' is before where the change landed (",
         *landed, ") or what is released (", unit.last_released_revision_num(), ")"));
   }
-  auto rev = store::FindRevision(tx, unit.unit_id(), *num);
+  auto rev = store::FindRevision(tx, unit.unit_id(), num);
   if (rev && rev->validation_errors_size() > 0) {
     return absl::FailedPreconditionError(
-        absl::StrCat("revision ", *num, " of unit '", unit.slug(),
+        absl::StrCat("revision ", num, " of unit '", unit.slug(),
                      "' has validation errors: ", absl::StrJoin(rev->validation_errors(), "; ")));
   }
-  return store::MarkRevision(tx, *publish, unit, *num, true);
+  return store::MarkRevision(tx, *publish, unit, num, true);
 }
 
 absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& p,
                                     const v1::TagUnitRequest& req) {
-  v1::TagMark out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
+  return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::TagMark> {
+    v1::TagMark out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     if (absl::StartsWith(req.tag(), "ChangeOrder:")) {
-      auto moved = MoveReleaseTag(tx, p, *space, *unit, req);
-      if (!moved.ok()) return moved.status();
-      out = *std::move(moved);
-      return absl::OkStatus();
+      CUB_ASSIGN_OR_RETURN(auto moved, MoveReleaseTag(tx, p, space, unit, req));
+      out = std::move(moved);
+      return out;
     }
-    v1::Space tag_space = *space;
+    v1::Space tag_space = space;
     std::string tag_slug = req.tag();
     if (auto slash = req.tag().find('/'); slash != std::string::npos) {
-      auto other = ResolveSpace(tx, p, req.tag().substr(0, slash), Access::kWrite);
-      if (!other.ok()) return other.status();
-      tag_space = *other;
+      CUB_ASSIGN_OR_RETURN(auto other,
+                           ResolveSpace(tx, p, req.tag().substr(0, slash), Access::kWrite));
+      tag_space = other;
       tag_slug = req.tag().substr(slash + 1);
     }
     auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
@@ -383,37 +343,31 @@ absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& 
       return absl::NotFoundError(
           absl::StrCat("tag '", tag_slug, "' not found in space '", tag_space.slug(), "'"));
     }
-    auto num = ResolveRevision(tx, p, *space, *unit, req.revision());
-    if (!num.ok()) return num.status();
-    auto mark = store::MarkRevision(tx, *tag, *unit, *num, req.move());
-    if (!mark.ok()) return mark.status();
-    out = *mark;
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.revision()));
+    CUB_ASSIGN_OR_RETURN(auto mark, store::MarkRevision(tx, *tag, unit, num, req.move()));
+    out = mark;
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
                                   const v1::CreateTagRequest& req) {
-  if (auto s = ValidateSlug("tag", req.slug()); !s.ok()) return s;
-  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("tag", req.slug()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
   v1::Tag out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    if (auto existing = store::FindTag(tx, space->space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (auto existing = store::FindTag(tx, space.space_id(), req.slug())) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(
-            absl::StrCat("tag '", req.slug(), "' already exists in space '", space->slug(), "'"));
+            absl::StrCat("tag '", req.slug(), "' already exists in space '", space.slug(), "'"));
       }
       out = *existing;
       return absl::OkStatus();
     }
-    auto tag = store::InsertTag(
-        tx, {space->space_id(), req.slug(), req.description(), ToMap(req.labels())});
-    if (!tag.ok()) return tag.status();
-    out = *tag;
+    CUB_ASSIGN_OR_RETURN(auto tag, store::InsertTag(tx, {space.space_id(), req.slug(),
+                                                         req.description(), ToMap(req.labels())}));
+    out = tag;
     return absl::OkStatus();
   });
   if (!st.ok())
@@ -423,36 +377,29 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
 
 absl::StatusOr<v1::TagWithMarks> GetTag(store::ConnectionPool& db, const Principal& p,
                                         const v1::GetTagRequest& req) {
-  v1::TagWithMarks out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto tag = store::FindTag(tx, space->space_id(), req.tag());
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::TagWithMarks> {
+    v1::TagWithMarks out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    auto tag = store::FindTag(tx, space.space_id(), req.tag());
     if (!tag) {
       return absl::NotFoundError(
-          absl::StrCat("tag '", req.tag(), "' not found in space '", space->slug(), "'"));
+          absl::StrCat("tag '", req.tag(), "' not found in space '", space.slug(), "'"));
     }
     *out.mutable_tag() = *tag;
     for (auto& m : store::ListTagMarks(tx, tag->tag_id())) *out.add_marks() = std::move(m);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListTagsResponse> ListTags(store::ConnectionPool& db, const Principal& p,
                                               const v1::ListTagsRequest& req) {
-  v1::ListTagsResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto tags = store::ListTags(tx, space->space_id(), req.options().where());
-    if (!tags.ok()) return tags.status();
-    for (auto& t : *tags) *out.add_tags() = std::move(t);
-    return absl::OkStatus();
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListTagsResponse> {
+    v1::ListTagsResponse out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto tags, store::ListTags(tx, space.space_id(), req.options().where()));
+    for (auto& t : tags) *out.add_tags() = std::move(t);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

@@ -15,6 +15,7 @@
 #include "lib/store/units.h"
 #include "lib/util/json_text.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -50,14 +51,12 @@ absl::StatusOr<UpgradeSource> FindSource(store::Tx& tx, const Principal& p, cons
       unit_ref = unit_ref.substr(slash + 1);
     }
   }
-  auto up_space = ResolveSpace(tx, p, space_ref, Access::kRead);
-  if (!up_space.ok()) return up_space.status();
-  auto up = ResolveUnit(tx, *up_space, unit_ref);
-  if (!up.ok()) return up.status();
-  src.space = *up_space;
-  src.unit = *up;
+  CUB_ASSIGN_OR_RETURN(auto up_space, ResolveSpace(tx, p, space_ref, Access::kRead));
+  CUB_ASSIGN_OR_RETURN(auto up, ResolveUnit(tx, up_space, unit_ref));
+  src.space = up_space;
+  src.unit = up;
   for (const auto& l : links) {
-    if (l.to_unit_id() == up->unit_id()) src.link = l;
+    if (l.to_unit_id() == up.unit_id()) src.link = l;
   }
   return src;
 }
@@ -103,15 +102,14 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
         absl::StrCat("unit '", unit.slug(), "' holds ", unit.toolchain_type(),
                      " data, which cannot be merged structurally; write it directly instead"));
   }
-  auto src = FindSource(tx, p, space, unit, req);
-  if (!src.ok()) return src.status();
-  int64_t base = req.merge_base() > 0 ? req.merge_base()
-                                      : (src->link ? src->link->upstream_revision_num() : 0);
-  int64_t end = req.merge_end() > 0 ? req.merge_end() : src->unit.head_revision_num();
-  if (end > src->unit.head_revision_num() || base < 0 || base > end) {
+  CUB_ASSIGN_OR_RETURN(auto src, FindSource(tx, p, space, unit, req));
+  int64_t base =
+      req.merge_base() > 0 ? req.merge_base() : (src.link ? src.link->upstream_revision_num() : 0);
+  int64_t end = req.merge_end() > 0 ? req.merge_end() : src.unit.head_revision_num();
+  if (end > src.unit.head_revision_num() || base < 0 || base > end) {
     return absl::InvalidArgumentError(absl::StrCat("merge range ", base, "..", end, " of unit '",
-                                                   src->unit.slug(), "' is not valid (its head is ",
-                                                   src->unit.head_revision_num(), ")"));
+                                                   src.unit.slug(), "' is not valid (its head is ",
+                                                   src.unit.head_revision_num(), ")"));
   }
   if (base == end) {
     out->set_unchanged(true);
@@ -120,20 +118,19 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
 
   // Parse each upstream revision of the range once.
   std::vector<v1::Revision> upstream =
-      store::RevisionRange(tx, src->unit.unit_id(), std::max<int64_t>(base, 1), end);
+      store::RevisionRange(tx, src.unit.unit_id(), std::max<int64_t>(base, 1), end);
   std::vector<std::vector<config::Node>> docs;  // docs[i] = state at revision base + i
   if (base == 0) docs.emplace_back();
   for (const auto& rev : upstream) {
-    auto parsed = Parse(rev, absl::StrCat("upstream unit '", src->unit.slug(), "'"));
-    if (!parsed.ok()) return parsed.status();
-    docs.push_back(*std::move(parsed));
+    CUB_ASSIGN_OR_RETURN(auto parsed,
+                         Parse(rev, absl::StrCat("upstream unit '", src.unit.slug(), "'")));
+    docs.push_back(std::move(parsed));
   }
   auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
   std::vector<config::Node> current;
   if (head) {
-    auto parsed = Parse(*head, absl::StrCat("unit '", unit.slug(), "'"));
-    if (!parsed.ok()) return parsed.status();
-    current = *std::move(parsed);
+    CUB_ASSIGN_OR_RETURN(auto parsed, Parse(*head, absl::StrCat("unit '", unit.slug(), "'")));
+    current = std::move(parsed);
   }
   std::vector<std::string> protected_paths(unit.protected_paths().begin(),
                                            unit.protected_paths().end());
@@ -141,12 +138,10 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
     // What the Unit's Protect TransformPaths Links wrote is held as well (resolve.h).
     std::vector<const std::vector<config::Node>*> states{&current};
     for (const auto& d : docs) states.push_back(&d);
-    auto held = LinkHeldPaths(tx, unit, states);
-    if (!held.ok()) return held.status();
-    protected_paths.insert(protected_paths.end(), held->begin(), held->end());
+    CUB_ASSIGN_OR_RETURN(auto held, LinkHeldPaths(tx, unit, states));
+    protected_paths.insert(protected_paths.end(), held.begin(), held.end());
   }
-  auto protection = config::Protection::Parse(protected_paths);
-  if (!protection.ok()) return protection.status();
+  CUB_ASSIGN_OR_RETURN(auto protection, config::Protection::Parse(protected_paths));
 
   // Replay: one step per upstream revision; squash: one step for the whole range.
   std::vector<std::pair<size_t, size_t>> steps;
@@ -157,7 +152,7 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
   }
   for (const auto& [from, to] : steps) {
     config::Change change = config::ComputeChange(docs[from], docs[to]);
-    config::MergeResult merged = config::Apply(change, std::move(current), *protection);
+    config::MergeResult merged = config::Apply(change, std::move(current), protection);
     current = std::move(merged.documents);
     if (!merged.changed && merged.conflicts.empty()) continue;
     int64_t upstream_num = base + static_cast<int64_t>(to);
@@ -166,22 +161,21 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
     rev.data_hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(current)));
     rev.author_id = p.user_id;
     rev.description = req.change_desc().empty()
-                          ? absl::StrCat("Upgraded from ", src->space.slug(), "/", src->unit.slug(),
+                          ? absl::StrCat("Upgraded from ", src.space.slug(), "/", src.unit.slug(),
                                          " revision ", upstream_num)
                           : req.change_desc();
     rev.change_set_id = change_set_id;
-    rev.upstream_unit_id = src->unit.unit_id();
+    rev.upstream_unit_id = src.unit.unit_id();
     rev.upstream_revision_num = upstream_num;
     rev.conflicts_json = ConflictsJson(merged.conflicts);
-    if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
-    auto written = store::AppendRevision(tx, unit.unit_id(), rev);
-    if (!written.ok()) return written.status();
-    *out->add_revisions() = *written;
-    *out->mutable_revision() = *written;
+    CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
+    CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
+    *out->add_revisions() = written;
+    *out->mutable_revision() = written;
   }
   if (out->revisions_size() == 0) out->set_unchanged(true);
-  if (src->link && end > src->link->upstream_revision_num()) {
-    store::SetLinkCursor(tx, src->link->link_id(), end);
+  if (src.link && end > src.link->upstream_revision_num()) {
+    store::SetLinkCursor(tx, src.link->link_id(), end);
   }
   return absl::OkStatus();
 }
@@ -207,16 +201,14 @@ absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, c
     if (num == 0) continue;
     auto rev = store::FindRevision(tx, unit.unit_id(), num);
     if (!rev) return absl::InternalError("revision missing");
-    auto parsed = Parse(*rev, absl::StrCat("unit '", unit.slug(), "'"));
-    if (!parsed.ok()) return parsed.status();
-    *docs = *std::move(parsed);
+    CUB_ASSIGN_OR_RETURN(auto parsed, Parse(*rev, absl::StrCat("unit '", unit.slug(), "'")));
+    *docs = std::move(parsed);
   }
   std::vector<std::string> protected_paths(unit.protected_paths().begin(),
                                            unit.protected_paths().end());
-  auto protection = config::Protection::Parse(protected_paths);
-  if (!protection.ok()) return protection.status();
+  CUB_ASSIGN_OR_RETURN(auto protection, config::Protection::Parse(protected_paths));
   config::MergeResult merged =
-      config::Apply(config::ComputeChange(after, before), std::move(head), *protection);
+      config::Apply(config::ComputeChange(after, before), std::move(head), protection);
   if (!merged.changed) {
     out->set_unchanged(true);
     return absl::OkStatus();
@@ -230,42 +222,36 @@ absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, c
                         : req.change_desc();
   rev.change_set_id = change_set_id;
   rev.conflicts_json = ConflictsJson(merged.conflicts);
-  if (auto s = RunValidators(tx, space, unit.toolchain_type(), &rev); !s.ok()) return s;
-  auto written = store::AppendRevision(tx, unit.unit_id(), rev);
-  if (!written.ok()) return written.status();
-  *out->add_revisions() = *written;
-  *out->mutable_revision() = *written;
+  CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
+  CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
+  *out->add_revisions() = written;
+  *out->mutable_revision() = written;
   return absl::OkStatus();
 }
 
 absl::StatusOr<v1::DiffUnitResponse> DiffUnit(store::ConnectionPool& db, const Principal& p,
                                               const v1::DiffUnitRequest& req) {
-  v1::DiffUnitResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto unit = ResolveUnit(tx, *space, req.unit());
-    if (!unit.ok()) return unit.status();
-    auto to = ResolveRevision(tx, p, *space, *unit, req.to());
-    if (!to.ok()) return to.status();
-    int64_t from = *to - 1;
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::DiffUnitResponse> {
+    v1::DiffUnitResponse out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+    CUB_ASSIGN_OR_RETURN(auto to, ResolveRevision(tx, p, space, unit, req.to()));
+    int64_t from = to - 1;
     if (!req.from().empty()) {
-      auto f = ResolveRevision(tx, p, *space, *unit, req.from());
-      if (!f.ok()) return f.status();
-      from = *f;
+      CUB_ASSIGN_OR_RETURN(auto f, ResolveRevision(tx, p, space, unit, req.from()));
+      from = f;
     }
     std::vector<config::Node> before, after;
     for (auto& [num, docs] : {std::pair<int64_t, std::vector<config::Node>*>{from, &before},
-                              std::pair<int64_t, std::vector<config::Node>*>{*to, &after}}) {
+                              std::pair<int64_t, std::vector<config::Node>*>{to, &after}}) {
       if (num == 0) continue;
-      auto rev = store::FindRevision(tx, unit->unit_id(), num);
+      auto rev = store::FindRevision(tx, unit.unit_id(), num);
       if (!rev) return absl::NotFoundError(absl::StrCat("revision ", num, " not found"));
-      auto parsed = Parse(*rev, absl::StrCat("unit '", unit->slug(), "'"));
-      if (!parsed.ok()) return parsed.status();
-      *docs = *std::move(parsed);
+      CUB_ASSIGN_OR_RETURN(auto parsed, Parse(*rev, absl::StrCat("unit '", unit.slug(), "'")));
+      *docs = std::move(parsed);
     }
     out.set_from_revision_num(static_cast<int32_t>(from));
-    out.set_to_revision_num(static_cast<int32_t>(*to));
+    out.set_to_revision_num(static_cast<int32_t>(to));
     for (const auto& m : config::Diff(before, after)) {
       v1::Mutation* pm = out.add_mutations();
       pm->set_path(m.path);
@@ -275,10 +261,8 @@ absl::StatusOr<v1::DiffUnitResponse> DiffUnit(store::ConnectionPool& db, const P
       if (m.kind != config::MutationKind::kRemove)
         pm->set_new_value(config::EmitJson(m.new_value, false));
     }
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 }  // namespace cub::ops

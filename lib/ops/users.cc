@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "lib/ops/input.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -29,51 +30,46 @@ std::string TokenHash(const std::string& token) {
 }  // namespace
 
 absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::NewUser& nu) {
-  if (auto s = ValidateSlug("user", nu.username); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("user", nu.username));
   for (const auto& g : nu.groups) {
-    if (auto s = ValidateSlug("group", g); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateSlug("group", g));
   }
   if (nu.admin && nu.service_account) {
     return absl::InvalidArgumentError("a service account cannot be a server admin");
   }
-  auto token = NewToken();
-  if (!token.ok()) return token.status();
+  CUB_ASSIGN_OR_RETURN(auto token, NewToken());
   CreatedUser out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     if (store::FindUserByName(tx, nu.username)) {
       return absl::AlreadyExistsError(absl::StrCat("user '", nu.username, "' already exists"));
     }
-    auto user = store::InsertUser(tx, nu);
-    if (!user.ok()) return user.status();
-    if (auto s = store::InsertToken(tx, user->user_id(), TokenHash(*token)); !s.ok()) return s;
-    out.user = *user;
+    CUB_ASSIGN_OR_RETURN(auto user, store::InsertUser(tx, nu));
+    CUB_RETURN_IF_ERROR(store::InsertToken(tx, user.user_id(), TokenHash(token)));
+    out.user = user;
     return absl::OkStatus();
   });
   if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("user '", nu.username, "'"));
-  out.token = *token;
+  out.token = token;
   return out;
 }
 
 absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::string& username) {
-  auto token = NewToken();
-  if (!token.ok()) return token.status();
+  CUB_ASSIGN_OR_RETURN(auto token, NewToken());
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     auto user = store::FindUserByName(tx, username);
     if (!user) return absl::NotFoundError(absl::StrCat("user '", username, "' not found"));
-    return store::InsertToken(tx, user->user_id(), TokenHash(*token));
+    return store::InsertToken(tx, user->user_id(), TokenHash(token));
   });
   if (!st.ok()) return st;
-  return *token;
+  return token;
 }
 
 absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
-  std::vector<v1::User> out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<std::vector<v1::User>> {
+    std::vector<v1::User> out;
     out = store::ListUsers(tx);
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::string& token) {

@@ -5,6 +5,7 @@
 #include "lib/ops/functions.h"
 #include "lib/store/invocations.h"
 #include "lib/store/spaces.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -35,9 +36,8 @@ absl::Status CheckValidators(store::Tx& tx, const Principal& p,
       return absl::InvalidArgumentError(
           absl::StrCat("validator '", ref, "': name it as SPACE/INVOCATION"));
     }
-    auto inv = ResolveInvocation(tx, p, "", ref);
-    if (!inv.ok()) return inv.status();
-    if (auto args = VetCall(*inv); !args.ok()) return args.status();
+    CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, "", ref));
+    if (auto args = VetCall(inv); !args.ok()) return args.status();
   }
   return absl::OkStatus();
 }

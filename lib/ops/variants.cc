@@ -12,6 +12,7 @@
 #include "lib/store/schemas.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -36,12 +37,11 @@ absl::StatusOr<bool> Setting(const char* flag_name, const char* field, bool flag
 absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& db,
                                                         const Principal& p,
                                                         const v1::CreateVariantRequest& req) {
-  if (auto s = ValidateSlug("space", req.slug()); !s.ok()) return s;
-  if (auto s = ValidateKeys("label", req.labels()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("space", req.slug()));
+  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
   v1::CreateVariantResponse out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto upstream = ResolveSpace(tx, p, req.upstream_space(), Access::kRead);
-    if (!upstream.ok()) return upstream.status();
+    CUB_ASSIGN_OR_RETURN(auto upstream, ResolveSpace(tx, p, req.upstream_space(), Access::kRead));
     if (store::FindSpace(tx, req.slug())) {
       return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
     }
@@ -51,22 +51,18 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
     if (!req.stage().empty()) ns.labels["Stage"] = req.stage();
     if (!req.environment().empty()) ns.labels["Environment"] = req.environment();
     if (!req.region().empty()) ns.labels["Region"] = req.region();
-    ns.component_id = upstream->component_id();
-    ns.upstream_space_id = upstream->space_id();
-    auto space = store::InsertSpace(tx, ns);
-    if (!space.ok()) return space.status();
-    store::CopyPermissions(tx, upstream->space_id(), space->space_id());
-    if (auto s = store::GrantRole(tx, space->space_id(), "admin", p.user_id, ""); !s.ok()) {
-      return s;
-    }
-    int64_t links = store::CloneUnits(tx, upstream->space_id(), space->space_id(), p.user_id,
-                                      absl::StrCat("Cloned from ", upstream->slug()));
+    ns.component_id = upstream.component_id();
+    ns.upstream_space_id = upstream.space_id();
+    CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
+    store::CopyPermissions(tx, upstream.space_id(), space.space_id());
+    CUB_RETURN_IF_ERROR(store::GrantRole(tx, space.space_id(), "admin", p.user_id, ""));
+    int64_t links = store::CloneUnits(tx, upstream.space_id(), space.space_id(), p.user_id,
+                                      absl::StrCat("Cloned from ", upstream.slug()));
     store::UnitQuery q;
-    q.space_id = space->space_id();
-    auto units = store::ListUnits(tx, store::Caller{true, "", {}}, q);
-    if (!units.ok()) return units.status();
-    *out.mutable_space() = *space;
-    for (auto& u : *units) *out.add_units() = std::move(u);
+    q.space_id = space.space_id();
+    CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, store::Caller{true, "", {}}, q));
+    *out.mutable_space() = space;
+    for (auto& u : units) *out.add_units() = std::move(u);
     out.set_link_count(links);
     return absl::OkStatus();
   });
@@ -99,32 +95,27 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
   if (!links::IsKnownUpdateType(update_type)) {
     return links::ValidateDefinition(update_type, def, "");  // names the supported types
   }
-  auto protect = Setting("protect", "Protect", req.protect(), def.protect);
-  if (!protect.ok()) return protect.status();
-  auto auto_update = Setting("auto-update", "AutoUpdate", req.auto_update(), def.auto_update);
-  if (!auto_update.ok()) return auto_update.status();
+  CUB_ASSIGN_OR_RETURN(auto protect, Setting("protect", "Protect", req.protect(), def.protect));
+  CUB_ASSIGN_OR_RETURN(auto auto_update,
+                       Setting("auto-update", "AutoUpdate", req.auto_update(), def.auto_update));
   v1::Link out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    auto from = ResolveUnit(tx, *space, req.from_unit());
-    if (!from.ok()) return from.status();
-    v1::Space to_space = *space;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    CUB_ASSIGN_OR_RETURN(auto from, ResolveUnit(tx, space, req.from_unit()));
+    v1::Space to_space = space;
     if (!req.to_space().empty()) {
-      auto other = ResolveSpace(tx, p, req.to_space(), Access::kRead);
-      if (!other.ok()) return other.status();
-      to_space = *other;
+      CUB_ASSIGN_OR_RETURN(auto other, ResolveSpace(tx, p, req.to_space(), Access::kRead));
+      to_space = other;
     }
-    auto to = ResolveUnit(tx, to_space, req.to_unit());
-    if (!to.ok()) return to.status();
-    if (to->unit_id() == from->unit_id()) {
+    CUB_ASSIGN_OR_RETURN(auto to, ResolveUnit(tx, to_space, req.to_unit()));
+    if (to.unit_id() == from.unit_id()) {
       return absl::InvalidArgumentError("a unit cannot link to itself");
     }
-    if (auto s = links::ValidateDefinition(update_type, def, from->toolchain_type()); !s.ok()) {
+    if (auto s = links::ValidateDefinition(update_type, def, from.toolchain_type()); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("link definition: ", s.message()));
     }
     if (links::IsResolvedType(update_type)) {
-      for (const v1::Unit* u : {&*from, &*to}) {
+      for (const v1::Unit* u : {&from, &to}) {
         if (!IsYamlToolchain(u->toolchain_type())) {
           return absl::InvalidArgumentError(absl::StrCat("unit '", u->slug(), "' holds ",
                                                          u->toolchain_type(), " data, which a ",
@@ -132,30 +123,28 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
         }
       }
     }
-    if (req.upstream_revision_num() < 0 || req.upstream_revision_num() > to->head_revision_num()) {
+    if (req.upstream_revision_num() < 0 || req.upstream_revision_num() > to.head_revision_num()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("upstream revision ", req.upstream_revision_num(), " of unit '", to->slug(),
-                       "' does not exist (head is ", to->head_revision_num(), ")"));
+          absl::StrCat("upstream revision ", req.upstream_revision_num(), " of unit '", to.slug(),
+                       "' does not exist (head is ", to.head_revision_num(), ")"));
     }
-    if (auto existing = store::FindLinkBetween(tx, from->unit_id(), to->unit_id(), update_type)) {
+    if (auto existing = store::FindLinkBetween(tx, from.unit_id(), to.unit_id(), update_type)) {
       return absl::AlreadyExistsError(absl::StrCat(
-          "unit '", from->slug(), "' already has ", update_type, " link '", existing->slug(),
-          "' to unit '", to->slug(), "' of space '", to_space.slug(), "'"));
+          "unit '", from.slug(), "' already has ", update_type, " link '", existing->slug(),
+          "' to unit '", to.slug(), "' of space '", to_space.slug(), "'"));
     }
     std::string slug = req.slug();
-    if (slug.empty() || slug == "-") slug = absl::StrCat(from->slug(), "-to-", to->slug());
-    if (auto s = ValidateSlug("link", slug); !s.ok()) return s;
-    if (store::FindLink(tx, space->space_id(), slug)) {
+    if (slug.empty() || slug == "-") slug = absl::StrCat(from.slug(), "-to-", to.slug());
+    CUB_RETURN_IF_ERROR(ValidateSlug("link", slug));
+    if (store::FindLink(tx, space.space_id(), slug)) {
       return absl::AlreadyExistsError(
-          absl::StrCat("link '", slug, "' already exists in space '", space->slug(), "'"));
+          absl::StrCat("link '", slug, "' already exists in space '", space.slug(), "'"));
     }
-    store::NewLink nl{
-        space->space_id(), slug,         from->unit_id(), to->unit_id(),
-        update_type,       *auto_update, *protect,        req.upstream_revision_num()};
+    store::NewLink nl{space.space_id(), slug,        from.unit_id(), to.unit_id(),
+                      update_type,      auto_update, protect,        req.upstream_revision_num()};
     PutDefinition(def, &nl.definition);
-    auto link = store::InsertLink(tx, nl);
-    if (!link.ok()) return link.status();
-    out = *link;
+    CUB_ASSIGN_OR_RETURN(auto link, store::InsertLink(tx, nl));
+    out = link;
     return absl::OkStatus();
   });
   if (!st.ok())
@@ -166,44 +155,38 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
 
 absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,
                                  const v1::GetLinkRequest& req) {
-  v1::Link out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto link = store::FindLink(tx, space->space_id(), req.link());
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Link> {
+    v1::Link out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    auto link = store::FindLink(tx, space.space_id(), req.link());
     if (!link) {
       return absl::NotFoundError(
-          absl::StrCat("link '", req.link(), "' not found in space '", space->slug(), "'"));
+          absl::StrCat("link '", req.link(), "' not found in space '", space.slug(), "'"));
     }
     out = *link;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListLinksResponse> ListLinks(store::ConnectionPool& db, const Principal& p,
                                                 const v1::ListLinksRequest& req) {
-  v1::ListLinksResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListLinksResponse> {
+    v1::ListLinksResponse out;
     std::string space_id;
     if (req.space() != "*") {
-      auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-      if (!space.ok()) return space.status();
-      space_id = space->space_id();
+      CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+      space_id = space.space_id();
     }
-    auto links = store::ListLinks(tx, ToCaller(p), space_id, req.options().where());
-    if (!links.ok()) return links.status();
-    for (auto& l : *links) *out.add_links() = std::move(l);
-    return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(auto links,
+                         store::ListLinks(tx, ToCaller(p), space_id, req.options().where()));
+    for (auto& l : links) *out.add_links() = std::move(l);
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Principal& p,
                                         const v1::CreateFilterRequest& req) {
-  if (auto s = ValidateSlug("filter", req.slug()); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateSlug("filter", req.slug()));
   const where::Schema* schema = nullptr;
   if (req.from() == "Space") schema = &store::SpaceSchema();
   if (req.from() == "Unit") schema = &store::UnitSchema();
@@ -219,16 +202,14 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
   }
   v1::Filter out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kWrite);
-    if (!space.ok()) return space.status();
-    if (store::FindFilter(tx, space->space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
+    if (store::FindFilter(tx, space.space_id(), req.slug())) {
       return absl::AlreadyExistsError(
-          absl::StrCat("filter '", req.slug(), "' already exists in space '", space->slug(), "'"));
+          absl::StrCat("filter '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
-    auto f =
-        store::InsertFilter(tx, {space->space_id(), req.slug(), req.from(), req.where_field()});
-    if (!f.ok()) return f.status();
-    out = *f;
+    CUB_ASSIGN_OR_RETURN(auto f, store::InsertFilter(tx, {space.space_id(), req.slug(), req.from(),
+                                                          req.where_field()}));
+    out = f;
     return absl::OkStatus();
   });
   if (!st.ok())
@@ -239,35 +220,30 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
 
 absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal& p,
                                      const v1::GetFilterRequest& req) {
-  v1::Filter out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto f = store::FindFilter(tx, space->space_id(), req.filter());
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Filter> {
+    v1::Filter out;
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+    auto f = store::FindFilter(tx, space.space_id(), req.filter());
     if (!f) {
       return absl::NotFoundError(
-          absl::StrCat("filter '", req.filter(), "' not found in space '", space->slug(), "'"));
+          absl::StrCat("filter '", req.filter(), "' not found in space '", space.slug(), "'"));
     }
     out = *f;
-    return absl::OkStatus();
+    return out;
   });
-  if (!st.ok()) return st;
-  return out;
 }
 
 absl::StatusOr<v1::ListFiltersResponse> ListFilters(store::ConnectionPool& db, const Principal& p,
                                                     const v1::ListFiltersRequest& req) {
-  v1::ListFiltersResponse out;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto space = ResolveSpace(tx, p, req.space(), Access::kRead);
-    if (!space.ok()) return space.status();
-    auto filters = store::ListFilters(tx, space->space_id(), req.options().where());
-    if (!filters.ok()) return filters.status();
-    for (auto& f : *filters) *out.add_filters() = std::move(f);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  return out;
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListFiltersResponse> {
+        v1::ListFiltersResponse out;
+        CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
+        CUB_ASSIGN_OR_RETURN(auto filters,
+                             store::ListFilters(tx, space.space_id(), req.options().where()));
+        for (auto& f : filters) *out.add_filters() = std::move(f);
+        return out;
+      });
 }
 
 }  // namespace cub::ops

@@ -5,6 +5,7 @@
 #include "lib/config/yaml.h"
 #include "lib/sign/base64.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::sign {
 namespace {
@@ -36,8 +37,7 @@ absl::Status GetString(const Node& map, std::string_view key, std::string_view w
 absl::Status GetBase64(const Node& map, std::string_view key, std::string_view where,
                        std::string* value) {
   std::string text;
-  absl::Status s = GetString(map, key, where, /*optional=*/false, &text);
-  if (!s.ok()) return s;
+  CUB_RETURN_IF_ERROR(GetString(map, key, where, /*optional=*/false, &text));
   absl::StatusOr<std::string> bytes = Base64DecodeStdOrUrl(text);
   if (!bytes.ok()) {
     return Bad(absl::StrCat("\"", std::string(key), "\"", std::string(where), " is not valid ",
@@ -122,8 +122,7 @@ Envelope SignEnvelope(const SigningKey& key, std::string_view payload_type,
 }
 
 absl::Status VerifyEnvelope(const Envelope& env, std::string_view public_key_pem) {
-  absl::StatusOr<std::string> key_id = PublicKeyId(public_key_pem);
-  if (!key_id.ok()) return key_id.status();
+  CUB_ASSIGN_OR_RETURN(std::string key_id, PublicKeyId(public_key_pem));
   if (env.signatures.empty()) {
     return absl::UnauthenticatedError("dsse envelope: it has no signatures");
   }
@@ -140,7 +139,7 @@ absl::Status VerifyEnvelope(const Envelope& env, std::string_view public_key_pem
                                                        : s.message());
   }
   return absl::UnauthenticatedError(absl::StrCat("dsse envelope: no signature verifies with key ",
-                                                 *key_id, " over payload type \"", env.payload_type,
+                                                 key_id, " over payload type \"", env.payload_type,
                                                  "\"", failures));
 }
 

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::sign {
 
@@ -117,8 +118,7 @@ absl::StatusOr<PkeyPtr> ParsePublicPem(std::string_view pem) {
         absl::StrCat("public key PEM: no SubjectPublicKeyInfo (\"BEGIN PUBLIC KEY\") found (",
                      DrainOpenSslErrors(), ")"));
   }
-  absl::Status ed = CheckEd25519(pkey.get(), "public key PEM");
-  if (!ed.ok()) return ed;
+  CUB_RETURN_IF_ERROR(CheckEd25519(pkey.get(), "public key PEM"));
   return pkey;
 }
 
@@ -254,9 +254,8 @@ absl::StatusOr<SigningKey> SigningKey::Generate() {
     return absl::InternalError(
         absl::StrCat("cannot generate an Ed25519 key: ", DrainOpenSslErrors()));
   }
-  absl::StatusOr<std::shared_ptr<const Impl>> impl = Impl::Make(PkeyPtr(raw));
-  if (!impl.ok()) return impl.status();
-  return SigningKey(*std::move(impl));
+  CUB_ASSIGN_OR_RETURN(std::shared_ptr<const Impl> impl, Impl::Make(PkeyPtr(raw)));
+  return SigningKey(std::move(impl));
 }
 
 absl::StatusOr<SigningKey> SigningKey::FromPrivatePem(std::string_view pem) {
@@ -273,11 +272,9 @@ absl::StatusOr<SigningKey> SigningKey::FromPrivatePem(std::string_view pem) {
         absl::StrCat("private key PEM: no private key (\"BEGIN PRIVATE KEY\") found (",
                      DrainOpenSslErrors(), ")"));
   }
-  absl::Status ed = CheckEd25519(pkey.get(), "private key PEM");
-  if (!ed.ok()) return ed;
-  absl::StatusOr<std::shared_ptr<const Impl>> impl = Impl::Make(std::move(pkey));
-  if (!impl.ok()) return impl.status();
-  return SigningKey(*std::move(impl));
+  CUB_RETURN_IF_ERROR(CheckEd25519(pkey.get(), "private key PEM"));
+  CUB_ASSIGN_OR_RETURN(std::shared_ptr<const Impl> impl, Impl::Make(std::move(pkey)));
+  return SigningKey(std::move(impl));
 }
 
 absl::StatusOr<SigningKey> SigningKey::LoadOrCreate(const std::string& path) {
@@ -327,8 +324,7 @@ absl::StatusOr<SigningKey> SigningKey::LoadOrCreate(const std::string& path) {
     return absl::InternalError(
         absl::StrCat("signing key: cannot link ", tmp, " to ", path, ": ", Errno(err)));
   }
-  absl::Status synced = SyncDir(DirOf(path));
-  if (!synced.ok()) return synced;
+  CUB_RETURN_IF_ERROR(SyncDir(DirOf(path)));
   return key;
 }
 
@@ -370,8 +366,7 @@ std::string SigningKey::Sign(std::string_view message) const {
 
 absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view message,
                            std::string_view signature) {
-  absl::StatusOr<PkeyPtr> pkey = ParsePublicPem(public_key_pem);
-  if (!pkey.ok()) return pkey.status();
+  CUB_ASSIGN_OR_RETURN(PkeyPtr pkey, ParsePublicPem(public_key_pem));
   if (signature.size() != kEd25519SignatureSize) {
     return absl::InvalidArgumentError(absl::StrCat("Ed25519 signature is ", signature.size(),
                                                    " bytes long, expected ",
@@ -379,22 +374,21 @@ absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view mes
   }
   ClearErrorsOnExit clear;
   MdCtxPtr ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey->get()) != 1) {
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) != 1) {
     return absl::InternalError(
         absl::StrCat("cannot start Ed25519 verification: ", DrainOpenSslErrors()));
   }
   if (EVP_DigestVerify(ctx.get(), Bytes(signature), signature.size(), Bytes(message),
                        message.size()) != 1) {
     return absl::UnauthenticatedError(absl::StrCat(
-        "Ed25519 signature does not verify with public key ", KeyIdOfDer(PublicDer(pkey->get()))));
+        "Ed25519 signature does not verify with public key ", KeyIdOfDer(PublicDer(pkey.get()))));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> PublicKeyId(std::string_view public_key_pem) {
-  absl::StatusOr<PkeyPtr> pkey = ParsePublicPem(public_key_pem);
-  if (!pkey.ok()) return pkey.status();
-  const std::string der = PublicDer(pkey->get());
+  CUB_ASSIGN_OR_RETURN(PkeyPtr pkey, ParsePublicPem(public_key_pem));
+  const std::string der = PublicDer(pkey.get());
   if (der.empty()) {
     return absl::InternalError(
         absl::StrCat("cannot encode an Ed25519 public key: ", DrainOpenSslErrors()));

@@ -4,6 +4,7 @@
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -112,7 +113,7 @@ absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Call
   } else if (!caller.admin) {
     AndVisible(q, caller, "at.space_id");
   }
-  if (auto st = q.AndWhere(where, AttestationSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, AttestationSchema()));
   q.Append(" ORDER BY at.created_at, at.id");
   return ReadAll(tx, q.Exec(tx));
 }

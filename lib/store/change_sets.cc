@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -75,7 +76,7 @@ absl::StatusOr<std::vector<v1::ChangeSet>> ListChangeSets(Tx& tx, const std::str
                                                           std::string_view where) {
   Query q(kChangeSetSelect);
   q.Append(absl::StrCat(" AND cs.space_id = ", q.Param(space_id), "::uuid"));
-  if (auto st = q.AndWhere(where, ChangeSetSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, ChangeSetSchema()));
   q.Append(" ORDER BY cs.slug");
   std::vector<v1::ChangeSet> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadChangeSet(row));

@@ -34,6 +34,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -372,12 +373,11 @@ absl::Status InitCluster(const std::string& bin_dir, const std::string& data_dir
   if (!durable) cmd.argv.push_back("--no-sync");
   cmd.env = ChildEnv(cred, locale);
   const std::streamoff log_start = FileSize(log_path);
-  auto pid = Spawn(cmd, cred, log_path);
-  if (!pid.ok()) return pid.status();
-  const auto status = WaitFor(*pid, kInitdbTimeout);
+  CUB_ASSIGN_OR_RETURN(auto pid, Spawn(cmd, cred, log_path));
+  const auto status = WaitFor(pid, kInitdbTimeout);
   if (!status) {
-    kill(*pid, SIGKILL);
-    WaitFor(*pid, std::chrono::seconds(10));
+    kill(pid, SIGKILL);
+    WaitFor(pid, std::chrono::seconds(10));
     return absl::InternalError(
         absl::StrCat("embedded PostgreSQL: initdb timed out\n", LogTail(log_path, log_start)));
   }
@@ -477,11 +477,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
   data_dir = fs::absolute(data_dir, ec).lexically_normal().string();
   while (data_dir.size() > 1 && data_dir.back() == '/') data_dir.pop_back();
 
-  auto bin_dir = FindBinDir();
-  if (!bin_dir.ok()) return bin_dir.status();
-  auto cred_or = RunAsCredentials();
-  if (!cred_or.ok()) return cred_or.status();
-  const Credentials& cred = *cred_or;
+  CUB_ASSIGN_OR_RETURN(auto bin_dir, FindBinDir());
+  CUB_ASSIGN_OR_RETURN(const Credentials& cred, RunAsCredentials());
   const std::string locale = ChooseLocale();
 
   // DATA_DIR: ours (or, as root, the postgres user's) and reachable by the server.
@@ -516,7 +513,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
   if (sock_dir.size() + socket_file.size() > kMaxSocketPath) {
     sock_dir = "/tmp/cub-pg-" + Fnv1aHex(data_dir);
   }
-  if (absl::Status s = EnsurePrivateDir(sock_dir, cred); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(EnsurePrivateDir(sock_dir, cred));
 
   // The cluster.
   if (!fs::exists(pgdata + "/PG_VERSION", ec)) {
@@ -525,11 +522,8 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
           "embedded PostgreSQL: ", pgdata, " exists but holds no cluster (no PG_VERSION)"));
     }
     fs::remove(pgdata, ec);
-    if (absl::Status s =
-            InitCluster(*bin_dir, data_dir, pgdata, cred, locale, options.durable, log_path);
-        !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(
+        InitCluster(bin_dir, data_dir, pgdata, cred, locale, options.durable, log_path));
   } else {
     struct stat st;
     if (stat(pgdata.c_str(), &st) == 0 && st.st_uid != cred.uid) {
@@ -542,7 +536,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
 
   // The server.
   Command cmd;
-  cmd.argv = {*bin_dir + "/postgres", "-D", pgdata, "-k", sock_dir, "-h",
+  cmd.argv = {bin_dir + "/postgres", "-D", pgdata, "-k", sock_dir, "-h",
               "",  // listen_addresses='': no TCP.
               "-p", std::to_string(kPort), "-c", "unix_socket_permissions=0700",
               // After a crash, sync the file system once instead of every file of the cluster
@@ -565,9 +559,7 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
   pid_t pid = -1;
   for (;;) {
     const std::streamoff log_start = FileSize(log_path);
-    auto spawned = Spawn(cmd, cred, log_path);
-    if (!spawned.ok()) return spawned.status();
-    pid = *spawned;
+    CUB_ASSIGN_OR_RETURN(pid, Spawn(cmd, cred, log_path));
     bool ready = false;
     std::optional<int> exit_status;
     int polls = 0;

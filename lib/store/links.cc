@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -142,7 +143,7 @@ absl::StatusOr<std::vector<v1::Link>> ResolvedLinksFrom(Tx& tx, const std::strin
   Query q(kLinkSelect);
   q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
                         "::uuid AND l.update_type IN ('TransformPaths', 'Insert', 'Upsert')"));
-  if (auto st = q.AndWhere(where, LinkSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
   q.Append(" ORDER BY l.slug");
   std::vector<v1::Link> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
@@ -168,7 +169,7 @@ absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
     q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid"));
   }
   AndVisible(q, caller, "l.space_id");
-  if (auto st = q.AndWhere(where, LinkSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
   q.Append(" ORDER BY l.slug");
   std::vector<v1::Link> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
@@ -199,7 +200,7 @@ absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& s
                                                     std::string_view where) {
   Query q(kFilterSelect);
   q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid"));
-  if (auto st = q.AndWhere(where, FilterSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, FilterSchema()));
   q.Append(" ORDER BY f.slug");
   std::vector<v1::Filter> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadFilter(row));

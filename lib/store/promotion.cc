@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -126,7 +127,7 @@ absl::StatusOr<std::set<std::string>> UnitsMatching(Tx& tx,
       "SELECT u.id::text FROM units u JOIN spaces s ON s.id = u.space_id"
       " LEFT JOIN components c ON c.id = s.component_id WHERE u.space_id = ANY(");
   q.Append(absl::StrCat(q.Param(TextArrayLiteral(space_ids)), "::uuid[])"));
-  if (auto st = q.AndWhere(where, UnitSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, UnitSchema()));
   std::set<std::string> out;
   for (const auto& row : q.Exec(tx)) out.insert(row[0].as<std::string>());
   return out;

@@ -5,6 +5,7 @@
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -69,8 +70,8 @@ absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view filter_where) {
   Query q(kSpaceSelect);
   AndVisible(q, caller, "s.id");
-  if (auto st = q.AndWhere(where, SpaceSchema()); !st.ok()) return st;
-  if (auto st = q.AndWhere(filter_where, SpaceSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
+  CUB_RETURN_IF_ERROR(q.AndWhere(filter_where, SpaceSchema()));
   q.Append(" ORDER BY s.slug");
   std::vector<v1::Space> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadSpace(row));
@@ -81,7 +82,7 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std
                                                    std::string_view where) {
   Query q(kSpaceSelect);
   q.Append(absl::StrCat(" AND s.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
-  if (auto st = q.AndWhere(where, SpaceSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
   q.Append(" ORDER BY s.slug");
   std::vector<v1::Space> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadSpace(row));

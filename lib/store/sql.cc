@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/util/json_text.h"
 #include "lib/util/pg_array.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 
@@ -18,10 +19,10 @@ Query& Query::Append(std::string_view sql) {
 
 absl::Status Query::AndWhere(std::string_view expr, const where::Schema& schema) {
   if (expr.find_first_not_of(" \t\r\n") == std::string_view::npos) return absl::OkStatus();
-  auto compiled = where::CompileToSql(expr, schema, static_cast<int>(params_.size()) + 1);
-  if (!compiled.ok()) return compiled.status();
-  absl::StrAppend(&sql_, " AND (", compiled->text, ")");
-  for (auto& p : compiled->params) params_.push_back(std::move(p));
+  CUB_ASSIGN_OR_RETURN(auto compiled,
+                       where::CompileToSql(expr, schema, static_cast<int>(params_.size()) + 1));
+  absl::StrAppend(&sql_, " AND (", compiled.text, ")");
+  for (auto& p : compiled.params) params_.push_back(std::move(p));
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -51,7 +52,7 @@ absl::StatusOr<std::vector<v1::Tag>> ListTags(Tx& tx, const std::string& space_i
                                               std::string_view where) {
   Query q(kTagSelect);
   q.Append(absl::StrCat(" AND t.space_id = ", q.Param(space_id), "::uuid"));
-  if (auto st = q.AndWhere(where, TagSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, TagSchema()));
   q.Append(" ORDER BY t.slug");
   std::vector<v1::Tag> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadTag(row));

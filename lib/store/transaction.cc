@@ -3,16 +3,16 @@
 #include <pqxx/pqxx>
 
 #include "lib/store/errors.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
 
 absl::Status RunOnce(ConnectionPool& pool, bool read_only,
                      const std::function<absl::Status(Tx&)>& fn) {
-  auto lease = pool.Acquire();
-  if (!lease.ok()) return lease.status();
+  CUB_ASSIGN_OR_RETURN(auto lease, pool.Acquire());
   try {
-    Tx tx(lease->conn());
+    Tx tx(lease.conn());
     if (read_only) tx.exec0("SET TRANSACTION READ ONLY");
     absl::Status s = fn(tx);
     if (!s.ok()) {

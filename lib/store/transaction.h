@@ -3,9 +3,13 @@
 #define CUB_LIB_STORE_TRANSACTION_H_
 
 #include <functional>
+#include <optional>
 #include <pqxx/transaction>
+#include <type_traits>
+#include <utility>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "lib/store/pool.h"
 
 namespace cub::store {
@@ -25,6 +29,48 @@ absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()
 
 // The same, for work that only reads.
 absl::Status WithReadTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
+
+namespace transaction_internal {
+
+// The T of the absl::StatusOr<T> that `Fn` returns when called with a Tx&.
+template <typename Fn>
+using ResultOf = typename std::invoke_result_t<Fn&, Tx&>::value_type;
+
+template <typename Fn>
+absl::StatusOr<ResultOf<Fn>> Run(absl::Status (*with)(ConnectionPool&,
+                                                      const std::function<absl::Status(Tx&)>&),
+                                 ConnectionPool& pool, Fn& fn) {
+  std::optional<ResultOf<Fn>> out;
+  absl::Status s = with(pool, [&](Tx& tx) -> absl::Status {
+    out.reset();  // nothing from an attempt that was rolled back survives into the next
+    absl::StatusOr<ResultOf<Fn>> r = fn(tx);
+    if (!r.ok()) return r.status();
+    out.emplace(*std::move(r));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return *std::move(out);
+}
+
+}  // namespace transaction_internal
+
+// WithTransaction for work that produces a value: `fn(tx)` returns absl::StatusOr<T>, and so
+// does InTransaction. The value is that of the attempt that committed; each retry runs `fn`
+// from scratch and keeps nothing of a rolled-back attempt, so `fn` should build its result in
+// its own locals rather than in variables it captures. A non-OK status from `fn`, or from the
+// commit, is returned as WithTransaction returns it. `fn` must never return an OK status
+// without a value (absl::StatusOr turns that into INTERNAL).
+template <typename Fn>
+absl::StatusOr<transaction_internal::ResultOf<Fn>> InTransaction(ConnectionPool& pool, Fn&& fn) {
+  return transaction_internal::Run(&WithTransaction, pool, fn);
+}
+
+// The same, in a read-only transaction (WithReadTransaction).
+template <typename Fn>
+absl::StatusOr<transaction_internal::ResultOf<Fn>> InReadTransaction(ConnectionPool& pool,
+                                                                     Fn&& fn) {
+  return transaction_internal::Run(&WithReadTransaction, pool, fn);
+}
 
 }  // namespace cub::store
 

@@ -5,6 +5,7 @@
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -144,9 +145,9 @@ absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller, co
   if (!uq.space_id.empty())
     q.Append(absl::StrCat(" AND u.space_id = ", q.Param(uq.space_id), "::uuid"));
   AndVisible(q, caller, "u.space_id");
-  if (auto st = q.AndWhere(uq.where, UnitSchema()); !st.ok()) return st;
-  if (auto st = q.AndWhere(uq.filter_where, UnitSchema()); !st.ok()) return st;
-  if (auto st = q.AndWhere(uq.where_space, SpaceSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(uq.where, UnitSchema()));
+  CUB_RETURN_IF_ERROR(q.AndWhere(uq.filter_where, UnitSchema()));
+  CUB_RETURN_IF_ERROR(q.AndWhere(uq.where_space, SpaceSchema()));
   q.Append(" ORDER BY s.slug, u.slug");
   std::vector<v1::Unit> out;
   pqxx::result r = q.Exec(tx);
@@ -218,7 +219,7 @@ absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::strin
                                                         std::string_view where) {
   Query q(kRevisionSelect);
   q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id), "::uuid"));
-  if (auto st = q.AndWhere(where, RevisionSchema()); !st.ok()) return st;
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, RevisionSchema()));
   q.Append(" ORDER BY r.revision_num");
   std::vector<v1::Revision> out;
   for (const auto& row : q.Exec(tx)) out.push_back(ReadRevision(row));

@@ -27,6 +27,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/targets/internal.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::targets::internal {
 namespace {
@@ -119,7 +120,7 @@ class DirectoryProvider : public Provider {
   explicit DirectoryProvider(std::string root) : root_(std::move(root)) {}
 
   absl::StatusOr<Delivered> Deliver(const Delivery& d) override {
-    if (auto s = ValidateDelivery(d); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateDelivery(d));
     const std::string dir = (root_ == "/" ? "" : root_) + "/" + d.space;
     std::error_code ec;
     fs::create_directories(root_, ec);
@@ -127,9 +128,9 @@ class DirectoryProvider : public Provider {
       return absl::InternalError(
           absl::StrCat("Directory target: cannot create ", root_, ": ", ec.message()));
     }
-    auto lock = LocationLock::Acquire("dir:" + dir,
-                                      (root_ == "/" ? "" : root_) + "/." + d.space + ".cub-lock");
-    if (!lock.ok()) return lock.status();
+    CUB_ASSIGN_OR_RETURN(
+        auto lock, LocationLock::Acquire(
+                       "dir:" + dir, (root_ == "/" ? "" : root_) + "/." + d.space + ".cub-lock"));
 
     std::error_code stat_ec;
     if (fs::exists(fs::symlink_status(dir, stat_ec)) && !fs::is_directory(dir, stat_ec)) {
@@ -178,9 +179,9 @@ class DirectoryProvider : public Provider {
     }
     // Renames and unlinks are durable only once the directory itself is synced; a new directory
     // also needs its entry in the parent synced.
-    if (auto s = FsyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(FsyncPath(dir, O_RDONLY | O_DIRECTORY));
     if (created) {
-      if (auto s = FsyncPath(root_, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(FsyncPath(root_, O_RDONLY | O_DIRECTORY));
     }
     Delivered out;
     out.location = dir;

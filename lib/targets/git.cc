@@ -57,6 +57,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/targets/internal.h"
 #include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::targets::internal {
 namespace {
@@ -142,9 +143,9 @@ class GitProvider : public Provider {
         tracking_ref_("refs/remotes/origin/" + branch_) {}
 
   absl::StatusOr<Delivered> Deliver(const Delivery& d) override {
-    if (auto s = ValidateDelivery(d); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateDelivery(d));
     const std::string dir = ExpandPathTemplate(path_template_, d.space);
-    if (auto s = ValidateRepoRelativePath(Prefix() + "path", dir); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(ValidateRepoRelativePath(Prefix() + "path", dir));
     InitLibgit2();
 
     std::error_code ec;
@@ -155,15 +156,14 @@ class GitProvider : public Provider {
           absl::StrCat(Prefix(), "cannot create ", locks, ": ", ec.message()));
     }
     const std::string key = "git:" + repository_;
-    auto lock = LocationLock::Acquire(key, absl::StrCat(locks, "/", Sha256Hex(key), ".lock"));
-    if (!lock.ok()) return lock.status();
+    CUB_ASSIGN_OR_RETURN(
+        auto lock, LocationLock::Acquire(key, absl::StrCat(locks, "/", Sha256Hex(key), ".lock")));
 
     RepoPtr repo;
     RemotePtr remote;
     if (is_url_) {
-      auto r = OpenClone();
-      if (!r.ok()) return r.status();
-      repo = std::move(*r);
+      CUB_ASSIGN_OR_RETURN(auto r, OpenClone());
+      repo = std::move(r);
       git_remote* rm = nullptr;
       // Anonymous, and without url.<base>.insteadOf rewriting from the user's git config: the
       // Target's URL is used as written (see OpenClone for why there is no `origin`).
@@ -175,11 +175,10 @@ class GitProvider : public Provider {
         return Fail("cannot use the remote");
       }
       remote.reset(rm);
-      if (auto s = Fetch(repo.get(), remote.get()); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(Fetch(repo.get(), remote.get()));
     } else {
-      auto r = OpenOrInitLocal();
-      if (!r.ok()) return r.status();
-      repo = std::move(*r);
+      CUB_ASSIGN_OR_RETURN(auto r, OpenOrInitLocal());
+      repo = std::move(r);
     }
 
     // The commit to build on: the local branch, or what the remote's branch is.
@@ -208,8 +207,8 @@ class GitProvider : public Provider {
     }
 
     std::vector<std::string> owned;
-    auto new_tree = BuildTree(repo.get(), old_tree.get(), dir, d.files, &owned);
-    if (!new_tree.ok()) return new_tree.status();
+    CUB_ASSIGN_OR_RETURN(auto new_tree,
+                         BuildTree(repo.get(), old_tree.get(), dir, d.files, &owned));
 
     git_oid commit_id;
     {
@@ -219,7 +218,7 @@ class GitProvider : public Provider {
       std::string message = CommitMessage(d);
       const git_commit* parents[] = {parent.get()};
       if (git_commit_create(&commit_id, repo.get(), nullptr, sig.get(), sig.get(), nullptr,
-                            message.c_str(), new_tree->get(), parent ? 1 : 0, parents) != 0) {
+                            message.c_str(), new_tree.get(), parent ? 1 : 0, parents) != 0) {
         return Fail("cannot create the commit");
       }
     }
@@ -261,10 +260,10 @@ class GitProvider : public Provider {
     out.location = dir;
     out.commit = commit_hex;
     if (is_url_) {
-      if (auto s = Push(remote.get()); !s.ok()) return s;
+      CUB_RETURN_IF_ERROR(Push(remote.get()));
       out.pushed = true;
     } else if (auto s =
-                   UpdateWorkTree(repo.get(), old_tree.get(), new_tree->get(), owned, commit_hex);
+                   UpdateWorkTree(repo.get(), old_tree.get(), new_tree.get(), owned, commit_hex);
                !s.ok()) {
       return s;
     }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/targets/internal.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::targets {
 namespace internal {
@@ -149,7 +150,7 @@ absl::Status CheckKnown(const std::string& provider,
 absl::Status ValidateParams(std::string_view provider,
                             const std::map<std::string, std::string>& params) {
   if (provider == "Directory") {
-    if (auto s = CheckKnown("Directory", params, {"path"}, {"path"}); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(CheckKnown("Directory", params, {"path"}, {"path"}));
     const std::string& path = params.at("path");
     if (path[0] != '/') {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -161,10 +162,8 @@ absl::Status ValidateParams(std::string_view provider,
     return absl::OkStatus();
   }
   if (provider == "Git") {
-    if (auto s = CheckKnown("Git", params, {"repository", "branch", "path"}, {"repository"});
-        !s.ok()) {
-      return s;
-    }
+    CUB_RETURN_IF_ERROR(
+        CheckKnown("Git", params, {"repository", "branch", "path"}, {"repository"}));
     return internal::ValidateGitParams(params);
   }
   return absl::InvalidArgumentError(
@@ -174,7 +173,7 @@ absl::Status ValidateParams(std::string_view provider,
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(
     std::string_view provider, const std::map<std::string, std::string>& params,
     const std::string& work_dir) {
-  if (auto s = ValidateParams(provider, params); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ValidateParams(provider, params));
   if (provider == "Directory") return internal::MakeDirectoryProvider(params);
   if (work_dir.empty() || work_dir[0] != '/') {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::workflow {
 namespace {
@@ -65,13 +66,10 @@ absl::StatusOr<std::map<std::string, CompiledCustom>> CompileCustomPrerequisites
 absl::StatusOr<GateInputs> MakeGateInputs(std::string_view space_json,
                                           std::string_view change_order_json,
                                           std::string_view release_json, absl::Time now) {
-  absl::StatusOr<cel::Value> space = ReadJson("Space", space_json);
-  if (!space.ok()) return space.status();
-  absl::StatusOr<cel::Value> change_order = ReadJson("ChangeOrder", change_order_json);
-  if (!change_order.ok()) return change_order.status();
-  absl::StatusOr<cel::Value> release = ReadJson("Release", release_json);
-  if (!release.ok()) return release.status();
-  return GateInputs{*std::move(space), *std::move(change_order), *std::move(release), now};
+  CUB_ASSIGN_OR_RETURN(cel::Value space, ReadJson("Space", space_json));
+  CUB_ASSIGN_OR_RETURN(cel::Value change_order, ReadJson("ChangeOrder", change_order_json));
+  CUB_ASSIGN_OR_RETURN(cel::Value release, ReadJson("Release", release_json));
+  return GateInputs{std::move(space), std::move(change_order), std::move(release), now};
 }
 
 absl::StatusOr<bool> EvaluateCustom(const CompiledCustom& gate, const GateInputs& inputs) {
@@ -91,10 +89,9 @@ absl::StatusOr<bool> EvaluateCustom(const CompiledCustom& gate, const GateInputs
 absl::StatusOr<bool> EvaluateCustom(const CompiledCustom& gate, std::string_view space_json,
                                     std::string_view change_order_json,
                                     std::string_view release_json, absl::Time now) {
-  absl::StatusOr<GateInputs> inputs =
-      MakeGateInputs(space_json, change_order_json, release_json, now);
-  if (!inputs.ok()) return inputs.status();
-  return EvaluateCustom(gate, *inputs);
+  CUB_ASSIGN_OR_RETURN(GateInputs inputs,
+                       MakeGateInputs(space_json, change_order_json, release_json, now));
+  return EvaluateCustom(gate, inputs);
 }
 
 std::string NotSatisfiedMessage(const CompiledCustom& gate) {

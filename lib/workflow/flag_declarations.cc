@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/custom_gate.h"
 #include "lib/workflow/flag_values.h"
 
@@ -17,11 +18,10 @@ absl::Status DeletePrerequisites(const std::vector<std::string>& values, Workflo
   constexpr std::string_view kFlag = "--delete-prerequisite";
   std::vector<std::string> seen;
   for (const std::string& raw : values) {
-    absl::StatusOr<NameValue> nv = SplitNameValue(kFlag, raw, "prerequisite", false);
-    if (!nv.ok()) return nv.status();
-    if (nv->has_value) return FlagError(kFlag, raw, "give the prerequisite's name alone");
-    if (absl::Status s = CheckOnce(kFlag, raw, nv->name, &seen); !s.ok()) return s;
-    const std::string& name = nv->name;
+    CUB_ASSIGN_OR_RETURN(NameValue nv, SplitNameValue(kFlag, raw, "prerequisite", false));
+    if (nv.has_value) return FlagError(kFlag, raw, "give the prerequisite's name alone");
+    CUB_RETURN_IF_ERROR(CheckOnce(kFlag, raw, nv.name, &seen));
+    const std::string& name = nv.name;
     if (IsBuiltinPrerequisite(name)) {
       return FlagError(kFlag, raw, "built-in prerequisites are not declared, so cannot be deleted");
     }
@@ -60,23 +60,22 @@ absl::Status DeclareCustoms(const WorkflowFlags& flags, Workflow* w) {
   constexpr std::string_view kFlag = "--custom-prerequisite";
   std::vector<std::string> seen;
   for (const std::string& raw : flags.custom_prerequisites) {
-    absl::StatusOr<NameValue> nv = SplitNameValue(kFlag, raw, "prerequisite", true);
-    if (!nv.ok()) return nv.status();
-    if (absl::Status s = CheckOnce(kFlag, raw, nv->name, &seen); !s.ok()) return s;
-    if (nv->value.substr(0, kCelPrefix.size()) != kCelPrefix) {
+    CUB_ASSIGN_OR_RETURN(NameValue nv, SplitNameValue(kFlag, raw, "prerequisite", true));
+    CUB_RETURN_IF_ERROR(CheckOnce(kFlag, raw, nv.name, &seen));
+    if (nv.value.substr(0, kCelPrefix.size()) != kCelPrefix) {
       return FlagError(kFlag, raw, "the expression must start with cel:, as NAME=cel:EXPR");
     }
-    if (IsBuiltinPrerequisite(nv->name)) {
-      return FlagError(kFlag, raw, absl::StrCat("'", nv->name, "' is a built-in prerequisite"));
+    if (IsBuiltinPrerequisite(nv.name)) {
+      return FlagError(kFlag, raw, absl::StrCat("'", nv.name, "' is a built-in prerequisite"));
     }
-    if (FindAttestationPrerequisite(*w, nv->name) != nullptr) {
+    if (FindAttestationPrerequisite(*w, nv.name) != nullptr) {
       return FlagError(kFlag, raw,
-                       absl::StrCat("'", nv->name, "' is declared as an attestation prerequisite"));
+                       absl::StrCat("'", nv.name, "' is declared as an attestation prerequisite"));
     }
-    if (CustomPrerequisite* c = MutableCustom(w, nv->name)) {
-      c->expression = nv->value;
+    if (CustomPrerequisite* c = MutableCustom(w, nv.name)) {
+      c->expression = nv.value;
     } else {
-      w->custom_prerequisites.push_back(CustomPrerequisite{nv->name, nv->value, ""});
+      w->custom_prerequisites.push_back(CustomPrerequisite{nv.name, nv.value, ""});
     }
   }
   return absl::OkStatus();
@@ -86,24 +85,23 @@ absl::Status DeclareAttestations(const WorkflowFlags& flags, Workflow* w) {
   constexpr std::string_view kFlag = "--attestation-prerequisite";
   std::vector<std::string> seen;
   for (const std::string& raw : flags.attestation_prerequisites) {
-    absl::StatusOr<NameValue> nv = SplitNameValue(kFlag, raw, "prerequisite", false);
-    if (!nv.ok()) return nv.status();
-    if (nv->has_value) {
+    CUB_ASSIGN_OR_RETURN(NameValue nv, SplitNameValue(kFlag, raw, "prerequisite", false));
+    if (nv.has_value) {
       return FlagError(kFlag, raw,
                        "give the name alone; set its fields with --attestation-prerequisite-count "
                        "NAME=N and the other --attestation-prerequisite-* flags");
     }
-    if (absl::Status s = CheckOnce(kFlag, raw, nv->name, &seen); !s.ok()) return s;
-    if (IsBuiltinPrerequisite(nv->name)) {
-      return FlagError(kFlag, raw, absl::StrCat("'", nv->name, "' is a built-in prerequisite"));
+    CUB_RETURN_IF_ERROR(CheckOnce(kFlag, raw, nv.name, &seen));
+    if (IsBuiltinPrerequisite(nv.name)) {
+      return FlagError(kFlag, raw, absl::StrCat("'", nv.name, "' is a built-in prerequisite"));
     }
-    if (FindCustomPrerequisite(*w, nv->name) != nullptr) {
+    if (FindCustomPrerequisite(*w, nv.name) != nullptr) {
       return FlagError(kFlag, raw,
-                       absl::StrCat("'", nv->name, "' is declared as a custom prerequisite"));
+                       absl::StrCat("'", nv.name, "' is declared as a custom prerequisite"));
     }
-    if (MutableAttestation(w, nv->name) == nullptr) {
+    if (MutableAttestation(w, nv.name) == nullptr) {
       AttestationPrerequisite a;
-      a.name = nv->name;
+      a.name = nv.name;
       w->attestation_prerequisites.push_back(std::move(a));
     }
   }
@@ -120,17 +118,16 @@ absl::Status ApplyField(std::string_view flag, const std::vector<std::string>& v
                                                          const NameValue& nv, T* target)>& set) {
   std::vector<std::string> seen;
   for (const std::string& raw : values) {
-    absl::StatusOr<NameValue> nv = SplitNameValue(flag, raw, "prerequisite", value_required);
-    if (!nv.ok()) return nv.status();
-    if (absl::Status s = CheckOnce(flag, raw, nv->name, &seen); !s.ok()) return s;
-    T* target = find(nv->name);
+    CUB_ASSIGN_OR_RETURN(NameValue nv, SplitNameValue(flag, raw, "prerequisite", value_required));
+    CUB_RETURN_IF_ERROR(CheckOnce(flag, raw, nv.name, &seen));
+    T* target = find(nv.name);
     if (target == nullptr) {
       return FlagError(flag, raw,
-                       absl::StrCat("no ", std::string(kind), " '", nv->name, "'; declare it with ",
-                                    std::string(kind_flag), " ", nv->name,
+                       absl::StrCat("no ", std::string(kind), " '", nv.name, "'; declare it with ",
+                                    std::string(kind_flag), " ", nv.name,
                                     kind_flag == "--custom-prerequisite" ? "=cel:EXPR" : ""));
     }
-    if (absl::Status s = set(raw, *nv, target); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(set(raw, nv, target));
   }
   return absl::OkStatus();
 }
@@ -151,9 +148,8 @@ absl::Status ApplyAttestationFields(const WorkflowFlags& flags, Workflow* w) {
                      bool A::*member) {
     return field(flag, values, false,
                  [flag, member](const std::string& raw, const NameValue& nv, A* a) -> absl::Status {
-                   absl::StatusOr<bool> b = ParseBool(flag, raw, nv);
-                   if (!b.ok()) return b.status();
-                   a->*member = *b;
+                   CUB_ASSIGN_OR_RETURN(bool b, ParseBool(flag, raw, nv));
+                   a->*member = b;
                    return absl::OkStatus();
                  });
   };
@@ -161,13 +157,13 @@ absl::Status ApplyAttestationFields(const WorkflowFlags& flags, Workflow* w) {
   absl::Status s = field(
       "--attestation-prerequisite-type", flags.attestation_prerequisite_types, true,
       [](const std::string& raw, const NameValue& nv, A* a) -> absl::Status {
-        absl::StatusOr<std::vector<std::string>> t =
-            ParseList("--attestation-prerequisite-type", raw, nv.value, "attestation type");
-        if (!t.ok()) return t.status();
-        if (t->size() != 1) {
+        CUB_ASSIGN_OR_RETURN(
+            std::vector<std::string> t,
+            ParseList("--attestation-prerequisite-type", raw, nv.value, "attestation type"));
+        if (t.size() != 1) {
           return FlagError("--attestation-prerequisite-type", raw, "give one attestation type");
         }
-        a->type = t->front();
+        a->type = t.front();
         return absl::OkStatus();
       });
   if (s.ok()) {
@@ -186,20 +182,20 @@ absl::Status ApplyAttestationFields(const WorkflowFlags& flags, Workflow* w) {
     s = field(
         "--attestation-prerequisite-from-user-ids", flags.attestation_prerequisite_from_user_ids,
         true, [](const std::string& raw, const NameValue& nv, A* a) -> absl::Status {
-          absl::StatusOr<std::vector<std::string>> ids =
-              ParseList("--attestation-prerequisite-from-user-ids", raw, nv.value, "user", true);
-          if (!ids.ok()) return ids.status();
-          a->from_user_ids = *std::move(ids);
+          CUB_ASSIGN_OR_RETURN(
+              std::vector<std::string> ids,
+              ParseList("--attestation-prerequisite-from-user-ids", raw, nv.value, "user", true));
+          a->from_user_ids = std::move(ids);
           return absl::OkStatus();
         });
   }
   if (s.ok()) {
     s = field("--attestation-prerequisite-from-groups", flags.attestation_prerequisite_from_groups,
               true, [](const std::string& raw, const NameValue& nv, A* a) -> absl::Status {
-                absl::StatusOr<std::vector<std::string>> groups =
-                    ParseList("--attestation-prerequisite-from-groups", raw, nv.value, "group");
-                if (!groups.ok()) return groups.status();
-                a->from_groups = *std::move(groups);
+                CUB_ASSIGN_OR_RETURN(
+                    std::vector<std::string> groups,
+                    ParseList("--attestation-prerequisite-from-groups", raw, nv.value, "group"));
+                a->from_groups = std::move(groups);
                 return absl::OkStatus();
               });
   }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/flag_declarations.h"
 #include "lib/workflow/flag_values.h"
 #include "lib/workflow/names.h"
@@ -27,22 +28,21 @@ absl::StatusOr<std::vector<Stage>> NamedStages(const std::vector<std::string>& n
                                                const Workflow& existing) {
   std::vector<Stage> stages;
   for (const std::string& raw : names) {
-    absl::StatusOr<NameValue> nv = SplitNameValue("--stage", raw, "stage", false);
-    if (!nv.ok()) return nv.status();
-    if (nv->has_value) {
+    CUB_ASSIGN_OR_RETURN(NameValue nv, SplitNameValue("--stage", raw, "stage", false));
+    if (nv.has_value) {
       return FlagError("--stage", raw,
                        "give the stage's name alone; set what it selects with "
                        "--stage-where-space STAGE=EXPR");
     }
     for (const Stage& s : stages) {
-      if (EqualsIgnoreCase(s.name, nv->name)) {
+      if (EqualsIgnoreCase(s.name, nv.name)) {
         return FlagError("--stage", raw, absl::StrCat("stage '", s.name, "' is given twice"));
       }
     }
-    if (const Stage* old = FindStage(existing, nv->name)) {
+    if (const Stage* old = FindStage(existing, nv.name)) {
       stages.push_back(*old);
     } else {
-      stages.push_back(Stage{nv->name, DefaultWhereSpace(nv->name), {}, {}});
+      stages.push_back(Stage{nv.name, DefaultWhereSpace(nv.name), {}, {}});
     }
   }
   return stages;
@@ -54,27 +54,26 @@ absl::Status ApplyStageFlag(std::string_view flag, const std::vector<std::string
                             Workflow* w, Set set) {
   std::vector<std::string> seen;
   for (const std::string& raw : values) {
-    absl::StatusOr<NameValue> nv = SplitNameValue(flag, raw, "stage", true);
-    if (!nv.ok()) return nv.status();
-    if (absl::Status s = CheckOnce(flag, raw, nv->name, &seen); !s.ok()) return s;
+    CUB_ASSIGN_OR_RETURN(NameValue nv, SplitNameValue(flag, raw, "stage", true));
+    CUB_RETURN_IF_ERROR(CheckOnce(flag, raw, nv.name, &seen));
     Stage* stage = nullptr;
     for (Stage& s : w->stages) {
-      if (s.name == nv->name) stage = &s;
+      if (s.name == nv.name) stage = &s;
     }
     if (stage == nullptr) {
       std::vector<std::string> names;
       for (const Stage& s : w->stages) names.push_back(s.name);
       return FlagError(flag, raw,
-                       absl::StrCat("no stage '", nv->name, "' (stages: ",
+                       absl::StrCat("no stage '", nv.name, "' (stages: ",
                                     names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
     }
-    if (absl::Status s = set(raw, nv->value, stage); !s.ok()) return s;
+    CUB_RETURN_IF_ERROR(set(raw, nv.value, stage));
   }
   return absl::OkStatus();
 }
 
 absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
-  absl::Status s = ApplyStageFlag(
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
       "--stage-where-space", flags.stage_where_space, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
         if (value.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -82,25 +81,22 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
         }
         stage->where_space = value;
         return absl::OkStatus();
-      });
-  if (!s.ok()) return s;
-  s = ApplyStageFlag(
+      }));
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
       "--stage-prerequisites", flags.stage_prerequisites, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
-        absl::StatusOr<std::vector<std::string>> names =
-            ParseList("--stage-prerequisites", raw, value, "prerequisite");
-        if (!names.ok()) return names.status();
-        stage->prerequisites = *std::move(names);
+        CUB_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                             ParseList("--stage-prerequisites", raw, value, "prerequisite"));
+        stage->prerequisites = std::move(names);
         return absl::OkStatus();
-      });
-  if (!s.ok()) return s;
+      }));
   return ApplyStageFlag(
       "--stage-release-prerequisites", flags.stage_release_prerequisites, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
-        absl::StatusOr<std::vector<std::string>> names =
-            ParseList("--stage-release-prerequisites", raw, value, "prerequisite");
-        if (!names.ok()) return names.status();
-        stage->release_prerequisites = *std::move(names);
+        CUB_ASSIGN_OR_RETURN(
+            std::vector<std::string> names,
+            ParseList("--stage-release-prerequisites", raw, value, "prerequisite"));
+        stage->release_prerequisites = std::move(names);
         return absl::OkStatus();
       });
 }
@@ -134,26 +130,24 @@ absl::StatusOr<Workflow> FromFlags(const WorkflowFlags& flags) {
 absl::StatusOr<Workflow> ApplyFlags(const Workflow& existing, const WorkflowFlags& flags) {
   Workflow w = existing;
   if (!flags.stages.empty()) {
-    absl::StatusOr<std::vector<Stage>> stages = NamedStages(flags.stages, existing);
-    if (!stages.ok()) return stages.status();
-    w.stages = *std::move(stages);
+    CUB_ASSIGN_OR_RETURN(std::vector<Stage> stages, NamedStages(flags.stages, existing));
+    w.stages = std::move(stages);
   }
-  if (absl::Status s = internal::ApplyDeclarationFlags(flags, &w); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(internal::ApplyDeclarationFlags(flags, &w));
   if (flags.prerequisites) {
-    absl::StatusOr<std::vector<std::string>> names =
-        ParseList("--prerequisites", *flags.prerequisites, *flags.prerequisites, "prerequisite");
-    if (!names.ok()) return names.status();
-    for (size_t i = 1; i < w.stages.size(); ++i) w.stages[i].prerequisites = *names;
-    w.final.prerequisites = *names;
+    CUB_ASSIGN_OR_RETURN(
+        std::vector<std::string> names,
+        ParseList("--prerequisites", *flags.prerequisites, *flags.prerequisites, "prerequisite"));
+    for (size_t i = 1; i < w.stages.size(); ++i) w.stages[i].prerequisites = names;
+    w.final.prerequisites = names;
   }
   if (flags.final_prerequisites) {
-    absl::StatusOr<std::vector<std::string>> names =
-        ParseList("--final-prerequisites", *flags.final_prerequisites, *flags.final_prerequisites,
-                  "prerequisite");
-    if (!names.ok()) return names.status();
-    w.final.prerequisites = *std::move(names);
+    CUB_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                         ParseList("--final-prerequisites", *flags.final_prerequisites,
+                                   *flags.final_prerequisites, "prerequisite"));
+    w.final.prerequisites = std::move(names);
   }
-  if (absl::Status s = ApplyStageFlags(flags, &w); !s.ok()) return s;
+  CUB_RETURN_IF_ERROR(ApplyStageFlags(flags, &w));
   return w;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/config/yaml.h"
+#include "lib/util/status_macros.h"
 #include "lib/workflow/strict_read.h"
 
 namespace cub::workflow {
@@ -37,11 +38,8 @@ absl::Status ReadInt(const Node& m, std::string_view key, const std::string& pat
 // Calls read(item, item_path) for each item of the list under `key`, each of which must be a
 // mapping.
 absl::Status ReadStage(const Node& m, const std::string& path, Stage* out) {
-  if (absl::Status s =
-          CheckFields(m, path, {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites"});
-      !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(
+      CheckFields(m, path, {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites"}));
   absl::Status s = ReadString(m, "Name", path, &out->name);
   if (s.ok()) s = ReadString(m, "WhereSpace", path, &out->where_space);
   if (s.ok()) s = ReadStringList(m, "Prerequisites", path, &out->prerequisites);
@@ -50,9 +48,7 @@ absl::Status ReadStage(const Node& m, const std::string& path, Stage* out) {
 }
 
 absl::Status ReadCustom(const Node& m, const std::string& path, CustomPrerequisite* out) {
-  if (absl::Status s = CheckFields(m, path, {"Name", "Expression", "Description"}); !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(CheckFields(m, path, {"Name", "Expression", "Description"}));
   absl::Status s = ReadString(m, "Name", path, &out->name);
   if (s.ok()) s = ReadString(m, "Expression", path, &out->expression);
   if (s.ok()) s = ReadString(m, "Description", path, &out->description);
@@ -60,13 +56,10 @@ absl::Status ReadCustom(const Node& m, const std::string& path, CustomPrerequisi
 }
 
 absl::Status ReadAttestation(const Node& m, const std::string& path, AttestationPrerequisite* out) {
-  if (absl::Status s =
-          CheckFields(m, path,
-                      {"Name", "Type", "Count", "FromUserIDs", "FromGroups", "DistinctGroups",
-                       "MaxAge", "AllowAuthors", "IgnoreFail", "Description"});
-      !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(
+      CheckFields(m, path,
+                  {"Name", "Type", "Count", "FromUserIDs", "FromGroups", "DistinctGroups", "MaxAge",
+                   "AllowAuthors", "IgnoreFail", "Description"}));
   absl::Status s = ReadString(m, "Name", path, &out->name);
   if (s.ok()) s = ReadString(m, "Type", path, &out->type);
   if (s.ok()) s = ReadInt(m, "Count", path, &out->count);
@@ -90,12 +83,9 @@ absl::StatusOr<Workflow> WorkflowFromNode(const Node& doc, const ParseOptions& o
                      "AttestationPrerequisites, got ",
                      config::KindName(doc.kind())));
   }
-  if (absl::Status s = CheckFields(
-          doc, "", {"Stages", "Final", "CustomPrerequisites", "AttestationPrerequisites"},
-          options.skip_fields);
-      !s.ok()) {
-    return s;
-  }
+  CUB_RETURN_IF_ERROR(
+      CheckFields(doc, "", {"Stages", "Final", "CustomPrerequisites", "AttestationPrerequisites"},
+                  options.skip_fields));
   Workflow w;
   absl::Status s = ReadMappingList(doc, "Stages", "", [&](const Node& m, const std::string& p) {
     w.stages.emplace_back();
@@ -124,14 +114,13 @@ absl::StatusOr<Workflow> WorkflowFromNode(const Node& doc, const ParseOptions& o
 }
 
 absl::StatusOr<Workflow> ParseWorkflow(std::string_view text, const ParseOptions& options) {
-  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(text);
-  if (!docs.ok()) return docs.status();
-  if (docs->empty()) return absl::InvalidArgumentError("workflow is empty");
-  if (docs->size() > 1) {
+  CUB_ASSIGN_OR_RETURN(std::vector<Node> docs, config::ParseYaml(text));
+  if (docs.empty()) return absl::InvalidArgumentError("workflow is empty");
+  if (docs.size() > 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("workflow must be one document, got ", docs->size()));
+        absl::StrCat("workflow must be one document, got ", docs.size()));
   }
-  return WorkflowFromNode(docs->front(), options);
+  return WorkflowFromNode(docs.front(), options);
 }
 
 }  // namespace cub::workflow
