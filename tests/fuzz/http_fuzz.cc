@@ -35,6 +35,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/http_server.h"
+#include "tests/fuzz/check_property.h"
 
 namespace {
 
@@ -43,14 +44,6 @@ using cub::server::HttpResponse;
 using cub::server::HttpServer;
 using cub::server::HttpServerOptions;
 using cub::server::HttpStream;
-
-#define CHECK_PROPERTY(cond, what)                                                \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::fprintf(stderr, "http_fuzz: property failed: %s (%s)\n", #cond, what); \
-      std::abort();                                                               \
-    }                                                                             \
-  } while (0)
 
 HttpResponse Handle(const HttpRequest& r) {
   HttpResponse out;
@@ -103,15 +96,15 @@ HttpServer* Server() {
 // and the rest must at least not be empty.
 void CheckResponses(std::string_view got) {
   if (got.empty()) return;  // closed without an answer: allowed (e.g. nothing was sent)
-  CHECK_PROPERTY(got.size() >= 13, "response shorter than a status line");
-  CHECK_PROPERTY(got.substr(0, 7) == "HTTP/1.", "response does not start with HTTP/1.");
-  CHECK_PROPERTY(got[8] == ' ', "no space after the version");
+  CHECK_PROPERTY_WHY(got.size() >= 13, "response shorter than a status line");
+  CHECK_PROPERTY_WHY(got.substr(0, 7) == "HTTP/1.", "response does not start with HTTP/1.");
+  CHECK_PROPERTY_WHY(got[8] == ' ', "no space after the version");
   int code = 0;
   for (int i = 9; i < 12; ++i) {
-    CHECK_PROPERTY(got[i] >= '0' && got[i] <= '9', "status code is not three digits");
+    CHECK_PROPERTY_WHY(got[i] >= '0' && got[i] <= '9', "status code is not three digits");
     code = code * 10 + (got[i] - '0');
   }
-  CHECK_PROPERTY(code >= 100 && code <= 599, "status code out of range");
+  CHECK_PROPERTY_WHY(code >= 100 && code <= 599, "status code out of range");
 }
 
 }  // namespace
@@ -119,13 +112,13 @@ void CheckResponses(std::string_view got) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int port = Server()->bound_port();
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  CHECK_PROPERTY(fd >= 0, "socket");
+  CHECK_PROPERTY_WHY(fd >= 0, "socket");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  CHECK_PROPERTY(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0,
-                 "the server no longer accepts connections");
+  CHECK_PROPERTY_WHY(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0,
+                     "the server no longer accepts connections");
   timeval tv{};
   tv.tv_sec = 5;  // more than every server timeout above
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -146,7 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ssize_t n = recv(fd, buf, sizeof buf, 0);
     if (n == 0) break;  // the server closed: done
     if (n < 0) {
-      CHECK_PROPERTY(errno == ECONNRESET, "the server neither answered nor closed in time");
+      CHECK_PROPERTY_WHY(errno == ECONNRESET, "the server neither answered nor closed in time");
       break;  // a reset after a refusal (unread input) is a close
     }
     got.append(buf, static_cast<size_t>(n));

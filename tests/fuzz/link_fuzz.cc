@@ -21,19 +21,12 @@
 #include "lib/links/definition.h"
 #include "lib/links/transform.h"
 #include "lib/links/validate.h"
+#include "tests/fuzz/check_property.h"
 
 namespace {
 
 namespace links = cub::links;
 using cub::config::Node;
-
-#define CHECK_PROPERTY(cond)                                  \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      std::fprintf(stderr, "link_fuzz: failed: %s\n", #cond); \
-      std::abort();                                           \
-    }                                                         \
-  } while (0)
 
 constexpr char kUpstream[] = R"(configHub:
   configSchema: registrybot.confighub.com/v1alpha4

@@ -24,20 +24,13 @@
 #include "lib/config/diff.h"
 #include "lib/config/merge.h"
 #include "lib/config/yaml.h"
+#include "tests/fuzz/check_property.h"
 
 namespace {
 
 using cub::config::Node;
 
 // Aborts, saying which property failed, so that libFuzzer keeps the input.
-#define CHECK_PROPERTY(cond)                                   \
-  do {                                                         \
-    if (!(cond)) {                                             \
-      std::fprintf(stderr, "merge_fuzz: failed: %s\n", #cond); \
-      std::abort();                                            \
-    }                                                          \
-  } while (false)
-
 const cub::config::Protection& Protections(uint8_t which) {
   static const auto* sets = new std::vector<cub::config::Protection>{
       cub::config::Protection(),

@@ -28,6 +28,7 @@
 
 #include "absl/strings/match.h"
 #include "lib/where/where.h"
+#include "tests/fuzz/check_property.h"
 
 namespace {
 
@@ -36,14 +37,6 @@ using cub::where::FieldDef;
 using cub::where::FieldType;
 using cub::where::Schema;
 using cub::where::Value;
-
-#define CHECK_PROPERTY(cond)                                   \
-  do {                                                         \
-    if (!(cond)) {                                             \
-      std::fprintf(stderr, "where_fuzz: failed: %s\n", #cond); \
-      std::abort();                                            \
-    }                                                          \
-  } while (0)
 
 const Schema& TestSchema() {
   static const Schema* s =

@@ -24,18 +24,11 @@
 #include "lib/store/schemas.h"
 #include "lib/util/utf8.h"
 #include "lib/workflow/workflow.h"
+#include "tests/fuzz/check_property.h"
 
 namespace {
 
 namespace wf = cub::workflow;
-
-#define CHECK_PROPERTY(cond)                                      \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      std::fprintf(stderr, "workflow_fuzz: failed: %s\n", #cond); \
-      std::abort();                                               \
-    }                                                             \
-  } while (0)
 
 constexpr char kSpace[] =
     R"({"Slug":"prod-eu","Labels":{"tier":"prod"},"Annotations":{"code-freeze":"false"}})";
