@@ -9,7 +9,8 @@
 # its corpus (tests/fuzz/corpus/<name>, read only: new entries go to a scratch corpus), its
 # dictionary (tests/fuzz/<name>.dict) if any, and a -max_len that suits its input. libFuzzer
 # runs in fork mode with crashes, timeouts and OOMs ignored, so one finding does not end the
-# run; each finding is saved to the scratch dir's artifacts/ and counted. Prints executions,
+# run; each finding is saved to the scratch dir's artifacts/ and counted (earlier runs' findings
+# there are kept but not counted again). Prints executions,
 # duration and findings per target at the end; exits 1 if anything was found.
 #
 # Environment: CUB_FUZZ_SCRATCH (default /tmp/cub-fuzz) for scratch corpora, artifacts and
@@ -66,6 +67,10 @@ declare -A EXECS DURATION FOUND
 for t in "${TARGETS[@]}"; do
   dir=$SCRATCH/$t
   mkdir -p "$dir/corpus" "$dir/artifacts"
+  # Findings of an earlier run stay in artifacts/ (they may not be triaged yet) but are not
+  # counted again: only files newer than this marker are this run's.
+  marker=$dir/artifacts/.run-started
+  touch "$marker"
   dict=()
   [[ -f tests/fuzz/$t.dict ]] && dict=(-dict="$ROOT/tests/fuzz/$t.dict")
   log=$dir/fuzz.log
@@ -81,7 +86,7 @@ for t in "${TARGETS[@]}"; do
   DURATION[$t]=$(($(date +%s) - start))
   # Fork mode's status lines read "#<executions>: cov: ... oom/timeout/crash: a/b/c ...".
   EXECS[$t]=$(grep -oE '^#[0-9]+(: cov|[[:space:]]+DONE)' "$log" | tail -1 | cut -d: -f1 | tr -dc 0-9 || true)
-  FOUND[$t]=$(find "$dir/artifacts" -type f | wc -l)
+  FOUND[$t]=$(find "$dir/artifacts" -type f -newer "$marker" | wc -l)
   echo "run.sh: $t: ${EXECS[$t]:-?} executions in ${DURATION[$t]}s, ${FOUND[$t]} findings"
 done
 
