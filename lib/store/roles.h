@@ -24,8 +24,8 @@ inline constexpr char kServeLoginRole[] = "cub_serve";
 
 // OK when the role of `url` is fit to serve: not a superuser, not CREATEROLE, no member of the
 // role owning the tables, no CREATE on the schema, no UPDATE (deployments excepted), DELETE,
-// TRUNCATE or TRIGGER on a record table, and SELECT and INSERT on them. FAILED_PRECONDITION naming the role and what
-// is wrong otherwise; UNAVAILABLE when the database cannot be reached.
+// TRUNCATE or TRIGGER on a record table, and SELECT and INSERT on them. FAILED_PRECONDITION naming
+// the role and what is wrong otherwise; UNAVAILABLE when the database cannot be reached.
 absl::Status CheckRuntimeRole(const std::string& url);
 
 // As a superuser at `admin_url`: creates the login role `name` if it does not exist and makes

@@ -1,7 +1,6 @@
 // The foundation's use cases against a real PostgreSQL: migrations, authorization, revisions
 // under concurrent writers, immutability, variants, tags and the where language in queries.
 #include <catch2/catch.hpp>
-
 #include <pqxx/pqxx>
 #include <thread>
 
@@ -55,8 +54,8 @@ struct Fixture {
     REQUIRE(s.ok());
     return *s;
   }
-  v1::UnitWithData Unit(const std::string& space, const std::string& slug,
-                        const std::string& data, const ops::Principal& p) {
+  v1::UnitWithData Unit(const std::string& space, const std::string& slug, const std::string& data,
+                        const ops::Principal& p) {
     v1::CreateUnitRequest req;
     req.set_space(space);
     req.set_slug(slug);
@@ -94,8 +93,8 @@ TEST_CASE("tokens authenticate and are stored only as hashes") {
         absl::StatusCode::kUnauthenticated);
   pqxx::connection c(f.url);
   pqxx::work w(c);
-  CHECK(w.exec1("SELECT count(*) FROM tokens WHERE octet_length(token_hash) = 32")[0]
-            .as<int>() == 2);
+  CHECK(w.exec1("SELECT count(*) FROM tokens WHERE octet_length(token_hash) = 32")[0].as<int>() ==
+        2);
 }
 
 TEST_CASE("a space is invisible without a role and read-only for a viewer") {
@@ -268,7 +267,8 @@ TEST_CASE("variants clone units with links, and chain") {
 
   v1::ListUnitsRequest lu;
   lu.set_space("*");
-  lu.mutable_options()->set_where("Slug = 'web' AND Space.Labels.Stage IN ('Staging', 'Development')");
+  lu.mutable_options()->set_where(
+      "Slug = 'web' AND Space.Labels.Stage IN ('Staging', 'Development')");
   auto units = ops::ListUnits(*f.db, f.admin, lu);
   REQUIRE(units.ok());
   CHECK(units->units_size() == 2);
@@ -291,8 +291,7 @@ TEST_CASE("where injection attempts match nothing or are refused") {
   REQUIRE(r.ok());
   CHECK(r->units_size() == 0);
   lu.mutable_options()->set_where("Slug; DROP TABLE units = 'a'");
-  CHECK(ops::ListUnits(*f.db, f.admin, lu).status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK(ops::ListUnits(*f.db, f.admin, lu).status().code() == absl::StatusCode::kInvalidArgument);
   lu.mutable_options()->set_where("Lables.tier = 'x'");
   auto bad = ops::ListUnits(*f.db, f.admin, lu);
   CHECK(std::string(bad.status().message()) == "where: unknown field 'Lables' at 1");
