@@ -412,6 +412,14 @@ absl::StatusOr<v1::Space> ReleaseSpace(store::Tx& tx, const Principal& p, const 
   return deleted;
 }
 
+// Release `num` of `space`, or NOT_FOUND naming both.
+absl::StatusOr<v1::Release> ReleaseOf(store::Tx& tx, const v1::Space& space, int64_t num) {
+  auto r = store::FindRelease(tx, space.space_id(), num);
+  if (!r)
+    return absl::NotFoundError(absl::StrCat("space '", space.slug(), "' has no release ", num));
+  return *std::move(r);
+}
+
 }  // namespace
 
 v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
@@ -510,14 +518,10 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     absl::StatusOr<Bundle> bundle;
     if (req.release() > 0) {
       // A rollback: what Release N bundled, provided it is still what was signed.
-      auto earlier = store::FindRelease(tx, space.space_id(), req.release());
-      if (!earlier) {
-        return absl::NotFoundError(
-            absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
-      }
+      CUB_ASSIGN_OR_RETURN(auto earlier, ReleaseOf(tx, space, req.release()));
       std::vector<std::string> checks;
-      CUB_RETURN_IF_ERROR(VerifyStored(tx, env, *earlier, &checks));
-      bundle = StoredBundle(tx, *earlier);
+      CUB_RETURN_IF_ERROR(VerifyStored(tx, env, earlier, &checks));
+      bundle = StoredBundle(tx, earlier);
       selector = absl::StrCat("Release:", req.release());
     } else {
       bundle = BuildBundle(tx, p, space, selector);
@@ -630,15 +634,8 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
 absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,
                                        const v1::GetReleaseRequest& req) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
-    v1::Release out;
     CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-    auto r = store::FindRelease(tx, space.space_id(), req.release());
-    if (!r) {
-      return absl::NotFoundError(
-          absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
-    }
-    out = *std::move(r);
-    return out;
+    return ReleaseOf(tx, space, req.release());
   });
 }
 
@@ -734,15 +731,11 @@ absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& d
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::VerifyReleaseResponse> {
         v1::VerifyReleaseResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-        auto r = store::FindRelease(tx, space.space_id(), req.release());
-        if (!r) {
-          return absl::NotFoundError(
-              absl::StrCat("space '", space.slug(), "' has no release ", req.release()));
-        }
+        CUB_ASSIGN_OR_RETURN(auto r, ReleaseOf(tx, space, req.release()));
         out.set_key_id(env.key->KeyId());
-        out.set_bundle_digest(r->bundle_digest());
+        out.set_bundle_digest(r.bundle_digest());
         std::vector<std::string> checks;
-        absl::Status verified = VerifyStored(tx, env, *r, &checks);
+        absl::Status verified = VerifyStored(tx, env, r, &checks);
         if (!verified.ok()) checks.push_back(std::string(verified.message()));
         out.set_verified(verified.ok());
         for (auto& c : checks) out.add_checks(std::move(c));
