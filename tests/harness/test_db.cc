@@ -54,8 +54,8 @@ std::string FreshDatabaseUrl(const std::string& prefix) {
   if (admin == nullptr || *admin == '\0') {
     FAIL(
         "CUB_TEST_PG_URL is not set. Run integration tests through ctest (its `pg` fixture starts "
-        "PostgreSQL), or start one with `bash tests/harness/pg.sh start /tmp/cubpg 55432` and "
-        "export CUB_TEST_PG_URL=postgresql://cub_test@127.0.0.1:55432/postgres");
+        "PostgreSQL), or start one with `bash tests/harness/pg.sh start /tmp/cubpg 31432` and "
+        "export CUB_TEST_PG_URL=postgresql://cub_test@127.0.0.1:31432/postgres");
   }
   const std::string name = DatabaseName(prefix);
   try {
