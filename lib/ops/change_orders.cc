@@ -373,7 +373,7 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
                                ", taken by the Links in scope")),
         "}"));
   }
-  store::WritePromotion(tx, marks);
+  CUB_RETURN_IF_ERROR(store::WritePromotion(tx, marks));
   return absl::StrCat("[", absl::StrJoin(skipped, ","), "]");
 }
 
@@ -785,7 +785,7 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
       marks.marks.push_back({co.end_tag_id, r.unit->id, r.end});
       marks.marks.push_back({co.publish_tag_id, r.unit->id, r.end});
     }
-    store::WritePromotion(tx, marks);
+    CUB_RETURN_IF_ERROR(store::WritePromotion(tx, marks));
     CUB_ASSIGN_OR_RETURN(auto stored, store::InsertChangeOrder(tx, co));
     CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(stored)));
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();

@@ -133,7 +133,7 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
         du->set_revision_num(static_cast<int32_t>(u.head + 1));
       }
       report->set_status(!any ? "AlreadyDemoted" : req.dry_run() ? "WouldDemote" : "Demoted");
-      if (!req.dry_run()) store::WritePromotion(tx, w);
+      if (!req.dry_run()) CUB_RETURN_IF_ERROR(store::WritePromotion(tx, w));
     }
     return out;
   });

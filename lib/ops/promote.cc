@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <pqxx/subtransaction>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -125,14 +124,8 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
                        all.cursors.size(), all.marks.size()}});
   }
   if (all.empty()) return;
-  try {
-    pqxx::subtransaction batch(tx, "promotion");
-    store::WritePromotion(batch, all);
-    batch.commit();
-    return;
-  } catch (const std::exception&) {
-    // Find out which Spaces fail, below.
-  }
+  // On failure, find out below which Spaces fail.
+  if (tx.Savepoint(true, [&] { return store::WritePromotion(tx, all); }).ok()) return;
   std::array<size_t, 6> begin{};
   for (const auto& [i, end] : ranges) {
     auto take = [](auto& from, size_t b, size_t e) {
@@ -150,13 +143,10 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
   }
   for (auto& plan : plans) {
     if (plan.report.status() != "Promoted" || plan.writes.empty()) continue;
-    try {
-      pqxx::subtransaction one(tx, "promotion_space");
-      store::WritePromotion(one, plan.writes);
-      one.commit();
-    } catch (const std::exception& e) {
+    absl::Status s = tx.Savepoint(true, [&] { return store::WritePromotion(tx, plan.writes); });
+    if (!s.ok()) {
       plan.report.set_status("Failed");
-      plan.report.set_error(absl::StrCat("its writes failed: ", e.what()));
+      plan.report.set_error(absl::StrCat("its writes failed: ", s.message()));
     }
   }
 }
@@ -206,7 +196,7 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
     }
   }
   if (plan.failed()) return absl::FailedPreconditionError(plan.report.error());
-  store::WritePromotion(tx, plan.writes);
+  CUB_RETURN_IF_ERROR(store::WritePromotion(tx, plan.writes));
   for (const auto& r : plan.writes.revisions) {
     auto written = store::FindRevision(tx, r.unit_id, r.num);
     if (!written) return absl::InternalError("promoted revision missing");

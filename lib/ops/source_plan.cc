@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/ops/resolve.h"
+#include "lib/store/promotion.h"
 #include "lib/store/units.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
@@ -74,7 +76,7 @@ absl::Status PromoteSpace(store::Tx& tx, const PlanOptions& opts, const v1::Spac
     r->set_action(end > u.head ? "Resolved" : "AlreadyHadChange");
     mark(u.id, u.head, end);
   }
-  store::WritePromotion(tx, marks);
+  CUB_RETURN_IF_ERROR(store::WritePromotion(tx, marks));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
 #include "lib/store/attestations.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
@@ -50,7 +51,7 @@ std::vector<v1::Attestation> ReadAll(Tx& tx, const pqxx::result& rows) {
   if (ids.empty()) return out;
   std::map<std::string, v1::Attestation*> by_id;
   for (auto& a : out) by_id[a.attestation_id()] = &a;
-  pqxx::result revs = tx.exec_params(
+  pqxx::result revs = Pq(tx).exec_params(
       "SELECT attestation_id::text, unit_id::text, unit_slug, revision_num, data_hash"
       " FROM attestation_revisions WHERE attestation_id = ANY($1::uuid[]) ORDER BY unit_slug",
       TextArrayLiteral(ids));
@@ -67,7 +68,7 @@ std::vector<v1::Attestation> ReadAll(Tx& tx, const pqxx::result& rows) {
 }  // namespace
 
 v1::Attestation InsertAttestation(Tx& tx, const NewAttestation& a) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO attestations (space_id, space_slug, type, result, revokes_id, user_id,"
       " username, groups, change_order_id, change_order, note, claims, expires_at)"
       " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::uuid, $6::uuid, $7, $8::text[],"
@@ -86,7 +87,7 @@ v1::Attestation InsertAttestation(Tx& tx, const NewAttestation& a) {
     hashes.push_back(rev.data_hash());
   }
   if (!units.empty()) {
-    tx.exec_params(
+    Pq(tx).exec_params(
         "INSERT INTO attestation_revisions (attestation_id, unit_id, unit_slug, revision_num,"
         " data_hash) SELECT $1::uuid, * FROM unnest($2::uuid[], $3::text[], $4::bigint[],"
         " $5::text[])",
@@ -121,7 +122,7 @@ absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Call
 std::vector<ReadRevision> ChangedRevisions(Tx& tx, const std::string& start_tag_id,
                                            const std::string& publish_tag_id,
                                            const std::vector<std::string>& space_ids) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT u.space_id::text, u.id::text, u.slug, mp.revision_num"
       " FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
       " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
@@ -146,7 +147,7 @@ std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(
     nums.push_back(std::to_string(r.revision_num));
   }
   // A vote covers the revision it names and later ones of identical content.
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT q.unit_id::text, q.num, a.id::text, a.user_id::text, a.username, a.groups,"
       " a.result, extract(epoch from a.created_at)::float8, ar.revision_num,"
       " (a.expires_at IS NOT NULL AND a.expires_at <= clock_timestamp()),"
@@ -178,7 +179,7 @@ std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(
 std::map<std::string, std::set<std::string>> ChangeAuthors(
     Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
     const std::vector<std::string>& space_ids) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT DISTINCT u.space_id::text, rv.author_id::text FROM tag_marks ms"
       " JOIN units u ON u.id = ms.unit_id"
       " LEFT JOIN tag_marks mp ON mp.tag_id = $2::uuid AND mp.unit_id = u.id"
@@ -194,7 +195,7 @@ std::map<std::string, std::set<std::string>> ChangeAuthors(
 
 std::map<std::string, std::set<std::string>> Approvers(Tx& tx,
                                                        const std::vector<std::string>& space_ids) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT DISTINCT p.space_id::text, coalesce(p.user_id, g.user_id)::text"
       " FROM space_permissions p LEFT JOIN user_groups g ON g.group_name = p.group_name"
       " JOIN users u ON u.id = coalesce(p.user_id, g.user_id)"
@@ -208,7 +209,7 @@ std::map<std::string, std::set<std::string>> Approvers(Tx& tx,
 
 std::map<std::string, std::set<std::string>> GroupMembers(Tx& tx,
                                                           const std::vector<std::string>& groups) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT group_name, user_id::text FROM user_groups WHERE group_name = ANY($1::text[])",
       TextArrayLiteral(groups));
   std::map<std::string, std::set<std::string>> out;

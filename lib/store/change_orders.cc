@@ -1,6 +1,7 @@
 #include "lib/store/change_orders.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
@@ -99,7 +100,7 @@ void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
                                   {targets.begin(), targets.end()}, false);
   c.target_space_ids.assign(targets.begin(), targets.end());
   c.released_space_ids.assign(released.begin(), released.end());
-  pqxx::result restore = tx.exec_params(
+  pqxx::result restore = Pq(tx).exec_params(
       "SELECT id::text FROM tags WHERE space_id = $1::uuid AND slug = $2 || '-co-restore'",
       c.space_id, c.slug);
   if (restore.empty()) return;
@@ -114,7 +115,7 @@ void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
 }  // namespace
 
 absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOrder& co) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO change_orders (space_id, slug, description, change_workflow, workflow,"
       " update_type, prior_revisions, where_space, in_scope_spaces, in_scope_space_ids,"
       " skipped_units, start_tag_id, end_tag_id, publish_tag_id, created_by, invocation,"
@@ -137,7 +138,7 @@ std::optional<StoredChangeOrder> FindChangeOrder(Tx& tx, const std::string& spac
                                                  const std::string& ref, bool for_update) {
   if (for_update) {
     // Lock first, then read, so what is read is what the lock holder left.
-    tx.exec_params(
+    Pq(tx).exec_params(
         "SELECT 1 FROM change_orders WHERE space_id = $1::uuid AND (slug = $2 OR id::text = $2)"
         " FOR UPDATE",
         space_id, ref);
@@ -193,7 +194,7 @@ void UpdateChangeOrder(Tx& tx, const std::string& id, const ChangeOrderChanges& 
 
 std::set<std::string> MarkedSpaces(Tx& tx, const std::string& tag_id,
                                    const std::vector<std::string>& space_ids) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT DISTINCT u.space_id::text FROM tag_marks m JOIN units u ON u.id = m.unit_id"
       " WHERE m.tag_id = $1::uuid AND u.space_id = ANY($2::uuid[])",
       tag_id, TextArrayLiteral(space_ids));
@@ -205,7 +206,7 @@ std::set<std::string> MarkedSpaces(Tx& tx, const std::string& tag_id,
 std::set<std::string> WritableSpaces(Tx& tx, const Caller& caller,
                                      const std::vector<std::string>& space_ids) {
   if (caller.admin) return {space_ids.begin(), space_ids.end()};
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT DISTINCT space_id::text FROM space_permissions WHERE space_id = ANY($1::uuid[])"
       " AND role IN ('editor', 'admin')"
       " AND (user_id = NULLIF($2, '')::uuid OR group_name = ANY($3::text[]))",
@@ -218,7 +219,7 @@ std::set<std::string> WritableSpaces(Tx& tx, const Caller& caller,
 std::map<std::string, std::set<std::string>> DownstreamSpaces(Tx& tx, const std::string& space_id,
                                                               const std::string& update_type) {
   // Space-level edges first (one row per pair of Spaces a Link joins), then the closure.
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "WITH RECURSIVE edges AS ("
       "  SELECT DISTINCT fu.space_id AS down, tu.space_id AS up FROM links l"
       "  JOIN units fu ON fu.id = l.from_unit_id JOIN units tu ON tu.id = l.to_unit_id"
@@ -239,7 +240,7 @@ std::map<std::string, std::set<std::string>> DownstreamSpaces(Tx& tx, const std:
 std::vector<ValidationFinding> ValidationFindings(Tx& tx, const std::string& start_tag_id,
                                                   const std::string& publish_tag_id,
                                                   const std::vector<std::string>& space_ids) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT u.space_id::text, u.slug, r.revision_num,"
       " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors))"
       " FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"

@@ -1,6 +1,7 @@
 #include "lib/store/change_sets.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/status_macros.h"
@@ -43,7 +44,7 @@ v1::ChangeSet ReadChangeSet(const pqxx::row& r) {
 }  // namespace
 
 absl::StatusOr<v1::ChangeSet> InsertChangeSet(Tx& tx, const NewChangeSet& n) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO change_sets (space_id, slug, description, start_tag_id, end_tag_id,"
       " created_by) VALUES ($1::uuid, $2, $3, $4::uuid, $5::uuid, NULLIF($6, '')::uuid)"
       " RETURNING id",
@@ -84,24 +85,24 @@ absl::StatusOr<std::vector<v1::ChangeSet>> ListChangeSets(Tx& tx, const std::str
 }
 
 void SetUnitChangeSet(Tx& tx, const std::string& unit_id, const std::string& change_set_id) {
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE units SET change_set_id = NULLIF($2, '')::uuid, updated_at = now(),"
       " version = version + 1 WHERE id = $1::uuid",
       unit_id, change_set_id);
 }
 
 int64_t CloseChangeSet(Tx& tx, const v1::ChangeSet& c, const std::string& closed_by) {
-  pqxx::result marked = tx.exec_params(
+  pqxx::result marked = Pq(tx).exec_params(
       "INSERT INTO tag_marks (tag_id, unit_id, revision_num)"
       " SELECT $2::uuid, u.id, u.head_revision_num FROM units u WHERE u.change_set_id = $1::uuid"
       " ON CONFLICT (tag_id, unit_id) DO UPDATE SET revision_num = EXCLUDED.revision_num,"
       " created_at = now() RETURNING unit_id",
       c.change_set_id(), c.end_tag_id());
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE units SET change_set_id = NULL, updated_at = now(), version = version + 1"
       " WHERE change_set_id = $1::uuid",
       c.change_set_id());
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE change_sets SET closed_at = now(), closed_by = NULLIF($2, '')::uuid"
       " WHERE id = $1::uuid",
       c.change_set_id(), closed_by);

@@ -1,6 +1,7 @@
 #include "lib/store/change_workflows.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/sql.h"
 
 namespace cub::store {
@@ -20,7 +21,7 @@ StoredWorkflow ReadWorkflow(const pqxx::row& r) {
 
 StoredWorkflow InsertWorkflow(Tx& tx, const std::string& space_id, const std::string& slug,
                               const std::string& definition_json) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO change_workflows (space_id, slug, definition) VALUES ($1::uuid, $2, $3::jsonb)"
       " RETURNING id",
       space_id, slug, definition_json);
@@ -47,7 +48,7 @@ std::vector<StoredWorkflow> ListWorkflows(Tx& tx, const std::string& space_id) {
 }
 
 StoredWorkflow UpdateWorkflow(Tx& tx, const std::string& id, const std::string& definition_json) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "UPDATE change_workflows SET definition = $2::jsonb, updated_at = now(),"
       " version = version + 1 WHERE id = $1::uuid RETURNING space_id",
       id, definition_json);
@@ -55,7 +56,7 @@ StoredWorkflow UpdateWorkflow(Tx& tx, const std::string& id, const std::string& 
 }
 
 void DeleteWorkflow(Tx& tx, const std::string& id) {
-  tx.exec_params("DELETE FROM change_workflows WHERE id = $1::uuid", id);
+  Pq(tx).exec_params("DELETE FROM change_workflows WHERE id = $1::uuid", id);
 }
 
 }  // namespace cub::store

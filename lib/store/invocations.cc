@@ -1,6 +1,7 @@
 #include "lib/store/invocations.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
 
@@ -45,7 +46,7 @@ absl::StatusOr<v1::Invocation> InsertInvocation(Tx& tx, const v1::Invocation& in
                     ",\"Required\":", p.required() ? "true" : "false", "}");
   }
   params += "]";
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO invocations (space_id, slug, toolchain_type, function_name, arguments,"
       " parameters, created_by) VALUES ($1::uuid, $2, $3, $4, $5::jsonb, $6::jsonb,"
       " NULLIF($7, '')::uuid) RETURNING id",

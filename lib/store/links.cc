@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/status_macros.h"
@@ -74,7 +75,7 @@ v1::Filter ReadFilter(const pqxx::row& r) {
 }  // namespace
 
 absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& nl) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type, auto_update,"
       " protect, upstream_revision_num, definition) VALUES ($1::uuid, $2, $3::uuid, $4::uuid,"
       " $5, $6, $7, $8, $9::jsonb) RETURNING id",
@@ -118,7 +119,7 @@ std::vector<v1::Link> LinksFrom(Tx& tx, const std::string& from_unit_id,
 }
 
 void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num) {
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE links SET upstream_revision_num = $2, updated_at = now(), version = version + 1"
       " WHERE id = $1::uuid",
       link_id, upstream_revision_num);
@@ -131,7 +132,7 @@ void SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& 
     ids.push_back(id);
     nums.push_back(std::to_string(num));
   }
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE links l SET upstream_revision_num = v.num, updated_at = now(),"
       " version = l.version + 1 FROM unnest($1::uuid[], $2::bigint[]) AS v(id, num)"
       " WHERE l.id = v.id",
@@ -177,7 +178,7 @@ absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
 }
 
 absl::StatusOr<v1::Filter> InsertFilter(Tx& tx, const NewFilter& nf) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO filters (space_id, slug, from_entity, where_field)"
       " VALUES ($1::uuid, $2, $3, $4) RETURNING id",
       nf.space_id, nf.slug, nf.from, nf.where_field);
@@ -209,13 +210,13 @@ absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& s
 
 int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::string& space_id,
                    const std::string& author_id, const std::string& description) {
-  pqxx::result units = tx.exec_params(
+  pqxx::result units = Pq(tx).exec_params(
       "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations,"
       " head_revision_num, upstream_unit_id)"
       " SELECT $2::uuid, u.slug, u.toolchain_type, u.labels, u.annotations, 1, u.id"
       " FROM units u WHERE u.space_id = $1::uuid AND u.head_revision_num > 0 RETURNING id",
       upstream_space_id, space_id);
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
       " description, upstream_unit_id, upstream_revision_num)"
       " SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULLIF($2, '')::uuid, $3, uu.id,"
@@ -223,7 +224,7 @@ int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::stri
       " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num"
       " WHERE nu.space_id = $1::uuid",
       space_id, author_id, description);
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type,"
       " upstream_revision_num)"
       " SELECT nu.space_id, nu.slug || '-upstream', nu.id, uu.id, 'UpgradeUnit',"
@@ -234,7 +235,7 @@ int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::stri
 }
 
 void CopyPermissions(Tx& tx, const std::string& from_space_id, const std::string& to_space_id) {
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
       " SELECT $2::uuid, role, user_id, group_name FROM space_permissions"
       " WHERE space_id = $1::uuid ON CONFLICT DO NOTHING",

@@ -1,14 +1,14 @@
 #include "lib/store/pool.h"
 
 #include <chrono>
-#include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
 #include "lib/store/errors.h"
+#include "lib/store/pq.h"
 
 namespace cub::store {
 
-Lease::Lease(ConnectionPool* pool, std::unique_ptr<pqxx::connection> conn)
+Lease::Lease(ConnectionPool* pool, std::unique_ptr<Connection> conn)
     : pool_(pool), conn_(std::move(conn)) {}
 
 Lease::Lease(Lease&& other) noexcept : pool_(other.pool_), conn_(std::move(other.conn_)) {
@@ -20,6 +20,8 @@ Lease::~Lease() {
 }
 
 ConnectionPool::ConnectionPool(std::string url, int size) : url_(std::move(url)), size_(size) {}
+
+ConnectionPool::~ConnectionPool() = default;
 
 absl::StatusOr<Lease> ConnectionPool::Acquire(absl::Duration timeout) {
   std::unique_lock<std::mutex> lock(mu_);
@@ -39,7 +41,7 @@ absl::StatusOr<Lease> ConnectionPool::Acquire(absl::Duration timeout) {
   ++open_;
   lock.unlock();
   try {
-    auto conn = std::make_unique<pqxx::connection>(url_);
+    auto conn = std::make_unique<Connection>(url_);
     return Lease(this, std::move(conn));
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> relock(mu_);
@@ -50,9 +52,9 @@ absl::StatusOr<Lease> ConnectionPool::Acquire(absl::Duration timeout) {
   }
 }
 
-void ConnectionPool::Release(std::unique_ptr<pqxx::connection> conn) {
+void ConnectionPool::Release(std::unique_ptr<Connection> conn) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (conn && conn->is_open()) {
+  if (conn && conn->pq.is_open()) {
     idle_.push_back(std::move(conn));
   } else {
     --open_;

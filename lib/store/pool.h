@@ -11,7 +11,6 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <pqxx/connection>
 #include <string>
 #include <vector>
 
@@ -22,19 +21,22 @@ namespace cub::store {
 
 class ConnectionPool;
 
+// An open database connection; what it is, is lib/store's business (lib/store/pq.h).
+class Connection;
+
 // Exclusive use of one pooled connection until destroyed.
 class Lease {
  public:
   Lease(Lease&& other) noexcept;
   Lease& operator=(Lease&&) = delete;
   ~Lease();
-  pqxx::connection& conn() { return *conn_; }
+  Connection& conn() { return *conn_; }
 
  private:
   friend class ConnectionPool;
-  Lease(ConnectionPool* pool, std::unique_ptr<pqxx::connection> conn);
+  Lease(ConnectionPool* pool, std::unique_ptr<Connection> conn);
   ConnectionPool* pool_;
-  std::unique_ptr<pqxx::connection> conn_;
+  std::unique_ptr<Connection> conn_;
 };
 
 class ConnectionPool {
@@ -42,6 +44,7 @@ class ConnectionPool {
   ConnectionPool(std::string url, int size);
   ConnectionPool(const ConnectionPool&) = delete;
   ConnectionPool& operator=(const ConnectionPool&) = delete;
+  ~ConnectionPool();
 
   // Waits up to `timeout` for a free connection.
   absl::StatusOr<Lease> Acquire(absl::Duration timeout = absl::Seconds(10));
@@ -51,14 +54,14 @@ class ConnectionPool {
 
  private:
   friend class Lease;
-  void Release(std::unique_ptr<pqxx::connection> conn);
+  void Release(std::unique_ptr<Connection> conn);
 
   const std::string url_;
   const int size_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<std::unique_ptr<pqxx::connection>> idle_;  // guarded by mu_
-  int open_ = 0;                                         // leased + idle; guarded by mu_
+  std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
+  int open_ = 0;                                   // leased + idle; guarded by mu_
 };
 
 }  // namespace cub::store

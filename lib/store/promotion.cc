@@ -1,6 +1,8 @@
 #include "lib/store/promotion.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/errors.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/status_macros.h"
@@ -40,10 +42,11 @@ std::vector<PromotionUnit> LoadPromotionUnits(Tx& tx, const std::vector<std::str
                                               const std::vector<std::string>& lock_space_ids,
                                               const PromotionTags& tags) {
   if (!lock_space_ids.empty()) {
-    tx.exec_params("SELECT 1 FROM units WHERE space_id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
-                   TextArrayLiteral(lock_space_ids));
+    Pq(tx).exec_params(
+        "SELECT 1 FROM units WHERE space_id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
+        TextArrayLiteral(lock_space_ids));
   }
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT u.id, u.space_id, u.slug, u.toolchain_type, u.labels::text, u.annotations::text,"
       " u.head_revision_num, u.protected_paths, coalesce(u.change_set_id::text, ''), "
       "ms.revision_num, me.revision_num, mp.revision_num"
@@ -105,7 +108,7 @@ std::vector<PromotionLink> ReadLinks(const pqxx::result& r) {
 
 std::vector<PromotionLink> LoadLinksFrom(Tx& tx, const std::vector<std::string>& space_ids,
                                          const std::string& update_type) {
-  return ReadLinks(tx.exec_params(
+  return ReadLinks(Pq(tx).exec_params(
       absl::StrCat(kLinkSelect, "fu.space_id = ANY($1::uuid[]) AND l.update_type = $2"),
       TextArrayLiteral(space_ids), update_type));
 }
@@ -114,10 +117,10 @@ std::vector<PromotionLink> LoadLinksInto(Tx& tx, const std::string& to_space_id,
                                          const std::vector<std::string>& from_space_ids,
                                          const std::string& update_type) {
   return ReadLinks(
-      tx.exec_params(absl::StrCat(kLinkSelect,
-                                  "tu.space_id = $1::uuid AND fu.space_id = ANY($2::uuid[])"
-                                  " AND l.update_type = $3"),
-                     to_space_id, TextArrayLiteral(from_space_ids), update_type));
+      Pq(tx).exec_params(absl::StrCat(kLinkSelect,
+                                      "tu.space_id = $1::uuid AND fu.space_id = ANY($2::uuid[])"
+                                      " AND l.update_type = $3"),
+                         to_space_id, TextArrayLiteral(from_space_ids), update_type));
 }
 
 absl::StatusOr<std::set<std::string>> UnitsMatching(Tx& tx,
@@ -144,7 +147,7 @@ std::map<std::pair<std::string, int64_t>, RevisionData> LoadRevisionData(
     c[2].push_back(std::to_string(s.hi));
   }
   auto params = c.Literals();
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT r.unit_id, r.revision_num, r.data, r.data_hash, r.description"
       " FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS q(id, lo, hi)"
       " JOIN revisions r ON r.unit_id = q.id AND r.revision_num BETWEEN q.lo AND q.hi",
@@ -173,7 +176,9 @@ void PromotionWrites::Append(PromotionWrites&& o) {
   move_all(marks, o.marks);
 }
 
-void WritePromotion(pqxx::transaction_base& tx, const PromotionWrites& w) {
+namespace {
+
+void WriteAll(pqxx::transaction_base& tx, const PromotionWrites& w) {
   if (!w.units.empty()) {
     Columns c;
     for (const auto& u : w.units) {
@@ -271,6 +276,17 @@ void WritePromotion(pqxx::transaction_base& tx, const PromotionWrites& w) {
          "INSERT INTO tag_marks (tag_id, unit_id, revision_num)"
          " SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[])",
          c);
+  }
+}
+
+}  // namespace
+
+absl::Status WritePromotion(Tx& tx, const PromotionWrites& w) {
+  try {
+    WriteAll(Pq(tx), w);
+    return absl::OkStatus();
+  } catch (const std::exception& e) {
+    return StatusFromException(e);
   }
 }
 

@@ -114,9 +114,10 @@ struct PromotionWrites {
   void Append(PromotionWrites&& other);
 };
 
-// Writes `w` in at most six statements. Throws (pqxx) on a constraint violation, leaving the
-// caller to roll back to a savepoint and retry in smaller batches.
-void WritePromotion(pqxx::transaction_base& tx, const PromotionWrites& w);
+// Writes `w` in at most six statements. A constraint violation comes back as a Status, the
+// transaction then unusable until the caller rolls back to a savepoint (Tx::Savepoint) and
+// retries in smaller batches.
+absl::Status WritePromotion(Tx& tx, const PromotionWrites& w);
 
 }  // namespace cub::store
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/store/pq.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
 
@@ -76,7 +77,7 @@ std::vector<v1::Release> ReadReleases(Tx& tx, const pqxx::result& rows) {
     ids.push_back(out.back().release_id());
   }
   if (ids.empty()) return out;
-  pqxx::result units = tx.exec_params(
+  pqxx::result units = Pq(tx).exec_params(
       "SELECT release_id::text, unit_id::text, unit_slug, revision_num, data_hash"
       " FROM release_units WHERE release_id = ANY($1::uuid[]) ORDER BY unit_slug",
       TextArrayLiteral(ids));
@@ -101,7 +102,7 @@ std::optional<v1::Release> First(Tx& tx, const Query& q) {
 }  // namespace
 
 v1::Target InsertTarget(Tx& tx, const NewTarget& t) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO targets (space_id, slug, provider, params) VALUES ($1::uuid, $2, $3, $4::jsonb)"
       " RETURNING id",
       t.space_id, t.slug, t.provider, JsonObject(t.params));
@@ -144,10 +145,10 @@ v1::Target UpdateTargetParams(Tx& tx, const std::string& id,
 }
 
 absl::Status DeleteTarget(Tx& tx, const v1::Target& t) {
-  pqxx::result users = tx.exec_params(
+  pqxx::result users = Pq(tx).exec_params(
       "SELECT slug FROM spaces WHERE release_target_id = $1::uuid ORDER BY slug", t.target_id());
   pqxx::result released =
-      tx.exec_params("SELECT count(*) FROM releases WHERE target_id = $1::uuid", t.target_id());
+      Pq(tx).exec_params("SELECT count(*) FROM releases WHERE target_id = $1::uuid", t.target_id());
   if (!users.empty()) {
     std::vector<std::string> names;
     for (const auto& row : users) names.push_back(row[0].as<std::string>());
@@ -158,13 +159,13 @@ absl::Status DeleteTarget(Tx& tx, const v1::Target& t) {
     return absl::FailedPreconditionError(
         absl::StrCat("target '", t.slug(), "' has releases on record, which keep it"));
   }
-  tx.exec_params("DELETE FROM targets WHERE id = $1::uuid", t.target_id());
+  Pq(tx).exec_params("DELETE FROM targets WHERE id = $1::uuid", t.target_id());
   return absl::OkStatus();
 }
 
 int64_t LockNextReleaseNum(Tx& tx, const std::string& target_id) {
-  tx.exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);
-  return tx
+  Pq(tx).exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);
+  return Pq(tx)
       .exec_params1(
           "SELECT coalesce(max(release_num), 0) + 1 FROM releases WHERE target_id = $1::uuid",
           target_id)[0]
@@ -172,7 +173,7 @@ int64_t LockNextReleaseNum(Tx& tx, const std::string& target_id) {
 }
 
 std::string InsertRelease(Tx& tx, const NewRelease& r) {
-  pqxx::row row = tx.exec_params1(
+  pqxx::row row = Pq(tx).exec_params1(
       "INSERT INTO releases (space_id, space_slug, target_id, target, release_num,"
       " change_order_id, change_order, revision_selector, description, bundle_digest,"
       " published_by, published_at, provenance, sealed_approvals)"
@@ -189,27 +190,28 @@ std::string InsertRelease(Tx& tx, const NewRelease& r) {
     nums.push_back(std::to_string(u.revision_num()));
     hashes.push_back(u.data_hash());
   }
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO release_units (release_id, unit_id, unit_slug, revision_num, data_hash)"
       " SELECT $1::uuid, * FROM unnest($2::uuid[], $3::text[], $4::bigint[], $5::text[])",
       id, TextArrayLiteral(unit_ids), TextArrayLiteral(slugs), TextArrayLiteral(nums),
       TextArrayLiteral(hashes));
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE units u SET last_released_revision_num = v.n, updated_at = now()"
       " FROM unnest($1::uuid[], $2::bigint[]) AS v(id, n) WHERE u.id = v.id",
       TextArrayLiteral(unit_ids), TextArrayLiteral(nums));
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE deployments SET ended_at = now(), end_reason = 'Superseded'"
       " WHERE space_id = $1::uuid AND ended_at IS NULL",
       r.space_id);
-  tx.exec_params("INSERT INTO deployments (space_id, release_id) VALUES ($1::uuid, $2::uuid)",
-                 r.space_id, id);
+  Pq(tx).exec_params("INSERT INTO deployments (space_id, release_id) VALUES ($1::uuid, $2::uuid)",
+                     r.space_id, id);
   return id;
 }
 
 void SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
                         const std::string& commit) {
-  tx.exec_params("SELECT cub_set_release_delivery($1::uuid, $2, $3)", release_id, location, commit);
+  Pq(tx).exec_params("SELECT cub_set_release_delivery($1::uuid, $2, $3)", release_id, location,
+                     commit);
 }
 
 std::optional<v1::Release> FindRelease(Tx& tx, const std::string& space_id, int64_t num) {
@@ -244,7 +246,7 @@ std::vector<v1::Release> ListReleases(Tx& tx, const std::string& space_id) {
 
 std::vector<std::pair<std::string, std::string>> DeletedSpacesWithReleases(
     Tx& tx, const std::string& slug_or_id) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT DISTINCT r.space_id::text, r.space_slug FROM releases r"
       " WHERE (r.space_id::text = $1 OR r.space_slug = $1)"
       " AND NOT EXISTS (SELECT 1 FROM spaces s WHERE s.id = r.space_id) ORDER BY 1",
@@ -255,7 +257,7 @@ std::vector<std::pair<std::string, std::string>> DeletedSpacesWithReleases(
 }
 
 std::map<std::string, std::string> ReleaseData(Tx& tx, const std::string& release_id) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT ru.unit_slug, v.data FROM release_units ru"
       " JOIN revisions v ON v.unit_id = ru.unit_id AND v.revision_num = ru.revision_num"
       " WHERE ru.release_id = $1::uuid",
@@ -266,22 +268,22 @@ std::map<std::string, std::string> ReleaseData(Tx& tx, const std::string& releas
 }
 
 bool SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s) {
-  tx.exec_params("SELECT cub_set_release_status($1::uuid, $2, $3, $4, $5)", release.release_id(),
-                 s.sync, s.health, s.operation, s.message);
+  Pq(tx).exec_params("SELECT cub_set_release_status($1::uuid, $2, $3, $4, $5)",
+                     release.release_id(), s.sync, s.health, s.operation, s.message);
   // The Space's current deployment, if it is this Release's.
-  pqxx::result cur = tx.exec_params(
+  pqxx::result cur = Pq(tx).exec_params(
       "SELECT id, healthy_at IS NOT NULL FROM deployments WHERE space_id = $1::uuid"
       " AND release_id = $2::uuid ORDER BY started_at DESC LIMIT 1",
       release.space_id(), release.release_id());
-  pqxx::result open =
-      tx.exec_params("SELECT id FROM deployments WHERE space_id = $1::uuid AND ended_at IS NULL",
-                     release.space_id());
+  pqxx::result open = Pq(tx).exec_params(
+      "SELECT id FROM deployments WHERE space_id = $1::uuid AND ended_at IS NULL",
+      release.space_id());
   bool is_current =
       !cur.empty() && !open.empty() && open[0][0].as<std::string>() == cur[0][0].as<std::string>();
   const bool healthy = s.sync == "Synced" && s.health == "Healthy" && s.operation != "Running" &&
                        s.operation != "Failed";
   if (s.health == "Degraded" && is_current) {
-    tx.exec_params(
+    Pq(tx).exec_params(
         "UPDATE deployments SET ended_at = now(), end_reason = 'Degraded' WHERE id = $1::uuid",
         cur[0][0].as<std::string>());
     return false;
@@ -289,18 +291,18 @@ bool SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s)
   if (!healthy || cur.empty()) return false;
   if (is_current) {
     if (cur[0][1].as<bool>()) return false;
-    tx.exec_params("UPDATE deployments SET healthy_at = now() WHERE id = $1::uuid",
-                   cur[0][0].as<std::string>());
+    Pq(tx).exec_params("UPDATE deployments SET healthy_at = now() WHERE id = $1::uuid",
+                       cur[0][0].as<std::string>());
     return true;
   }
   // A recovery: this Release's entry ended Degraded, and no newer Release has been published.
-  pqxx::result newer = tx.exec_params(
+  pqxx::result newer = Pq(tx).exec_params(
       "SELECT 1 FROM deployments d JOIN deployments mine ON mine.id = $1::uuid"
       " WHERE d.space_id = mine.space_id AND d.started_at > mine.started_at"
       " AND d.release_id <> mine.release_id",
       cur[0][0].as<std::string>());
   if (!newer.empty() || !open.empty()) return false;
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO deployments (space_id, release_id, healthy_at) VALUES ($1::uuid, $2::uuid,"
       " now())",
       release.space_id(), release.release_id());
@@ -308,14 +310,14 @@ bool SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s)
 }
 
 void SetDeploymentRecord(Tx& tx, const std::string& release_id, const std::string& record) {
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE deployments SET record = $2 WHERE id = (SELECT id FROM deployments"
       " WHERE release_id = $1::uuid ORDER BY started_at DESC LIMIT 1)",
       release_id, record);
 }
 
 std::vector<v1::Deployment> DeploymentHistory(Tx& tx, const std::string& space_id) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       absl::StrCat("SELECT rl.release_num, rl.bundle_digest, rl.change_order, ",
                    Rfc3339("d.started_at"), ", coalesce(", Rfc3339("d.healthy_at"),
                    ", ''), coalesce(", Rfc3339("d.ended_at"),
@@ -342,7 +344,7 @@ std::vector<v1::Deployment> DeploymentHistory(Tx& tx, const std::string& space_i
 std::set<std::string> SpacesReleasing(Tx& tx, const std::string& start_tag_id,
                                       const std::string& publish_tag_id,
                                       const std::vector<std::string>& space_ids, bool latest_only) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "WITH cand AS ("
       "  SELECT r.id, r.space_id, r.sync_status, r.health_status, r.operation_state,"
       "  row_number() OVER (PARTITION BY r.space_id"
@@ -368,15 +370,16 @@ std::set<std::string> SpacesReleasing(Tx& tx, const std::string& start_tag_id,
 }
 
 bool ChangeOrderReleasedIn(Tx& tx, const std::string& space_id, const std::string& co_id) {
-  return !tx.exec_params(
-                "SELECT 1 FROM releases WHERE space_id = $1::uuid"
-                " AND change_order_id = $2::uuid LIMIT 1",
-                space_id, co_id)
+  return !Pq(tx)
+              .exec_params(
+                  "SELECT 1 FROM releases WHERE space_id = $1::uuid"
+                  " AND change_order_id = $2::uuid LIMIT 1",
+                  space_id, co_id)
               .empty();
 }
 
 std::set<std::string> SpacesWithTarget(Tx& tx, const std::vector<std::string>& space_ids) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT id::text FROM spaces WHERE id = ANY($1::uuid[]) AND release_target_id IS NOT NULL",
       TextArrayLiteral(space_ids));
   std::set<std::string> out;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
@@ -45,7 +46,7 @@ v1::Space ReadSpace(const pqxx::row& r) {
 }  // namespace
 
 absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& ns) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO spaces (slug, display_name, labels, annotations, component_id,"
       " upstream_space_id) VALUES ($1, $2, $3::jsonb, $4::jsonb, NULLIF($5, '')::uuid,"
       " NULLIF($6, '')::uuid) RETURNING id",
@@ -127,7 +128,7 @@ absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const
 }
 
 absl::Status DeleteSpace(Tx& tx, const v1::Space& space) {
-  pqxx::result deps = tx.exec_params(
+  pqxx::result deps = Pq(tx).exec_params(
       "SELECT DISTINCT ds.slug FROM spaces ds WHERE ds.upstream_space_id = $1::uuid "
       "UNION SELECT DISTINCT ls.slug FROM links l JOIN units tu ON tu.id = l.to_unit_id"
       " JOIN spaces ls ON ls.id = l.space_id"
@@ -140,12 +141,12 @@ absl::Status DeleteSpace(Tx& tx, const v1::Space& space) {
         absl::StrCat("space '", space.slug(), "' has variants or links depending on it: ",
                      absl::StrJoin(names, ", "), "; delete those first"));
   }
-  tx.exec_params("DELETE FROM spaces WHERE id = $1::uuid", space.space_id());
+  Pq(tx).exec_params("DELETE FROM spaces WHERE id = $1::uuid", space.space_id());
   return absl::OkStatus();
 }
 
 std::string EnsureComponent(Tx& tx, const std::string& slug) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "WITH ins AS (INSERT INTO components (slug) VALUES ($1) ON CONFLICT (slug) DO NOTHING"
       " RETURNING id) SELECT id FROM ins UNION ALL SELECT id FROM components WHERE slug = $1"
       " LIMIT 1",
@@ -154,7 +155,7 @@ std::string EnsureComponent(Tx& tx, const std::string& slug) {
 }
 
 std::vector<std::string> RolesOn(Tx& tx, const std::string& space_id, const Caller& caller) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT DISTINCT role FROM space_permissions WHERE space_id = $1::uuid"
       " AND (user_id = $2::uuid OR group_name = ANY($3::text[]))",
       space_id, caller.user_id, TextArrayLiteral(caller.groups));
@@ -165,7 +166,7 @@ std::vector<std::string> RolesOn(Tx& tx, const std::string& space_id, const Call
 
 absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& role,
                        const std::string& user_id, const std::string& group) {
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
       " VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, '')) ON CONFLICT DO NOTHING",
       space_id, role, user_id, group);
@@ -174,7 +175,7 @@ absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& r
 
 absl::Status RevokeRole(Tx& tx, const std::string& space_id, const std::string& role,
                         const std::string& user_id, const std::string& group) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "DELETE FROM space_permissions WHERE space_id = $1::uuid AND role = $2"
       " AND user_id IS NOT DISTINCT FROM NULLIF($3, '')::uuid"
       " AND group_name IS NOT DISTINCT FROM NULLIF($4, '') RETURNING role",
@@ -184,7 +185,7 @@ absl::Status RevokeRole(Tx& tx, const std::string& space_id, const std::string& 
 }
 
 std::vector<v1::Permission> ListPermissions(Tx& tx, const std::string& space_id) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT p.role, coalesce(u.username, ''), coalesce(p.group_name, '')"
       " FROM space_permissions p LEFT JOIN users u ON u.id = p.user_id"
       " WHERE p.space_id = $1::uuid ORDER BY 2, 3, 1",

@@ -1,6 +1,7 @@
 #include "lib/store/sql.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/util/json_text.h"
 #include "lib/util/pg_array.h"
 #include "lib/util/status_macros.h"
@@ -27,7 +28,7 @@ absl::Status Query::AndWhere(std::string_view expr, const where::Schema& schema)
 }
 
 pqxx::result Query::Exec(Tx& tx) const {
-  return tx.exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
+  return Pq(tx).exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
 }
 
 std::string TextArrayLiteral(const std::vector<std::string>& values) {

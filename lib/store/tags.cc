@@ -1,6 +1,7 @@
 #include "lib/store/tags.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
@@ -29,7 +30,7 @@ v1::Tag ReadTag(const pqxx::row& r) {
 }  // namespace
 
 absl::StatusOr<v1::Tag> InsertTag(Tx& tx, const NewTag& nt) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO tags (space_id, slug, description, labels)"
       " VALUES ($1::uuid, $2, $3, $4::jsonb) RETURNING id",
       nt.space_id, nt.slug, nt.description, JsonObject(nt.labels));
@@ -60,7 +61,7 @@ absl::StatusOr<std::vector<v1::Tag>> ListTags(Tx& tx, const std::string& space_i
 }
 
 std::vector<v1::TagMark> ListTagMarks(Tx& tx, const std::string& tag_id) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       absl::StrCat("SELECT m.tag_id, t.slug, m.unit_id, u.slug, m.revision_num, ",
                    Rfc3339("m.created_at"),
                    " FROM tag_marks m JOIN tags t ON t.id = m.tag_id"
@@ -81,7 +82,7 @@ std::vector<v1::TagMark> ListTagMarks(Tx& tx, const std::string& tag_id) {
 }
 
 std::optional<int64_t> FindMark(Tx& tx, const std::string& tag_id, const std::string& unit_id) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       "SELECT revision_num FROM tag_marks WHERE tag_id = $1::uuid AND unit_id = $2::uuid", tag_id,
       unit_id);
   if (r.empty()) return std::nullopt;
@@ -91,7 +92,7 @@ std::optional<int64_t> FindMark(Tx& tx, const std::string& tag_id, const std::st
 absl::StatusOr<v1::TagMark> MarkRevision(Tx& tx, const v1::Tag& tag, const v1::Unit& unit,
                                          int64_t revision_num, bool move) {
   // Insert, or (with move) repoint; the returned row tells which revision the mark is on.
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       absl::StrCat("INSERT INTO tag_marks (tag_id, unit_id, revision_num)"
                    " VALUES ($1::uuid, $2::uuid, $3) ON CONFLICT (tag_id, unit_id) DO UPDATE"
                    " SET revision_num = CASE WHEN $4 THEN EXCLUDED.revision_num"

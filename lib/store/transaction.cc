@@ -1,8 +1,7 @@
 #include "lib/store/transaction.h"
 
-#include <pqxx/pqxx>
-
 #include "lib/store/errors.h"
+#include "lib/store/pq.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::store {
@@ -12,14 +11,16 @@ absl::Status RunOnce(ConnectionPool& pool, bool read_only,
                      const std::function<absl::Status(Tx&)>& fn) {
   CUB_ASSIGN_OR_RETURN(auto lease, pool.Acquire());
   try {
-    Tx tx(lease.conn());
-    if (read_only) tx.exec0("SET TRANSACTION READ ONLY");
+    pqxx::work work(lease.conn().pq);
+    internal::PqTx impl(work);
+    Tx tx(impl);
+    if (read_only) work.exec0("SET TRANSACTION READ ONLY");
     absl::Status s = fn(tx);
     if (!s.ok()) {
-      tx.abort();
+      work.abort();
       return s;
     }
-    tx.commit();
+    work.commit();
     return absl::OkStatus();
   } catch (const std::exception& e) {
     return StatusFromException(e);
@@ -37,16 +38,26 @@ absl::Status Run(ConnectionPool& pool, bool read_only, const std::function<absl:
 
 }  // namespace
 
-absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()>& fn) {
-  tx.exec0("SAVEPOINT cub_savepoint");
+absl::Status Tx::Savepoint(bool keep, const std::function<absl::Status()>& fn) {
+  // Savepoints of one name nest: ROLLBACK TO and RELEASE act on the innermost.
+  pqxx::transaction_base& t = Pq(*this);
+  try {
+    t.exec0("SAVEPOINT cub_savepoint");
+  } catch (const std::exception& e) {
+    return StatusFromException(e);
+  }
   absl::Status s;
   try {
     s = fn();
   } catch (const std::exception& e) {
     s = StatusFromException(e);
   }
-  if (!s.ok() || !keep) tx.exec0("ROLLBACK TO SAVEPOINT cub_savepoint");
-  tx.exec0("RELEASE SAVEPOINT cub_savepoint");
+  try {
+    if (!s.ok() || !keep) t.exec0("ROLLBACK TO SAVEPOINT cub_savepoint");
+    t.exec0("RELEASE SAVEPOINT cub_savepoint");
+  } catch (const std::exception& e) {
+    if (s.ok()) s = StatusFromException(e);
+  }
   return s;
 }
 

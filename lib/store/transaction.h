@@ -4,7 +4,6 @@
 
 #include <functional>
 #include <optional>
-#include <pqxx/transaction>
 #include <type_traits>
 #include <utility>
 
@@ -14,18 +13,42 @@
 
 namespace cub::store {
 
-using Tx = pqxx::work;
+namespace internal {
+class PqTx;
+}  // namespace internal
+
+// A database transaction, as lib/store's functions take it. Only lib/store can run statements
+// in one (lib/store/pq.h); everyone else passes it along, opens one with WithTransaction /
+// InTransaction, and nests savepoints in it with Savepoint. Not thread-safe; lives only
+// inside the function WithTransaction runs.
+class Tx {
+ public:
+  explicit Tx(internal::PqTx& impl) : impl_(impl) {}
+  Tx(const Tx&) = delete;
+  Tx& operator=(const Tx&) = delete;
+
+  // Runs `fn` under a savepoint. When `fn` fails, or when `keep` is false (a dry run),
+  // everything it did is rolled back to the savepoint and the rest of the transaction carries
+  // on. Returns what `fn` returned (a database error as a Status, never an exception).
+  absl::Status Savepoint(bool keep, const std::function<absl::Status()>& fn);
+
+  // For lib/store's own code.
+  internal::PqTx& impl() { return impl_; }
+
+ private:
+  internal::PqTx& impl_;
+};
 
 // Leases a connection, runs `fn` in a READ COMMITTED transaction and commits when it returns
 // OK; rolls back otherwise. A serialization failure or deadlock (from `fn` or the commit) is
 // retried up to 3 times, so `fn` must be safe to run again (it only touches the database and
-// its own outputs). pqxx exceptions are converted with StatusFromException.
+// its own outputs). Database errors come back as a Status (lib/store/errors.h).
 absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
-// Runs `fn` inside `tx` under a savepoint. When `fn` fails (a status, or a pqxx exception,
-// converted), or when `keep` is false (a dry run), everything it did is rolled back to the
-// savepoint and the rest of `tx` carries on. Returns what `fn` returned.
-absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()>& fn);
+// tx.Savepoint(keep, fn).
+inline absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()>& fn) {
+  return tx.Savepoint(keep, fn);
+}
 
 // The same, for work that only reads.
 absl::Status WithReadTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/json_text.h"
@@ -87,7 +88,7 @@ v1::Revision ReadRevision(const pqxx::row& r) {
 }  // namespace
 
 absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& nu) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations)"
       " VALUES ($1::uuid, $2, $3, $4::jsonb, $5::jsonb) RETURNING id",
       nu.space_id, nu.slug, nu.toolchain_type, JsonObject(nu.labels), JsonObject(nu.annotations));
@@ -97,14 +98,14 @@ absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& nu) {
 }
 
 void LockUnit(Tx& tx, const std::string& unit_id) {
-  tx.exec_params("SELECT 1 FROM units WHERE id = $1::uuid FOR UPDATE", unit_id);
+  Pq(tx).exec_params("SELECT 1 FROM units WHERE id = $1::uuid FOR UPDATE", unit_id);
 }
 
 absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
                                             const NewRevision& rev) {
   // The UPDATE takes the Unit's row lock: concurrent writers queue here and each sees the
   // head the previous one left.
-  pqxx::result head = tx.exec_params(
+  pqxx::result head = Pq(tx).exec_params(
       "UPDATE units SET head_revision_num = head_revision_num + 1, updated_at = now(),"
       " version = version + 1 WHERE id = $1::uuid"
       " AND ($2::bigint = 0 OR head_revision_num = $2::bigint)"
@@ -115,7 +116,7 @@ absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
                                            "; someone else wrote it, read it again"));
   }
   int64_t num = head[0][0].as<int64_t>();
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
       " description, restored_from_num, change_set_id, upstream_unit_id, upstream_revision_num,"
       " conflicts, validation_errors, change_order_id) VALUES ($1::uuid, $2::uuid, $3, $4, $5,"
@@ -171,7 +172,7 @@ absl::Status UpdateUnitMetadata(Tx& tx, const std::string& unit_id, const UnitCh
 }
 
 absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit) {
-  pqxx::result deps = tx.exec_params(
+  pqxx::result deps = Pq(tx).exec_params(
       "SELECT s.slug || '/' || fu.slug FROM links l JOIN units fu ON fu.id = l.from_unit_id"
       " JOIN spaces s ON s.id = fu.space_id WHERE l.to_unit_id = $1::uuid ORDER BY 1",
       unit.unit_id());
@@ -182,7 +183,7 @@ absl::Status DeleteUnit(Tx& tx, const v1::Unit& unit) {
         "unit '", unit.slug(), "' is linked from downstream units: ", absl::StrJoin(names, ", "),
         "; delete those first"));
   }
-  tx.exec_params("DELETE FROM units WHERE id = $1::uuid", unit.unit_id());
+  Pq(tx).exec_params("DELETE FROM units WHERE id = $1::uuid", unit.unit_id());
   return absl::OkStatus();
 }
 
@@ -208,7 +209,7 @@ std::vector<v1::Revision> RevisionRange(Tx& tx, const std::string& unit_id, int6
 
 void ChangeProtectedPaths(Tx& tx, const std::string& unit_id, const std::vector<std::string>& add,
                           const std::vector<std::string>& remove) {
-  tx.exec_params(
+  Pq(tx).exec_params(
       "UPDATE units SET protected_paths = ARRAY(SELECT DISTINCT p FROM unnest(protected_paths"
       " || $2::text[]) p WHERE p <> ALL($3::text[]) ORDER BY p), updated_at = now(),"
       " version = version + 1 WHERE id = $1::uuid",

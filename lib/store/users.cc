@@ -1,6 +1,7 @@
 #include "lib/store/users.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/pq.h"
 #include "lib/store/sql.h"
 
 namespace cub::store {
@@ -24,11 +25,11 @@ v1::User ReadUser(const pqxx::row& r) {
 }  // namespace
 
 absl::StatusOr<v1::User> InsertUser(Tx& tx, const NewUser& nu) {
-  pqxx::row r = tx.exec_params1(
+  pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO users (username, admin, service_account) VALUES ($1, $2, $3) RETURNING id",
       nu.username, nu.admin, nu.service_account);
   std::string id = r[0].as<std::string>();
-  tx.exec_params(
+  Pq(tx).exec_params(
       "INSERT INTO user_groups (user_id, group_name) SELECT $1::uuid, unnest($2::text[]) "
       "ON CONFLICT DO NOTHING",
       id, TextArrayLiteral(nu.groups));
@@ -38,31 +39,32 @@ absl::StatusOr<v1::User> InsertUser(Tx& tx, const NewUser& nu) {
 }
 
 absl::Status InsertToken(Tx& tx, const std::string& user_id, const std::string& token_hash) {
-  tx.exec_params("INSERT INTO tokens (user_id, token_hash) VALUES ($1::uuid, $2)", user_id,
-                 pqxx::binarystring(token_hash));
+  Pq(tx).exec_params("INSERT INTO tokens (user_id, token_hash) VALUES ($1::uuid, $2)", user_id,
+                     pqxx::binarystring(token_hash));
   return absl::OkStatus();
 }
 
 std::vector<v1::User> ListUsers(Tx& tx) {
   std::vector<v1::User> out;
   for (const auto& r :
-       tx.exec(absl::StrCat("SELECT ", kUserColumns, " FROM users u ORDER BY u.username"))) {
+       Pq(tx).exec(absl::StrCat("SELECT ", kUserColumns, " FROM users u ORDER BY u.username"))) {
     out.push_back(ReadUser(r));
   }
   return out;
 }
 
 std::optional<v1::User> FindUserByTokenHash(Tx& tx, const std::string& token_hash) {
-  pqxx::result r = tx.exec_params(absl::StrCat("SELECT ", kUserColumns,
-                                               " FROM tokens t JOIN users u ON u.id = t.user_id"
-                                               " WHERE t.token_hash = $1 AND t.revoked_at IS NULL"),
-                                  pqxx::binarystring(token_hash));
+  pqxx::result r =
+      Pq(tx).exec_params(absl::StrCat("SELECT ", kUserColumns,
+                                      " FROM tokens t JOIN users u ON u.id = t.user_id"
+                                      " WHERE t.token_hash = $1 AND t.revoked_at IS NULL"),
+                         pqxx::binarystring(token_hash));
   if (r.empty()) return std::nullopt;
   return ReadUser(r[0]);
 }
 
 std::optional<v1::User> FindUserByName(Tx& tx, const std::string& username) {
-  pqxx::result r = tx.exec_params(
+  pqxx::result r = Pq(tx).exec_params(
       absl::StrCat("SELECT ", kUserColumns, " FROM users u WHERE u.username = $1"), username);
   if (r.empty()) return std::nullopt;
   return ReadUser(r[0]);

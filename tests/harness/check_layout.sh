@@ -33,7 +33,7 @@ declare -A ALLOWED=(
 # include them (an extended regex on the file's path).
 declare -A FORBIDDEN=(
   ['^grpcpp?/']='^(server|cli)/'
-  ['^pqxx/']='^lib/store/|^lib/ops/promote\.cc$'
+  ['^pqxx/']='^lib/store/[a-z_]+\.cc$|^lib/store/(pq|sql)\.h$'
   ['^git2']='^lib/targets/'
   ['^libfyaml']='^lib/config/'
   ['^boost/']='^server/'

@@ -1,6 +1,7 @@
 // InTransaction against a real PostgreSQL: the value returned is that of the attempt that
 // committed, and a retry (here forced by a deferred trigger that fails the first COMMIT with a
 // serialization failure) keeps nothing of the attempt that was rolled back.
+#include "lib/store/pq.h"
 #include "lib/store/transaction.h"
 
 #include <catch2/catch.hpp>
@@ -38,7 +39,7 @@ std::string DatabaseFailingFirstCommit() {
 int Rows(store::ConnectionPool& db) {
   int n = -1;
   REQUIRE(store::WithReadTransaction(db, [&](store::Tx& tx) {
-            n = tx.exec1("SELECT count(*) FROM t")[0].as<int>();
+            n = store::Pq(tx).exec1("SELECT count(*) FROM t")[0].as<int>();
             return absl::OkStatus();
           }).ok());
   return n;
@@ -51,7 +52,7 @@ TEST_CASE("InTransaction returns the value of the attempt that committed") {
       store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<std::string> {
         ++attempts;
         std::string mine = "attempt " + std::to_string(attempts);
-        tx.exec_params0("INSERT INTO t VALUES ($1)", mine);
+        store::Pq(tx).exec_params0("INSERT INTO t VALUES ($1)", mine);
         return mine;
       });
   REQUIRE(got.ok());
@@ -66,7 +67,7 @@ TEST_CASE("InTransaction keeps no value of a rolled-back attempt when the retry 
   absl::StatusOr<int> got = store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<int> {
     ++attempts;
     if (attempts == 2) return absl::NotFoundError("unit 'web' not found");
-    tx.exec0("INSERT INTO t VALUES ('first')");
+    store::Pq(tx).exec0("INSERT INTO t VALUES ('first')");
     return 1;  // its COMMIT fails; this value must not be returned
   });
   CHECK(attempts == 2);
@@ -90,13 +91,13 @@ TEST_CASE("InTransaction gives up after WithTransaction's retries, with its stat
 TEST_CASE("InReadTransaction reads in a read-only transaction") {
   store::ConnectionPool db(DatabaseFailingFirstCommit(), 2);
   absl::StatusOr<int> n = store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<int> {
-    return tx.exec1("SELECT count(*) FROM t")[0].as<int>();
+    return store::Pq(tx).exec1("SELECT count(*) FROM t")[0].as<int>();
   });
   REQUIRE(n.ok());
   CHECK(*n == 0);
   absl::StatusOr<int> write =
       store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<int> {
-        tx.exec0("INSERT INTO t VALUES ('x')");
+        store::Pq(tx).exec0("INSERT INTO t VALUES ('x')");
         return 1;
       });
   CHECK_FALSE(write.ok());
