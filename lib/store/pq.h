@@ -4,9 +4,13 @@
 #ifndef CUB_LIB_STORE_PQ_H_
 #define CUB_LIB_STORE_PQ_H_
 
+#include <exception>
 #include <pqxx/pqxx>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lib/store/errors.h"
 #include "lib/store/pool.h"
 #include "lib/store/transaction.h"
 
@@ -32,6 +36,21 @@ class PqTx {
 
 // The transaction to run statements in: Pq(tx).exec_params(...).
 inline pqxx::transaction_base& Pq(Tx& tx) { return tx.impl().t; }
+
+// Runs `fn`, whose statements may throw libpqxx's exceptions, and returns what it returned
+// (an absl::Status or absl::StatusOr<T>), or the exception as a Status (StatusFromException).
+// This is how a store function keeps its contract: it returns a Status and never throws.
+//   absl::StatusOr<Space> FindSpace(Tx& tx, ...) {
+//     return Guard([&]() -> absl::StatusOr<Space> { ... Pq(tx).exec_params(...) ... });
+//   }
+template <typename Fn>
+auto Guard(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return StatusFromException(e);
+  }
+}
 
 }  // namespace cub::store
 

@@ -282,12 +282,10 @@ void WriteAll(pqxx::transaction_base& tx, const PromotionWrites& w) {
 }  // namespace
 
 absl::Status WritePromotion(Tx& tx, const PromotionWrites& w) {
-  try {
+  return Guard([&] {
     WriteAll(Pq(tx), w);
     return absl::OkStatus();
-  } catch (const std::exception& e) {
-    return StatusFromException(e);
-  }
+  });
 }
 
 }  // namespace cub::store
