@@ -37,7 +37,7 @@ declare -A FORBIDDEN=(
   ['^git2']='^lib/targets/'
   ['^libfyaml']='^lib/config/'
   ['^boost/']='^server/'
-  ['^CLI/']='^cli/|^server/main\.cc$'
+  ['^CLI/']='^cli/|^server/(main\.cc|cubd_[a-z_]+\.(h|cc))$'
 )
 
 failures=0

@@ -1,0 +1,109 @@
+#include "server/cubd_admin.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_join.h"
+#include "lib/ops/users.h"
+#include "lib/store/migrations.h"
+#include "lib/store/pool.h"
+#include "lib/store/roles.h"
+#include "server/cubd_flags.h"
+
+namespace cub::server {
+namespace {
+
+int Fail(const absl::Status& s) {
+  std::cerr << "Failed: " << s.message() << "\n";
+  return 1;
+}
+
+}  // namespace
+
+AdminCommands::AdminCommands(CLI::App& app, DatabaseOptions& db) : db_(db) {
+  migrate_ = app.add_subcommand("migrate", "Apply pending schema migrations");
+  AddDatabaseFlags(migrate_, db);
+
+  user_ = app.add_subcommand("user", "Manage users");
+  user_->require_subcommand(1);
+  user_create_ = user_->add_subcommand(
+      "create", "Create a user and print its API token (shown only this once)");
+  AddDatabaseFlags(user_create_, db);
+  user_create_->add_option("name", new_user_.username, "User name")->required();
+  user_create_->add_option("--group", new_user_.groups, "Group the user belongs to (repeatable)");
+  user_create_->add_flag("--admin", new_user_.admin, "Server administrator: every role everywhere");
+  user_create_->add_flag("--service-account", new_user_.service_account,
+                         "An identity for CI or a reporter; it can never vote on approvals");
+  CLI::App* user_list = user_->add_subcommand("list", "List users");
+  AddDatabaseFlags(user_list, db);
+  user_token_ = user_->add_subcommand("token", "Issue another token for a user");
+  AddDatabaseFlags(user_token_, db);
+  user_token_->add_option("name", token_user_, "User name")->required();
+
+  CLI::App* purge = app.add_subcommand(
+      "purge", "Remove the records of deleted Spaces (as the owner role; itself recorded)");
+  purge->require_subcommand(1);
+  purge_space_ = purge->add_subcommand(
+      "space", "Remove every revision, release and attestation of a deleted Space");
+  AddDatabaseFlags(purge_space_, db);
+  purge_space_->add_option("space", purge_space_id_, "The deleted Space's ID, or its slug")
+      ->required();
+  purge_space_->add_option("--reason", purge_reason_, "Why (kept in the purge record)")->required();
+  purge_space_->add_option("--by", purge_by_,
+                           "Who asked for it (kept in the purge record; default: $USER)");
+}
+
+bool AdminCommands::parsed() const {
+  return migrate_->parsed() || user_->parsed() || purge_space_->parsed();
+}
+
+int AdminCommands::Run() const {
+  auto db = OpenDatabase(db_);
+  if (!db.ok()) return Fail(db.status());
+  if (migrate_->parsed()) {
+    // OpenDatabase applied them; say what it did.
+    std::cout << (db->applied.empty() ? "schema is up to date"
+                                      : "applied " + absl::StrJoin(db->applied, ", "))
+              << "\n";
+    return 0;
+  }
+  if (purge_space_->parsed()) {
+    std::string by = purge_by_;
+    if (by.empty() && std::getenv("USER") != nullptr) by = std::getenv("USER");
+    auto purged = store::PurgeSpace(db->url, purge_space_id_, purge_reason_, by);
+    if (!purged.ok()) return Fail(purged.status());
+    std::cout << "purged the records of space " << purged->space_id
+              << (purged->space_slug.empty() ? "" : " (" + purged->space_slug + ")") << ": "
+              << purged->removed << "; purge record " << purged->purge_id << "\n";
+    return 0;
+  }
+  return RunUserCommand(db->url);
+}
+
+int AdminCommands::RunUserCommand(const std::string& url) const {
+  store::ConnectionPool pool(url, 2);
+  if (user_create_->parsed()) {
+    auto created = ops::CreateUser(pool, new_user_);
+    if (!created.ok()) return Fail(created.status());
+    std::cout << created->token << "\n";
+    return 0;
+  }
+  if (user_token_->parsed()) {
+    auto token = ops::CreateToken(pool, token_user_);
+    if (!token.ok()) return Fail(token.status());
+    std::cout << *token << "\n";
+    return 0;
+  }
+  auto users = ops::ListUsers(pool);
+  if (!users.ok()) return Fail(users.status());
+  std::printf("%-24s %-8s %-8s %-30s %s\n", "NAME", "ADMIN", "SERVICE", "GROUPS", "ID");
+  for (const auto& u : *users) {
+    std::printf("%-24s %-8s %-8s %-30s %s\n", u.username().c_str(), u.admin() ? "yes" : "no",
+                u.service_account() ? "yes" : "no", absl::StrJoin(u.groups(), ",").c_str(),
+                u.user_id().c_str());
+  }
+  return 0;
+}
+
+}  // namespace cub::server

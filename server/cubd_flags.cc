@@ -1,0 +1,101 @@
+#include "server/cubd_flags.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cub::server {
+
+void AddDatabaseFlags(CLI::App* cmd, DatabaseOptions& opts) {
+  cmd->add_option("--database-url", opts.url,
+                  "PostgreSQL URL; without it cubd uses its embedded database");
+  cmd->add_option("--data-dir", opts.data_dir,
+                  "Where the embedded database lives (default: /var/lib/cub as root, else "
+                  "$XDG_DATA_HOME/cub)");
+}
+
+namespace {
+
+// Listeners, threads, keys and directories.
+void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
+  cmd->add_option("--listen", serve.listen, "gRPC address HOST:PORT")->capture_default_str();
+  cmd->add_option("--http-listen", serve.http_listen,
+                  "REST/JSON mirror address HOST:PORT (off when empty)");
+  cmd->add_option("--tls-cert", serve.tls_cert, "PEM certificate for both listeners");
+  cmd->add_option("--tls-key", serve.tls_key, "PEM private key for both listeners");
+  cmd->add_option("--threads", serve.threads, "Request threads (and database connections)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--signing-key", serve.signing_key,
+                  "Ed25519 private key (PEM) to sign releases with; created if absent"
+                  " (default: signing-key.pem in the data directory)");
+  cmd->add_option("--work-dir", serve.work_dir,
+                  "Where Git targets keep clones (default: targets/ in the data directory)");
+}
+
+// Limits at the edge of every call (server/call.h).
+void AddEdgeFlags(CLI::App* cmd, ServeOptions& serve) {
+  EdgeLimits& edge = serve.edge;
+  cmd->add_option("--max-unit-bytes", edge.max_unit_bytes,
+                  "Longest text field a request may carry, Unit Data above all (bytes); the "
+                  "largest request accepted is this plus 1 MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
+  cmd->add_option("--max-inflight-request-bytes", edge.budget.total,
+                  "Memory budget for large requests in flight (bytes); each request of 1 MiB "
+                  "or more is charged 6 times its size, and refused when the budget is spent "
+                  "(0: no budget)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--auth-failure-burst", edge.auth.burst,
+                  "Failed authentications from one client address before its calls are refused "
+                  "(0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--auth-failures-per-minute", edge.auth.per_minute,
+                  "Failed authentications per minute allowed to a client address after the burst")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+// The REST/JSON mirror's limits (server/http_server.h).
+void AddHttpLimitFlags(CLI::App* cmd, ServeOptions& serve) {
+  cmd->add_option("--http-max-connections", serve.http_max_connections,
+                  "REST: connections open at once; more are closed on accept")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--http-max-connections-per-client", serve.http_max_connections_per_client,
+                  "REST: connections open at once from one client IP address; more get 503"
+                  " (0: no limit of its own)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--http-max-header-bytes", serve.http_max_header_bytes,
+                  "REST: request line and headers, in bytes; larger get 431")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1024}, size_t{16} << 20));
+  cmd->add_option("--http-max-body-bytes", serve.http_max_body_bytes,
+                  "REST: request body, in bytes; larger get 413")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{0}, size_t{1} << 30));
+  cmd->add_option("--http-header-timeout", serve.http_header_timeout_s,
+                  "REST: seconds for the TLS handshake, request line and headers; then 408")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--http-body-timeout", serve.http_body_timeout_s,
+                  "REST: seconds for a request body (then 408), and for writing a response")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  cmd->add_option("--http-idle-timeout", serve.http_idle_timeout_s,
+                  "REST: seconds a kept-alive connection may wait for its next request")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+}
+
+}  // namespace
+
+void AddServeFlags(CLI::App* cmd, ServeOptions& serve) {
+  AddListenFlags(cmd, serve);
+  AddEdgeFlags(cmd, serve);
+  AddHttpLimitFlags(cmd, serve);
+}
+
+}  // namespace cub::server
