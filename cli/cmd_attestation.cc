@@ -88,110 +88,118 @@ void AddApprove(CLI::App* variant, Env& env) {
   });
 }
 
+void AddAttestationCreate(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, type, change_order, where, revision, note, expires_in;
+    std::vector<std::string> claims;
+    bool fail = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "create", "Attest to the revisions of a Space (e.g. --type ChangeRecord)");
+  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  cmd->add_option("--type", o->type, "Attestation type (default Approval)");
+  cmd->add_option("--change-order", o->change_order,
+                  "What this ChangeOrder (BASE/NAME) arrived at in the Space");
+  cmd->add_option("--where", o->where, "Where expression narrowing the Units");
+  cmd->add_option("--revision", o->revision, "Revision selector (default: the head)");
+  cmd->add_option("--note", o->note, "Why");
+  AddKeyValueFlag(cmd, "--claim", &o->claims, "A fact to record, KEY=VALUE (repeatable)");
+  cmd->add_option("--expires-in", o->expires_in, "How long it counts for, e.g. 72h");
+  cmd->add_flag("--fail", o->fail, "Record a failing result instead of a passing one");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::ApproveRequest req;
+    req.add_spaces(o->space);
+    req.set_type(o->type);
+    req.set_change_order(o->change_order);
+    req.set_all(true);
+    req.set_where(o->where);
+    req.set_revision(o->revision);
+    req.set_note(o->note);
+    PutKeyValues(o->claims, req.mutable_claims());
+    req.set_expires_in(o->expires_in);
+    req.set_reject(o->fail);
+    cub::v1::ApproveResponse resp;
+    if (!CallCubd(env, &AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
+    return PrintApproval(env, resp, "attest");
+  });
+}
+
+void AddAttestationGet(CLI::App* group, Env& env) {
+  auto id = std::make_shared<std::string>();
+  CLI::App* cmd = group->add_subcommand("get", "Show an Attestation");
+  cmd->add_option("ID", *id, "Attestation ID")->required();
+  OnRun(cmd, env, [&env, id] {
+    cub::v1::GetAttestationRequest req;
+    req.set_attestation(*id);
+    cub::v1::Attestation a;
+    if (!CallCubd(env, &AttestationService::Stub::GetAttestation, req, &a)) return kExitFailed;
+    return env.printer().Fields(a);
+  });
+}
+
+void AddAttestationList(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, where;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "list", "List Attestations, oldest first (kept after their Space is deleted)");
+  cmd->add_option("--space", o->space, "Space slug or ID (default: every Space you can see)");
+  cmd->add_option("--where", o->where,
+                  "Where expression over Attestations (e.g. \"SpaceSlug = 'x'\")");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::ListAttestationsRequest req;
+    req.set_space(o->space);
+    req.mutable_options()->set_where(o->where);
+    cub::v1::ListAttestationsResponse resp;
+    if (!CallCubd(env, &AttestationService::Stub::ListAttestations, req, &resp)) {
+      return kExitFailed;
+    }
+    return env.printer().List<cub::v1::Attestation>(
+        resp.attestations(),
+        {"ID", "SPACE", "TYPE", "RESULT", "USER", "REVISIONS", "REVOKED", "CREATED"},
+        [](const cub::v1::Attestation& a) -> std::vector<std::string> {
+          return {a.attestation_id(),
+                  a.space_slug(),
+                  a.type(),
+                  a.result(),
+                  a.user(),
+                  RevisionsText(a),
+                  a.revoked_by_id().empty() ? "" : "yes",
+                  a.created_at()};
+        });
+  });
+}
+
+void AddAttestationRevoke(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string id, note;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "revoke", "Withdraw an Attestation (recorded as a new one; nothing is deleted)");
+  cmd->add_option("ID", o->id, "Attestation ID")->required();
+  cmd->add_option("--note", o->note, "Why")->required();
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::RevokeAttestationRequest req;
+    req.set_attestation(o->id);
+    req.set_note(o->note);
+    cub::v1::Attestation a;
+    if (!CallCubd(env, &AttestationService::Stub::RevokeAttestation, req, &a)) {
+      return kExitFailed;
+    }
+    return env.printer().Confirm(
+        a, absl::StrCat("Attestation ", o->id, " revoked by ", a.attestation_id()));
+  });
+}
+
 void AddAttestationCommands(CLI::App& app, Env& env) {
   CLI::App* group = app.add_subcommand("attestation", "Record, show, list and revoke Attestations");
-  {
-    struct Opts {
-      std::string space, type, change_order, where, revision, note, expires_in;
-      std::vector<std::string> claims;
-      bool fail = false;
-    };
-    auto o = std::make_shared<Opts>();
-    CLI::App* cmd = group->add_subcommand(
-        "create", "Attest to the revisions of a Space (e.g. --type ChangeRecord)");
-    cmd->add_option("--space", o->space, "Space slug or ID")->required();
-    cmd->add_option("--type", o->type, "Attestation type (default Approval)");
-    cmd->add_option("--change-order", o->change_order,
-                    "What this ChangeOrder (BASE/NAME) arrived at in the Space");
-    cmd->add_option("--where", o->where, "Where expression narrowing the Units");
-    cmd->add_option("--revision", o->revision, "Revision selector (default: the head)");
-    cmd->add_option("--note", o->note, "Why");
-    AddKeyValueFlag(cmd, "--claim", &o->claims, "A fact to record, KEY=VALUE (repeatable)");
-    cmd->add_option("--expires-in", o->expires_in, "How long it counts for, e.g. 72h");
-    cmd->add_flag("--fail", o->fail, "Record a failing result instead of a passing one");
-    OnRun(cmd, env, [&env, o] {
-      cub::v1::ApproveRequest req;
-      req.add_spaces(o->space);
-      req.set_type(o->type);
-      req.set_change_order(o->change_order);
-      req.set_all(true);
-      req.set_where(o->where);
-      req.set_revision(o->revision);
-      req.set_note(o->note);
-      PutKeyValues(o->claims, req.mutable_claims());
-      req.set_expires_in(o->expires_in);
-      req.set_reject(o->fail);
-      cub::v1::ApproveResponse resp;
-      if (!CallCubd(env, &AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
-      return PrintApproval(env, resp, "attest");
-    });
-  }
-  {
-    auto id = std::make_shared<std::string>();
-    CLI::App* cmd = group->add_subcommand("get", "Show an Attestation");
-    cmd->add_option("ID", *id, "Attestation ID")->required();
-    OnRun(cmd, env, [&env, id] {
-      cub::v1::GetAttestationRequest req;
-      req.set_attestation(*id);
-      cub::v1::Attestation a;
-      if (!CallCubd(env, &AttestationService::Stub::GetAttestation, req, &a)) return kExitFailed;
-      return env.printer().Fields(a);
-    });
-  }
-  {
-    struct Opts {
-      std::string space, where;
-    };
-    auto o = std::make_shared<Opts>();
-    CLI::App* cmd = group->add_subcommand(
-        "list", "List Attestations, oldest first (kept after their Space is deleted)");
-    cmd->add_option("--space", o->space, "Space slug or ID (default: every Space you can see)");
-    cmd->add_option("--where", o->where,
-                    "Where expression over Attestations (e.g. \"SpaceSlug = 'x'\")");
-    OnRun(cmd, env, [&env, o] {
-      cub::v1::ListAttestationsRequest req;
-      req.set_space(o->space);
-      req.mutable_options()->set_where(o->where);
-      cub::v1::ListAttestationsResponse resp;
-      if (!CallCubd(env, &AttestationService::Stub::ListAttestations, req, &resp)) {
-        return kExitFailed;
-      }
-      return env.printer().List<cub::v1::Attestation>(
-          resp.attestations(),
-          {"ID", "SPACE", "TYPE", "RESULT", "USER", "REVISIONS", "REVOKED", "CREATED"},
-          [](const cub::v1::Attestation& a) -> std::vector<std::string> {
-            return {a.attestation_id(),
-                    a.space_slug(),
-                    a.type(),
-                    a.result(),
-                    a.user(),
-                    RevisionsText(a),
-                    a.revoked_by_id().empty() ? "" : "yes",
-                    a.created_at()};
-          });
-    });
-  }
-  {
-    struct Opts {
-      std::string id, note;
-    };
-    auto o = std::make_shared<Opts>();
-    CLI::App* cmd = group->add_subcommand(
-        "revoke", "Withdraw an Attestation (recorded as a new one; nothing is deleted)");
-    cmd->add_option("ID", o->id, "Attestation ID")->required();
-    cmd->add_option("--note", o->note, "Why")->required();
-    OnRun(cmd, env, [&env, o] {
-      cub::v1::RevokeAttestationRequest req;
-      req.set_attestation(o->id);
-      req.set_note(o->note);
-      cub::v1::Attestation a;
-      if (!CallCubd(env, &AttestationService::Stub::RevokeAttestation, req, &a)) {
-        return kExitFailed;
-      }
-      return env.printer().Confirm(
-          a, absl::StrCat("Attestation ", o->id, " revoked by ", a.attestation_id()));
-    });
-  }
+  AddAttestationCreate(group, env);
+  AddAttestationGet(group, env);
+  AddAttestationList(group, env);
+  AddAttestationRevoke(group, env);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `cub unit ...`: create, read, list, update (new data, restore, labels) and delete Units, print
 // a Unit's head data, and put a Tag on one of its revisions.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,15 +113,20 @@ void AddList(CLI::App* group, Env& env) {
   });
 }
 
-void AddUpdate(CLI::App* group, Env& env) {
-  struct Opts {
-    std::string space, unit, file, change_desc, restore, change_set, merge_source, change_order,
-        prior_revisions, resolve, revert;
-    std::vector<std::string> labels, annotations, protect, unprotect;
-    bool upgrade = false, squash = false, patch = false;
-    int merge_base = 0, merge_end = 0;
-  };
-  auto o = std::make_shared<Opts>();
+// `cub unit update`: write, restore, revert, upgrade, resolve, relabel or protect.
+struct UpdateOpts {
+  std::string space, unit, file, change_desc, restore, change_set, merge_source, change_order,
+      prior_revisions, resolve, revert;
+  std::vector<std::string> labels, annotations, protect, unprotect;
+  bool upgrade = false, squash = false, patch = false;
+  int merge_base = 0, merge_end = 0;
+
+  // --merge-source implies --upgrade.
+  bool upgrading() const { return upgrade || !merge_source.empty(); }
+};
+
+// `cub unit update`'s flags, into `o`.
+CLI::App* AddUpdateFlags(CLI::App* group, UpdateOpts* o) {
   CLI::App* cmd = group->add_subcommand(
       "update", "Write a new revision from FILE or stdin, restore an earlier one, or relabel");
   cmd->add_option("--space", o->space, kSpaceHelp)->required();
@@ -176,92 +182,118 @@ void AddUpdate(CLI::App* group, Env& env) {
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label; KEY= removes it (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations,
                   "Set an annotation; KEY= removes it (repeatable)");
+  return cmd;
+}
+
+// A usage error for flags that do not go together, or none.
+std::optional<std::string> UpdateFlagsError(const UpdateOpts& o) {
+  const bool upgrade = o.upgrading();
+  if (!o.change_order.empty() && !upgrade) {
+    return std::string("--change-order needs --upgrade: the change is moved in by upgrading");
+  }
+  if (!o.prior_revisions.empty() && o.change_order.empty()) {
+    return std::string("--prior-revisions needs --change-order");
+  }
+  const bool resolve = !o.resolve.empty();
+  if (o.patch != resolve) {
+    return std::string("--patch and --resolve go together: --patch --resolve \"Link:*\"");
+  }
+  if (o.file.empty() && o.restore.empty() && o.revert.empty() && o.labels.empty() &&
+      o.annotations.empty() && o.change_set != "-" && !upgrade && !resolve && o.protect.empty() &&
+      o.unprotect.empty()) {
+    return std::string(
+        "nothing to update: pass FILE, --restore, --upgrade, --patch --resolve, --protect, "
+        "--label, --annotation or --changeset -");
+  }
+  if (upgrade && (!o.file.empty() || !o.restore.empty())) {
+    return std::string("--upgrade cannot be combined with FILE or --restore");
+  }
+  if (resolve && (upgrade || !o.file.empty() || !o.restore.empty())) {
+    return std::string("--resolve cannot be combined with FILE, --restore or --upgrade");
+  }
+  return std::nullopt;
+}
+
+// The request for the flags; fails only when FILE cannot be read.
+absl::StatusOr<cub::v1::UpdateUnitRequest> UpdateRequest(const UpdateOpts& o) {
+  const bool upgrade = o.upgrading();
+  cub::v1::UpdateUnitRequest req;
+  if (!o.file.empty()) {
+    absl::StatusOr<std::string> data = ReadInput(o.file);
+    if (!data.ok()) return data.status();
+    req.set_data(*std::move(data));
+  }
+  req.set_space(o.space);
+  req.set_unit(o.unit);
+  req.set_change_desc(o.change_desc);
+  req.set_restore(o.restore);
+  req.set_revert(o.revert);
+  req.set_change_set(o.change_set);
+  req.set_upgrade(upgrade);
+  req.set_squash(o.squash);
+  req.set_merge_source(o.merge_source);
+  req.set_merge_base(o.merge_base);
+  req.set_merge_end(o.merge_end);
+  req.set_change_order(o.change_order);
+  req.set_prior_revisions(o.prior_revisions);
+  req.set_patch(o.patch);
+  req.set_resolve(o.resolve);
+  for (const auto& path : o.protect) req.add_protect(path);
+  for (const auto& path : o.unprotect) req.add_unprotect(path);
+  PutKeyValues(o.labels, req.mutable_labels());
+  PutKeyValues(o.annotations, req.mutable_annotations());
+  return req;
+}
+
+// The line that confirms what the update did.
+std::string UpdateLine(const UpdateOpts& o, const cub::v1::UpdateUnitResponse& resp) {
+  const bool upgrade = o.upgrading();
+  const bool resolve = !o.resolve.empty();
+  const cub::v1::Unit& u = resp.unit();
+  std::string line;
+  int conflicts = 0;
+  for (const auto& rev : resp.revisions()) conflicts += rev.conflicts_size();
+  if (upgrade && resp.revisions_size() > 0) {
+    const auto& first = resp.revisions(0);
+    line = absl::StrCat("Unit ", u.slug(), " upgraded to revision ", u.head_revision_num(), " (",
+                        resp.revisions_size(), " revision", resp.revisions_size() == 1 ? "" : "s",
+                        " from upstream revision ", first.upstream_revision_num(), " to ",
+                        resp.revision().upstream_revision_num(), ")");
+    if (conflicts > 0) {
+      absl::StrAppend(&line, "; ", conflicts, " change", conflicts == 1 ? "" : "s",
+                      " withheld: see cub unit conflicts");
+    }
+  } else if (resolve && resp.unchanged()) {
+    line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num(),
+                        ": its links are resolved");
+  } else if (resolve) {
+    line = absl::StrCat("Unit ", u.slug(), " resolved to revision ", resp.revision().revision_num(),
+                        " (", resp.revision().description(), ")");
+  } else if (upgrade && resp.unchanged()) {
+    line = absl::StrCat("Unit ", u.slug(), " is up to date with its upstream");
+  } else if (resp.unchanged()) {
+    line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num());
+  } else if (resp.has_revision() && resp.revision().revision_num() > 0) {
+    line = absl::StrCat("Unit ", u.slug(), " updated to revision ", resp.revision().revision_num());
+  } else {
+    line = absl::StrCat("Unit ", u.slug(), " updated");
+  }
+  return line;
+}
+
+void AddUpdate(CLI::App* group, Env& env) {
+  auto o = std::make_shared<UpdateOpts>();
+  CLI::App* cmd = AddUpdateFlags(group, o.get());
   OnRun(cmd, env, [&env, o] {
-    bool upgrade = o->upgrade || !o->merge_source.empty();
-    if (!o->change_order.empty() && !upgrade) {
-      return UsageError("--change-order needs --upgrade: the change is moved in by upgrading");
+    if (auto error = UpdateFlagsError(*o)) return UsageError(*error);
+    absl::StatusOr<cub::v1::UpdateUnitRequest> req = UpdateRequest(*o);
+    if (!req.ok()) {
+      PrintFailure(req.status().message());
+      return kExitFailed;
     }
-    if (!o->prior_revisions.empty() && o->change_order.empty()) {
-      return UsageError("--prior-revisions needs --change-order");
-    }
-    const bool resolve = !o->resolve.empty();
-    if (o->patch != resolve) {
-      return UsageError("--patch and --resolve go together: --patch --resolve \"Link:*\"");
-    }
-    if (o->file.empty() && o->restore.empty() && o->revert.empty() && o->labels.empty() &&
-        o->annotations.empty() && o->change_set != "-" && !upgrade && !resolve &&
-        o->protect.empty() && o->unprotect.empty()) {
-      return UsageError(
-          "nothing to update: pass FILE, --restore, --upgrade, --patch --resolve, --protect, "
-          "--label, --annotation or --changeset -");
-    }
-    if (upgrade && (!o->file.empty() || !o->restore.empty())) {
-      return UsageError("--upgrade cannot be combined with FILE or --restore");
-    }
-    if (resolve && (upgrade || !o->file.empty() || !o->restore.empty())) {
-      return UsageError("--resolve cannot be combined with FILE, --restore or --upgrade");
-    }
-    cub::v1::UpdateUnitRequest req;
-    if (!o->file.empty()) {
-      absl::StatusOr<std::string> data = ReadInput(o->file);
-      if (!data.ok()) {
-        PrintFailure(data.status().message());
-        return kExitFailed;
-      }
-      req.set_data(*std::move(data));
-    }
-    req.set_space(o->space);
-    req.set_unit(o->unit);
-    req.set_change_desc(o->change_desc);
-    req.set_restore(o->restore);
-    req.set_revert(o->revert);
-    req.set_change_set(o->change_set);
-    req.set_upgrade(upgrade);
-    req.set_squash(o->squash);
-    req.set_merge_source(o->merge_source);
-    req.set_merge_base(o->merge_base);
-    req.set_merge_end(o->merge_end);
-    req.set_change_order(o->change_order);
-    req.set_prior_revisions(o->prior_revisions);
-    req.set_patch(o->patch);
-    req.set_resolve(o->resolve);
-    for (const auto& path : o->protect) req.add_protect(path);
-    for (const auto& path : o->unprotect) req.add_unprotect(path);
-    PutKeyValues(o->labels, req.mutable_labels());
-    PutKeyValues(o->annotations, req.mutable_annotations());
     cub::v1::UpdateUnitResponse resp;
-    if (!CallCubd(env, &UnitService::Stub::UpdateUnit, req, &resp)) return kExitFailed;
-    const cub::v1::Unit& u = resp.unit();
-    std::string line;
-    int conflicts = 0;
-    for (const auto& rev : resp.revisions()) conflicts += rev.conflicts_size();
-    if (upgrade && resp.revisions_size() > 0) {
-      const auto& first = resp.revisions(0);
-      line = absl::StrCat("Unit ", u.slug(), " upgraded to revision ", u.head_revision_num(), " (",
-                          resp.revisions_size(), " revision", resp.revisions_size() == 1 ? "" : "s",
-                          " from upstream revision ", first.upstream_revision_num(), " to ",
-                          resp.revision().upstream_revision_num(), ")");
-      if (conflicts > 0) {
-        absl::StrAppend(&line, "; ", conflicts, " change", conflicts == 1 ? "" : "s",
-                        " withheld: see cub unit conflicts");
-      }
-    } else if (resolve && resp.unchanged()) {
-      line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num(),
-                          ": its links are resolved");
-    } else if (resolve) {
-      line = absl::StrCat("Unit ", u.slug(), " resolved to revision ",
-                          resp.revision().revision_num(), " (", resp.revision().description(), ")");
-    } else if (upgrade && resp.unchanged()) {
-      line = absl::StrCat("Unit ", u.slug(), " is up to date with its upstream");
-    } else if (resp.unchanged()) {
-      line = absl::StrCat("Unit ", u.slug(), " unchanged at revision ", u.head_revision_num());
-    } else if (resp.has_revision() && resp.revision().revision_num() > 0) {
-      line =
-          absl::StrCat("Unit ", u.slug(), " updated to revision ", resp.revision().revision_num());
-    } else {
-      line = absl::StrCat("Unit ", u.slug(), " updated");
-    }
-    return env.printer().Confirm(resp, line);
+    if (!CallCubd(env, &UnitService::Stub::UpdateUnit, *req, &resp)) return kExitFailed;
+    return env.printer().Confirm(resp, UpdateLine(*o, resp));
   });
 }
 

@@ -90,6 +90,8 @@ void AddChangeWorkflowCommands(CLI::App& app, Env& env);
 void AddChangeOrderCommands(CLI::App& app, Env& env);
 // `target`, `release` and `server`.
 void AddReleaseCommands(CLI::App& app, Env& env);
+void AddTargetCommands(CLI::App& app, Env& env);
+void AddServerCommands(CLI::App& app, Env& env);
 // `variant approve` (after AddVariantCommands) and `attestation`.
 void AddApprovalCommands(CLI::App& app, Env& env);
 

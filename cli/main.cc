@@ -78,7 +78,9 @@ int Main(int argc, char** argv) {
   AddInvocationCommands(app, env);
   AddChangeWorkflowCommands(app, env);
   AddChangeOrderCommands(app, env);
+  AddTargetCommands(app, env);
   AddReleaseCommands(app, env);
+  AddServerCommands(app, env);
   AddApprovalCommands(app, env);
   Finish(&app, true);
 
