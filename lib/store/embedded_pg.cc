@@ -464,24 +464,9 @@ bool Transient(const std::string& log, const std::string& pgdata) {
   return !serving();
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::string data_dir) {
-  return Start(std::move(data_dir), Options());
-}
-
-absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::string data_dir,
-                                                                          const Options& options) {
+// DATA_DIR: ours (or, as root, the postgres user's) and reachable by the server.
+absl::Status PrepareDataDir(const std::string& data_dir, const Credentials& cred) {
   std::error_code ec;
-  if (data_dir.empty()) return absl::InvalidArgumentError("embedded PostgreSQL: empty data dir");
-  data_dir = fs::absolute(data_dir, ec).lexically_normal().string();
-  while (data_dir.size() > 1 && data_dir.back() == '/') data_dir.pop_back();
-
-  CUB_ASSIGN_OR_RETURN(auto bin_dir, FindBinDir());
-  CUB_ASSIGN_OR_RETURN(const Credentials& cred, RunAsCredentials());
-  const std::string locale = ChooseLocale();
-
-  // DATA_DIR: ours (or, as root, the postgres user's) and reachable by the server.
   const bool existed = fs::exists(data_dir, ec);
   fs::create_directories(data_dir, ec);
   if (ec) {
@@ -500,41 +485,37 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
                      "; as root, choose a data dir whose parents are searchable by 'postgres' (not "
                      "under /root), e.g. the default /var/lib/cub"));
   }
+  return absl::OkStatus();
+}
 
-  const std::string pgdata = data_dir + "/pgdata";
-  const std::string log_path = data_dir + "/postgres.log";
-  if (FileSize(log_path) > static_cast<std::streamoff>(kLogRotateBytes)) {
-    fs::rename(log_path, log_path + ".1", ec);
-  }
-
-  // The socket directory.
-  std::string sock_dir = data_dir + "/sock";
-  const std::string socket_file = absl::StrCat("/.s.PGSQL.", kPort);
-  if (sock_dir.size() + socket_file.size() > kMaxSocketPath) {
-    sock_dir = "/tmp/cub-pg-" + Fnv1aHex(data_dir);
-  }
-  CUB_RETURN_IF_ERROR(EnsurePrivateDir(sock_dir, cred));
-
-  // The cluster.
+// The cluster in `pgdata`: made by initdb when there is none, else checked to be the server
+// user's.
+absl::Status PrepareCluster(const std::string& bin_dir, const std::string& data_dir,
+                            const std::string& pgdata, const Credentials& cred,
+                            const std::string& locale, bool durable, const std::string& log_path) {
+  std::error_code ec;
   if (!fs::exists(pgdata + "/PG_VERSION", ec)) {
     if (fs::exists(pgdata, ec) && !fs::is_empty(pgdata, ec)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "embedded PostgreSQL: ", pgdata, " exists but holds no cluster (no PG_VERSION)"));
     }
     fs::remove(pgdata, ec);
-    CUB_RETURN_IF_ERROR(
-        InitCluster(bin_dir, data_dir, pgdata, cred, locale, options.durable, log_path));
-  } else {
-    struct stat st;
-    if (stat(pgdata.c_str(), &st) == 0 && st.st_uid != cred.uid) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("embedded PostgreSQL: ", pgdata, " belongs to uid ", st.st_uid,
-                       " but the server runs as uid ", cred.uid,
-                       " (as root it runs as 'postgres': chown -R postgres: ", pgdata, ")"));
-    }
+    return InitCluster(bin_dir, data_dir, pgdata, cred, locale, durable, log_path);
   }
+  struct stat st;
+  if (stat(pgdata.c_str(), &st) == 0 && st.st_uid != cred.uid) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("embedded PostgreSQL: ", pgdata, " belongs to uid ", st.st_uid,
+                     " but the server runs as uid ", cred.uid,
+                     " (as root it runs as 'postgres': chown -R postgres: ", pgdata, ")"));
+  }
+  return absl::OkStatus();
+}
 
-  // The server.
+// The postgres command line: Unix socket only, in `sock_dir`.
+Command ServerCommand(const std::string& bin_dir, const std::string& pgdata,
+                      const std::string& sock_dir, const EmbeddedPostgres::Options& options,
+                      const Credentials& cred, const std::string& locale) {
   Command cmd;
   cmd.argv = {bin_dir + "/postgres", "-D", pgdata, "-k", sock_dir, "-h",
               "",  // listen_addresses='': no TCP.
@@ -550,53 +531,107 @@ absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::s
   }
   cmd.env = ChildEnv(cred, locale);
   cmd.pdeath_signal = SIGINT;  // Fast shutdown when cubd dies.
+  return cmd;
+}
 
-  const std::string admin_conninfo =
-      absl::StrCat("host=", ConninfoQuote(sock_dir), " port=", kPort, " user=", kSuperuser,
-                   " dbname=postgres connect_timeout=5");
+// One start of the server: its pid once it accepts connections on `admin_conninfo`, or, when
+// it exited first, its wait status (the caller decides whether to try again).
+struct Attempt {
+  pid_t pid = -1;
+  std::optional<int> exit_status;
+};
+
+absl::StatusOr<Attempt> StartOnce(const Command& cmd, const Credentials& cred,
+                                  const std::string& pgdata, const std::string& log_path,
+                                  const std::string& admin_conninfo, Clock::time_point deadline) {
+  const std::streamoff log_start = FileSize(log_path);
+  Attempt attempt;
+  CUB_ASSIGN_OR_RETURN(attempt.pid, Spawn(cmd, cred, log_path));
+  int polls = 0;
+  while (Clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(attempt.pid, &status, WNOHANG) == attempt.pid) {
+      attempt.exit_status = status;
+      return attempt;
+    }
+    // Connect once the pid file says ready, and once a second anyway (should it be unreadable).
+    if ((PidFileSaysReady(pgdata, attempt.pid) || ++polls % 20 == 0) && Accepts(admin_conninfo)) {
+      return attempt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  StopChild(attempt.pid);
+  return absl::UnavailableError(absl::StrCat(
+      "embedded PostgreSQL: the server in ", pgdata, " did not accept connections within ",
+      std::chrono::duration_cast<std::chrono::seconds>(kStartTimeout).count(), "s\n",
+      LogTail(log_path, log_start)));
+}
+
+// Starts the server, trying again while a predecessor still holds the data dir (Transient);
+// returns its pid once it accepts connections.
+absl::StatusOr<pid_t> RunServer(const Command& cmd, const Credentials& cred,
+                                const std::string& pgdata, const std::string& log_path,
+                                const std::string& admin_conninfo) {
   const auto deadline = Clock::now() + kStartTimeout;
   const auto retry_deadline = Clock::now() + kPredecessorTimeout;
-  pid_t pid = -1;
   for (;;) {
     const std::streamoff log_start = FileSize(log_path);
-    CUB_ASSIGN_OR_RETURN(pid, Spawn(cmd, cred, log_path));
-    bool ready = false;
-    std::optional<int> exit_status;
-    int polls = 0;
-    while (Clock::now() < deadline) {
-      int status = 0;
-      const pid_t r = waitpid(pid, &status, WNOHANG);
-      if (r == pid) {
-        exit_status = status;
-        break;
-      }
-      // Connect once the pid file says ready, and once a second anyway (should it be unreadable).
-      if ((PidFileSaysReady(pgdata, pid) || ++polls % 20 == 0) && Accepts(admin_conninfo)) {
-        ready = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    if (ready) break;
-    if (!exit_status) {
-      StopChild(pid);
-      return absl::UnavailableError(absl::StrCat(
-          "embedded PostgreSQL: the server in ", pgdata, " did not accept connections within ",
-          std::chrono::duration_cast<std::chrono::seconds>(kStartTimeout).count(), "s\n",
-          LogTail(log_path, log_start)));
-    }
+    CUB_ASSIGN_OR_RETURN(Attempt attempt,
+                         StartOnce(cmd, cred, pgdata, log_path, admin_conninfo, deadline));
+    if (!attempt.exit_status) return attempt.pid;
     std::ifstream in(log_path, std::ios::binary);
     in.seekg(log_start);
     const std::string attempt_log((std::istreambuf_iterator<char>(in)),
                                   std::istreambuf_iterator<char>());
     if (!Transient(attempt_log, pgdata) || Clock::now() >= retry_deadline) {
       return absl::UnavailableError(absl::StrCat("embedded PostgreSQL: the server in ", pgdata, " ",
-                                                 DescribeExit(*exit_status), "\n",
+                                                 DescribeExit(*attempt.exit_status), "\n",
                                                  LogTail(log_path, log_start)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
+}
 
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::string data_dir) {
+  return Start(std::move(data_dir), Options());
+}
+
+absl::StatusOr<std::unique_ptr<EmbeddedPostgres>> EmbeddedPostgres::Start(std::string data_dir,
+                                                                          const Options& options) {
+  std::error_code ec;
+  if (data_dir.empty()) return absl::InvalidArgumentError("embedded PostgreSQL: empty data dir");
+  data_dir = fs::absolute(data_dir, ec).lexically_normal().string();
+  while (data_dir.size() > 1 && data_dir.back() == '/') data_dir.pop_back();
+
+  CUB_ASSIGN_OR_RETURN(auto bin_dir, FindBinDir());
+  CUB_ASSIGN_OR_RETURN(const Credentials& cred, RunAsCredentials());
+  const std::string locale = ChooseLocale();
+  CUB_RETURN_IF_ERROR(PrepareDataDir(data_dir, cred));
+
+  const std::string pgdata = data_dir + "/pgdata";
+  const std::string log_path = data_dir + "/postgres.log";
+  if (FileSize(log_path) > static_cast<std::streamoff>(kLogRotateBytes)) {
+    fs::rename(log_path, log_path + ".1", ec);
+  }
+
+  // The socket directory.
+  std::string sock_dir = data_dir + "/sock";
+  const std::string socket_file = absl::StrCat("/.s.PGSQL.", kPort);
+  if (sock_dir.size() + socket_file.size() > kMaxSocketPath) {
+    sock_dir = "/tmp/cub-pg-" + Fnv1aHex(data_dir);
+  }
+  CUB_RETURN_IF_ERROR(EnsurePrivateDir(sock_dir, cred));
+  CUB_RETURN_IF_ERROR(
+      PrepareCluster(bin_dir, data_dir, pgdata, cred, locale, options.durable, log_path));
+
+  const std::string admin_conninfo =
+      absl::StrCat("host=", ConninfoQuote(sock_dir), " port=", kPort, " user=", kSuperuser,
+                   " dbname=postgres connect_timeout=5");
+  CUB_ASSIGN_OR_RETURN(const pid_t pid,
+                       RunServer(ServerCommand(bin_dir, pgdata, sock_dir, options, cred, locale),
+                                 cred, pgdata, log_path, admin_conninfo));
   if (absl::Status s = EnsureDatabase(admin_conninfo); !s.ok()) {
     StopChild(pid);
     return s;
