@@ -147,7 +147,46 @@ class GitProvider : public Provider {
     const std::string dir = ExpandPathTemplate(path_template_, d.space);
     CUB_RETURN_IF_ERROR(ValidateRepoRelativePath(Prefix() + "path", dir));
     InitLibgit2();
+    CUB_ASSIGN_OR_RETURN(auto lock, LockRepository());
+    Checkout co;
+    CUB_RETURN_IF_ERROR(Open(co));
+    CUB_RETURN_IF_ERROR(ReadBase(co));
 
+    std::vector<std::string> owned;
+    CUB_ASSIGN_OR_RETURN(auto new_tree,
+                         BuildTree(co.repo.get(), co.old_tree.get(), dir, d.files, &owned));
+    CUB_ASSIGN_OR_RETURN(const git_oid commit_id, Commit(co, new_tree.get(), CommitMessage(d)));
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, &commit_id);
+    const std::string commit_hex = hex;
+    CUB_RETURN_IF_ERROR(MoveBranch(co, commit_id, d.release_num,
+                                   absl::StrCat("cubd: release ", d.release_num, " of ", d.space)));
+
+    Delivered out;
+    out.location = dir;
+    out.commit = commit_hex;
+    if (is_url_) {
+      CUB_RETURN_IF_ERROR(Push(co.remote.get()));
+      out.pushed = true;
+    } else {
+      CUB_RETURN_IF_ERROR(
+          UpdateWorkTree(co.repo.get(), co.old_tree.get(), new_tree.get(), owned, commit_hex));
+    }
+    return out;
+  }
+
+ private:
+  // The repository a delivery works in, and the commit it builds on.
+  struct Checkout {
+    RepoPtr repo;
+    RemotePtr remote;  // set for a URL
+    CommitPtr parent;  // null for a branch's first commit
+    git_oid parent_id{};
+    TreePtr old_tree;  // null for a branch's first commit
+  };
+
+  // One delivery at a time per repository, across threads and processes.
+  absl::StatusOr<std::unique_ptr<LocationLock>> LockRepository() const {
     std::error_code ec;
     const std::string locks = work_dir_ + "/locks";
     fs::create_directories(locks, ec);
@@ -156,121 +195,96 @@ class GitProvider : public Provider {
           absl::StrCat(Prefix(), "cannot create ", locks, ": ", ec.message()));
     }
     const std::string key = "git:" + repository_;
-    CUB_ASSIGN_OR_RETURN(
-        auto lock, LocationLock::Acquire(key, absl::StrCat(locks, "/", Sha256Hex(key), ".lock")));
-
-    RepoPtr repo;
-    RemotePtr remote;
-    if (is_url_) {
-      CUB_ASSIGN_OR_RETURN(auto r, OpenClone());
-      repo = std::move(r);
-      git_remote* rm = nullptr;
-      // Anonymous, and without url.<base>.insteadOf rewriting from the user's git config: the
-      // Target's URL is used as written (see OpenClone for why there is no `origin`).
-      git_remote_create_options ro;
-      git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
-      ro.repository = repo.get();
-      ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
-      if (git_remote_create_with_opts(&rm, repository_.c_str(), &ro) != 0) {
-        return Fail("cannot use the remote");
-      }
-      remote.reset(rm);
-      CUB_RETURN_IF_ERROR(Fetch(repo.get(), remote.get()));
-    } else {
-      CUB_ASSIGN_OR_RETURN(auto r, OpenOrInitLocal());
-      repo = std::move(r);
-    }
-
-    // The commit to build on: the local branch, or what the remote's branch is.
-    const std::string& base_ref = is_url_ ? tracking_ref_ : branch_ref_;
-    CommitPtr parent;
-    git_oid parent_id{};
-    {
-      git_oid id;
-      int rc = git_reference_name_to_id(&id, repo.get(), base_ref.c_str());
-      if (rc == 0) {
-        git_commit* c = nullptr;
-        if (git_commit_lookup(&c, repo.get(), &id) != 0) {
-          return Fail(absl::StrCat("cannot read the commit ", base_ref, " points at"));
-        }
-        parent.reset(c);
-        parent_id = id;
-      } else if (rc != GIT_ENOTFOUND) {
-        return Fail(absl::StrCat("cannot resolve ", base_ref));
-      }
-    }
-    TreePtr old_tree;  // null for a branch's first commit
-    if (parent) {
-      git_tree* t = nullptr;
-      if (git_commit_tree(&t, parent.get()) != 0) return Fail("cannot read the previous tree");
-      old_tree.reset(t);
-    }
-
-    std::vector<std::string> owned;
-    CUB_ASSIGN_OR_RETURN(auto new_tree,
-                         BuildTree(repo.get(), old_tree.get(), dir, d.files, &owned));
-
-    git_oid commit_id;
-    {
-      git_signature* s = nullptr;
-      if (git_signature_now(&s, "cubd", "cubd@localhost") != 0) return Fail("cannot sign");
-      SigPtr sig(s);
-      std::string message = CommitMessage(d);
-      const git_commit* parents[] = {parent.get()};
-      if (git_commit_create(&commit_id, repo.get(), nullptr, sig.get(), sig.get(), nullptr,
-                            message.c_str(), new_tree.get(), parent ? 1 : 0, parents) != 0) {
-        return Fail("cannot create the commit");
-      }
-    }
-    char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof hex, &commit_id);
-    const std::string commit_hex = hex;
-    const std::string reflog = absl::StrCat("cubd: release ", d.release_num, " of ", d.space);
-
-    {
-      git_reference* ref = nullptr;
-      int rc;
-      if (is_url_) {
-        // The clone's own branch is scratch: it always follows what we are about to push.
-        rc = git_reference_create(&ref, repo.get(), branch_ref_.c_str(), &commit_id, 1,
-                                  reflog.c_str());
-      } else if (parent) {
-        rc = git_reference_create_matching(&ref, repo.get(), branch_ref_.c_str(), &commit_id, 1,
-                                           &parent_id, reflog.c_str());
-      } else {
-        rc = git_reference_create(&ref, repo.get(), branch_ref_.c_str(), &commit_id, 0,
-                                  reflog.c_str());
-      }
-      RefPtr ref_holder(ref);
-      if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS) {
-        return Fail(absl::StatusCode::kAborted,
-                    absl::StrCat("branch ", branch_, " changed while release ", d.release_num,
-                                 " was being committed; nothing was published, retry"));
-      }
-      if (rc == GIT_ELOCKED) {
-        // Another writer holds <ref>.lock right now, or one died holding it; libgit2's text
-        // names the file, which has to be removed by hand in the second case.
-        return Fail(absl::StatusCode::kUnavailable,
-                    absl::StrCat("cannot update ", branch_ref_, "; nothing was published"));
-      }
-      if (rc != 0) return Fail(absl::StrCat("cannot update ", branch_ref_));
-    }
-
-    Delivered out;
-    out.location = dir;
-    out.commit = commit_hex;
-    if (is_url_) {
-      CUB_RETURN_IF_ERROR(Push(remote.get()));
-      out.pushed = true;
-    } else if (auto s =
-                   UpdateWorkTree(repo.get(), old_tree.get(), new_tree.get(), owned, commit_hex);
-               !s.ok()) {
-      return s;
-    }
-    return out;
+    return LocationLock::Acquire(key, absl::StrCat(locks, "/", Sha256Hex(key), ".lock"));
   }
 
- private:
+  // The local repository, or for a URL the clone, fetched from the remote.
+  absl::Status Open(Checkout& co) const {
+    if (!is_url_) {
+      CUB_ASSIGN_OR_RETURN(co.repo, OpenOrInitLocal());
+      return absl::OkStatus();
+    }
+    CUB_ASSIGN_OR_RETURN(co.repo, OpenClone());
+    git_remote* rm = nullptr;
+    // Anonymous, and without url.<base>.insteadOf rewriting from the user's git config: the
+    // Target's URL is used as written (see OpenClone for why there is no `origin`).
+    git_remote_create_options ro;
+    git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+    ro.repository = co.repo.get();
+    ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+    if (git_remote_create_with_opts(&rm, repository_.c_str(), &ro) != 0) {
+      return Fail("cannot use the remote");
+    }
+    co.remote.reset(rm);
+    return Fetch(co.repo.get(), co.remote.get());
+  }
+
+  // The commit to build on: the local branch, or what the remote's branch is; and its tree.
+  absl::Status ReadBase(Checkout& co) const {
+    const std::string& base_ref = is_url_ ? tracking_ref_ : branch_ref_;
+    git_oid id;
+    int rc = git_reference_name_to_id(&id, co.repo.get(), base_ref.c_str());
+    if (rc == GIT_ENOTFOUND) return absl::OkStatus();
+    if (rc != 0) return Fail(absl::StrCat("cannot resolve ", base_ref));
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, co.repo.get(), &id) != 0) {
+      return Fail(absl::StrCat("cannot read the commit ", base_ref, " points at"));
+    }
+    co.parent.reset(c);
+    co.parent_id = id;
+    git_tree* t = nullptr;
+    if (git_commit_tree(&t, co.parent.get()) != 0) return Fail("cannot read the previous tree");
+    co.old_tree.reset(t);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<git_oid> Commit(const Checkout& co, git_tree* tree,
+                                 const std::string& message) const {
+    git_signature* s = nullptr;
+    if (git_signature_now(&s, "cubd", "cubd@localhost") != 0) return Fail("cannot sign");
+    SigPtr sig(s);
+    git_oid commit_id;
+    const git_commit* parents[] = {co.parent.get()};
+    if (git_commit_create(&commit_id, co.repo.get(), nullptr, sig.get(), sig.get(), nullptr,
+                          message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
+      return Fail("cannot create the commit");
+    }
+    return commit_id;
+  }
+
+  // Points the branch at `commit_id`. A local branch moves only from the parent it was built
+  // on (ABORTED when another writer moved it first).
+  absl::Status MoveBranch(const Checkout& co, const git_oid& commit_id, int64_t release_num,
+                          const std::string& reflog) const {
+    git_reference* ref = nullptr;
+    int rc;
+    if (is_url_) {
+      // The clone's own branch is scratch: it always follows what we are about to push.
+      rc = git_reference_create(&ref, co.repo.get(), branch_ref_.c_str(), &commit_id, 1,
+                                reflog.c_str());
+    } else if (co.parent) {
+      rc = git_reference_create_matching(&ref, co.repo.get(), branch_ref_.c_str(), &commit_id, 1,
+                                         &co.parent_id, reflog.c_str());
+    } else {
+      rc = git_reference_create(&ref, co.repo.get(), branch_ref_.c_str(), &commit_id, 0,
+                                reflog.c_str());
+    }
+    RefPtr ref_holder(ref);
+    if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS) {
+      return Fail(absl::StatusCode::kAborted,
+                  absl::StrCat("branch ", branch_, " changed while release ", release_num,
+                               " was being committed; nothing was published, retry"));
+    }
+    if (rc == GIT_ELOCKED) {
+      // Another writer holds <ref>.lock right now, or one died holding it; libgit2's text
+      // names the file, which has to be removed by hand in the second case.
+      return Fail(absl::StatusCode::kUnavailable,
+                  absl::StrCat("cannot update ", branch_ref_, "; nothing was published"));
+    }
+    if (rc != 0) return Fail(absl::StrCat("cannot update ", branch_ref_));
+    return absl::OkStatus();
+  }
+
   std::string Prefix() const { return absl::StrCat("Git target ", repository_, ": "); }
 
   absl::Status Fail(const std::string& what) const {
