@@ -24,6 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "lib/util/proto_text.h"
+#include "lib/util/status_macros.h"
 #include "lib/util/utf8.h"
 #include "server/call.h"
 
@@ -127,101 +128,33 @@ const pb::ServiceDescriptor* RestGateway::FindService(const std::string& name) c
   return pool_->FindServiceByName(absl::StrCat(options_.default_package, ".", name));
 }
 
-HttpResponse RestGateway::Handle(const HttpRequest& req) const {
-  using grpc::StatusCode;
-  if (req.path == "/healthz") {
-    if (req.method != "GET" && req.method != "HEAD")
-      return MethodNotAllowed(req.method, "GET, HEAD");
-    HttpResponse r;
-    r.status = 200;
-    r.content_type = "text/plain; charset=utf-8";
-    r.body = "ok";
-    r.headers.emplace_back("Cache-Control", "no-store");
-    return r;
-  }
+namespace {
 
-  absl::string_view rest = req.path;
-  if (!absl::ConsumePrefix(&rest, "/v1/")) {
-    return JsonError(static_cast<int>(StatusCode::NOT_FOUND),
-                     absl::StrCat("no resource at ", req.path,
-                                  "; the API is served at POST /v1/<Service>/<Method>"));
-  }
-  std::vector<std::string> parts = absl::StrSplit(rest, '/');
-  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
-    return JsonError(static_cast<int>(StatusCode::NOT_FOUND),
-                     absl::StrCat("no resource at ", req.path,
-                                  "; the API is served at POST /v1/<Service>/<Method>"));
-  }
-  const pb::ServiceDescriptor* service = FindService(parts[0]);
-  if (service == nullptr) {
-    return JsonError(static_cast<int>(StatusCode::NOT_FOUND),
-                     absl::StrCat("unknown service \"", parts[0], "\""));
-  }
-  const pb::MethodDescriptor* method = service->FindMethodByName(parts[1]);
-  if (method == nullptr) {
-    return JsonError(
-        static_cast<int>(StatusCode::NOT_FOUND),
-        absl::StrCat("unknown method \"", parts[1], "\" of service ", service->full_name()));
-  }
-  if (method->client_streaming() || method->server_streaming()) {
-    return JsonError(static_cast<int>(StatusCode::UNIMPLEMENTED),
-                     absl::StrCat(method->full_name(),
-                                  " is a streaming method; the REST mirror serves unary methods "
-                                  "only, use gRPC"));
-  }
-  if (req.method != "POST") return MethodNotAllowed(req.method, "POST");
+HttpResponse Healthz(const HttpRequest& req) {
+  if (req.method != "GET" && req.method != "HEAD") return MethodNotAllowed(req.method, "GET, HEAD");
+  HttpResponse r;
+  r.status = 200;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = "ok";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
 
-  // JSON -> request message -> bytes.
-  const pb::Message* request_prototype = factory_.GetPrototype(method->input_type());
-  const pb::Message* response_prototype = factory_.GetPrototype(method->output_type());
-  if (request_prototype == nullptr || response_prototype == nullptr) {
-    return JsonError(static_cast<int>(StatusCode::INTERNAL),
-                     absl::StrCat("no message types for ", method->full_name()));
-  }
-  std::unique_ptr<pb::Message> request(request_prototype->New());
-  if (size_t bad = FindInvalidUtf8(req.body); bad != std::string::npos) {
-    return JsonError(static_cast<int>(StatusCode::INVALID_ARGUMENT),
-                     absl::StrCat("the request body is not valid UTF-8 at byte offset ", bad,
-                                  "; JSON text must be UTF-8"));
-  }
-  if (!IsBlank(req.body)) {
-    pb::util::JsonParseOptions parse;
-    parse.ignore_unknown_fields = false;
-    auto status = pb::util::JsonStringToMessage(req.body, request.get(), parse);
-    if (!status.ok()) {
-      return JsonError(static_cast<int>(StatusCode::INVALID_ARGUMENT),
-                       absl::StrCat("invalid JSON for ", method->input_type()->full_name(), ": ",
-                                    std::string(status.message())));
-    }
-  }
-  // Text that gRPC would fail to carry (invalid UTF-8) or the store would cut (NUL) is
-  // refused here, naming the field, rather than as an unexplained INTERNAL from the parser.
-  if (auto text = CheckTextFields(*request); !text.ok()) {
-    return JsonError(static_cast<int>(text.code()), std::string(text.message()));
-  }
-  // Serialized straight into the slice gRPC sends, and the message freed: a large Unit is
-  // held once here, not three times, while the call runs.
-  const size_t request_size = request->ByteSizeLong();
-  grpc::Slice slice(request_size);
-  if (request_size > 0 && !request->SerializeToArray(const_cast<uint8_t*>(slice.begin()),
-                                                     static_cast<int>(request_size))) {
-    return JsonError(static_cast<int>(StatusCode::INVALID_ARGUMENT),
-                     "request message cannot be serialized");
-  }
-  request.reset();
+HttpResponse JsonError(const absl::Status& s) {
+  return JsonError(static_cast<int>(s.code()), std::string(s.message()));
+}
 
-  // The in-process gRPC call.
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + options_.deadline);
+// The caller's headers that the call carries: the credentials, the request ID, and the
+// client's address (X-Forwarded-For, and the address failed authentications are counted
+// against, which cubd trusts only in-process).
+absl::Status AddCallMetadata(const HttpRequest& req, grpc::ClientContext& ctx) {
   auto header = [&](const char* name) -> const std::string* {
     auto it = req.headers.find(name);
     return it == req.headers.end() ? nullptr : &it->second;
   };
   if (const std::string* auth = header("authorization")) {
-    if (!IsMetadataValue(*auth)) {
-      return JsonError(static_cast<int>(StatusCode::UNAUTHENTICATED),
-                       "malformed Authorization header");
-    }
+    if (!IsMetadataValue(*auth))
+      return absl::UnauthenticatedError("malformed Authorization header");
     ctx.AddMetadata("authorization", *auth);
   }
   if (const std::string* id = header("x-request-id");
@@ -235,24 +168,85 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
       forwarded = absl::StrCat(*xff, ", ", req.remote_addr);
     }
     ctx.AddMetadata("x-forwarded-for", forwarded);
-    // The address failed authentication is counted against (trusted only in-process).
     ctx.AddMetadata(kHttpClientAddrKey, req.remote_addr);
   }
-  grpc::ByteBuffer request_buffer(&slice, 1);
-  slice = grpc::Slice();
-  grpc::ByteBuffer response_buffer;
-  const std::string path = absl::StrCat("/", service->full_name(), "/", method->name());
-  grpc::Status status = CallUnary(channel_, &ctx, path, request_buffer, &response_buffer);
-  if (!status.ok()) return JsonError(static_cast<int>(status.error_code()), status.error_message());
+  return absl::OkStatus();
+}
 
-  // Bytes -> response message -> JSON.
-  std::unique_ptr<pb::Message> response(response_prototype->New());
-  request_buffer.Clear();
-  grpc::ProtoBufferReader reader(&response_buffer);
+}  // namespace
+
+absl::StatusOr<const pb::MethodDescriptor*> RestGateway::FindMethod(const std::string& path) const {
+  absl::string_view rest = path;
+  std::vector<std::string> parts;
+  if (absl::ConsumePrefix(&rest, "/v1/")) parts = absl::StrSplit(rest, '/');
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return absl::NotFoundError(absl::StrCat("no resource at ", path,
+                                            "; the API is served at POST /v1/<Service>/<Method>"));
+  }
+  const pb::ServiceDescriptor* service = FindService(parts[0]);
+  if (service == nullptr) {
+    return absl::NotFoundError(absl::StrCat("unknown service \"", parts[0], "\""));
+  }
+  const pb::MethodDescriptor* method = service->FindMethodByName(parts[1]);
+  if (method == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("unknown method \"", parts[1], "\" of service ", service->full_name()));
+  }
+  if (method->client_streaming() || method->server_streaming()) {
+    return absl::UnimplementedError(absl::StrCat(
+        method->full_name(),
+        " is a streaming method; the REST mirror serves unary methods only, use gRPC"));
+  }
+  return method;
+}
+
+absl::StatusOr<grpc::ByteBuffer> RestGateway::DecodeRequest(const pb::MethodDescriptor& method,
+                                                            const std::string& body) const {
+  const pb::Message* prototype = factory_.GetPrototype(method.input_type());
+  if (prototype == nullptr) {
+    return absl::InternalError(absl::StrCat("no message types for ", method.full_name()));
+  }
+  std::unique_ptr<pb::Message> request(prototype->New());
+  if (size_t bad = FindInvalidUtf8(body); bad != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the request body is not valid UTF-8 at byte offset ", bad, "; JSON text must be UTF-8"));
+  }
+  if (!IsBlank(body)) {
+    pb::util::JsonParseOptions parse;
+    parse.ignore_unknown_fields = false;
+    auto status = pb::util::JsonStringToMessage(body, request.get(), parse);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("invalid JSON for ",
+                                                     method.input_type()->full_name(), ": ",
+                                                     std::string(status.message())));
+    }
+  }
+  // Text that gRPC would fail to carry (invalid UTF-8) or the store would cut (NUL) is
+  // refused here, naming the field, rather than as an unexplained INTERNAL from the parser.
+  CUB_RETURN_IF_ERROR(CheckTextFields(*request));
+  // Serialized straight into the slice gRPC sends, and the message freed: a large Unit is
+  // held once here, not three times, while the call runs.
+  const size_t request_size = request->ByteSizeLong();
+  grpc::Slice slice(request_size);
+  if (request_size > 0 && !request->SerializeToArray(const_cast<uint8_t*>(slice.begin()),
+                                                     static_cast<int>(request_size))) {
+    return absl::InvalidArgumentError("request message cannot be serialized");
+  }
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+HttpResponse RestGateway::EncodeResponse(const pb::MethodDescriptor& method,
+                                         grpc::ByteBuffer& bytes) const {
+  const pb::Message* prototype = factory_.GetPrototype(method.output_type());
+  if (prototype == nullptr) {
+    return JsonError(
+        absl::InternalError(absl::StrCat("no message types for ", method.full_name())));
+  }
+  std::unique_ptr<pb::Message> response(prototype->New());
+  grpc::ProtoBufferReader reader(&bytes);
   if (!response->ParseFromZeroCopyStream(&reader)) {
-    return JsonError(static_cast<int>(StatusCode::INTERNAL),
-                     absl::StrCat("malformed ", method->output_type()->full_name(), " from ",
-                                  method->full_name()));
+    return JsonError(absl::InternalError(absl::StrCat(
+        "malformed ", method.output_type()->full_name(), " from ", method.full_name())));
   }
   pb::util::JsonPrintOptions print;
   print.always_print_primitive_fields = true;
@@ -260,14 +254,39 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
   HttpResponse r;
   auto printed = pb::util::MessageToJsonString(*response, &r.body, print);
   if (!printed.ok()) {
-    return JsonError(static_cast<int>(StatusCode::INTERNAL),
-                     absl::StrCat("cannot render ", method->output_type()->full_name(),
-                                  " as JSON: ", std::string(printed.message())));
+    return JsonError(
+        absl::InternalError(absl::StrCat("cannot render ", method.output_type()->full_name(),
+                                         " as JSON: ", std::string(printed.message()))));
   }
   r.status = 200;
   r.content_type = "application/json";
   r.headers.emplace_back("Cache-Control", "no-store");
   return r;
+}
+
+HttpResponse RestGateway::Handle(const HttpRequest& req) const {
+  if (req.path == "/healthz") return Healthz(req);
+  absl::StatusOr<const pb::MethodDescriptor*> method = FindMethod(req.path);
+  if (!method.ok()) return JsonError(method.status());
+  if (req.method != "POST") return MethodNotAllowed(req.method, "POST");
+  if (factory_.GetPrototype((*method)->output_type()) == nullptr) {
+    return JsonError(
+        absl::InternalError(absl::StrCat("no message types for ", (*method)->full_name())));
+  }
+  absl::StatusOr<grpc::ByteBuffer> request = DecodeRequest(**method, req.body);
+  if (!request.ok()) return JsonError(request.status());
+
+  // The in-process gRPC call.
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + options_.deadline);
+  if (absl::Status s = AddCallMetadata(req, ctx); !s.ok()) return JsonError(s);
+  grpc::ByteBuffer response;
+  const std::string path =
+      absl::StrCat("/", (*method)->service()->full_name(), "/", (*method)->name());
+  grpc::Status status = CallUnary(channel_, &ctx, path, *request, &response);
+  request->Clear();
+  if (!status.ok()) return JsonError(static_cast<int>(status.error_code()), status.error_message());
+  return EncodeResponse(**method, response);
 }
 
 }  // namespace cub::server

@@ -35,11 +35,13 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/dynamic_message.h>
 #include <grpcpp/channel.h>
+#include <grpcpp/support/byte_buffer.h>
 
 #include <chrono>
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "server/http_server.h"
 
 namespace cub::server {
@@ -78,6 +80,17 @@ class RestGateway {
 
  private:
   const google::protobuf::ServiceDescriptor* FindService(const std::string& name) const;
+  // The unary method /v1/<Service>/<Method> names: NOT_FOUND for no such path, service or
+  // method; UNIMPLEMENTED for a streaming one.
+  absl::StatusOr<const google::protobuf::MethodDescriptor*> FindMethod(
+      const std::string& path) const;
+  // The JSON body as the method's request, serialized: INVALID_ARGUMENT naming what is wrong
+  // (not UTF-8, not the message's JSON, a text field gRPC cannot carry).
+  absl::StatusOr<grpc::ByteBuffer> DecodeRequest(const google::protobuf::MethodDescriptor& method,
+                                                 const std::string& body) const;
+  // The method's response bytes as a 200 JSON response (INTERNAL when they do not parse).
+  HttpResponse EncodeResponse(const google::protobuf::MethodDescriptor& method,
+                              grpc::ByteBuffer& bytes) const;
 
   const std::shared_ptr<grpc::Channel> channel_;
   const google::protobuf::DescriptorPool* const pool_;
