@@ -62,6 +62,73 @@ HttpServerOptions HttpOptions(const ServeOptions& opts) {
   return o;
 }
 
+// The gRPC listener's credentials: TLS from the two files, or plaintext; `tls` names the files
+// for the REST mirror.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServeOptions& opts,
+                                                                     TlsFiles* tls) {
+  if (opts.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  auto cert = ReadFile(opts.tls_cert);
+  if (!cert.ok())
+    return absl::Status(cert.status().code(),
+                        "--tls-cert: " + std::string(cert.status().message()));
+  auto key = ReadFile(opts.tls_key);
+  if (!key.ok())
+    return absl::Status(key.status().code(), "--tls-key: " + std::string(key.status().message()));
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  *tls = TlsFiles{opts.tls_cert, opts.tls_key};
+  return grpc::SslServerCredentials(ssl);
+}
+
+// The key Releases and records are signed with: --signing-key, or signing-key.pem in the data
+// directory, created there on first use.
+absl::StatusOr<sign::SigningKey> LoadSigningKey(const ServeOptions& opts,
+                                                const std::string& data_dir) {
+  const std::string key_path =
+      opts.signing_key.empty() ? data_dir + "/signing-key.pem" : opts.signing_key;
+  // The default lives in the data directory, which an external database leaves uncreated.
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(key_path).parent_path(), ignored);
+  return sign::SigningKey::LoadOrCreate(key_path);
+}
+
+// The gRPC server on --listen with `services`; null when it cannot listen there.
+std::unique_ptr<grpc::Server> StartGrpc(
+    const ServeOptions& opts, std::shared_ptr<grpc::ServerCredentials> creds,
+    const std::vector<std::unique_ptr<grpc::Service>>& services) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(opts.listen, std::move(creds), &bound_port);
+  grpc::ResourceQuota quota("cubd");
+  // Each sync-server thread may hold one pooled connection; a couple more poll for work.
+  quota.SetMaxThreads(opts.threads + 2);
+  builder.SetResourceQuota(quota);
+  // A second cubd must not bind a port in use and take half of its calls (gRPC sets
+  // SO_REUSEPORT by default).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  const int max_request = static_cast<int>(std::min<int64_t>(MaxRequestBytes(opts.edge), INT_MAX));
+  builder.SetMaxReceiveMessageSize(max_request);
+  for (auto& s : services) builder.RegisterService(s.get());
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (bound_port == 0) server.reset();
+  return server;
+}
+
+// The REST/JSON mirror on --http-listen, calling `server` in-process through `gateway`.
+absl::StatusOr<std::unique_ptr<HttpServer>> StartRest(const ServeOptions& opts, const TlsFiles& tls,
+                                                      grpc::Server& server,
+                                                      std::unique_ptr<RestGateway>* gateway) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);  // as large as the server accepts
+  *gateway = std::make_unique<RestGateway>(server.InProcessChannel(args),
+                                           google::protobuf::DescriptorPool::generated_pool());
+  RestGateway* gw = gateway->get();
+  return HttpServer::Start(opts.http_listen, tls, HttpOptions(opts),
+                           [gw](const HttpRequest& r) { return gw->Handle(r); });
+}
+
 }  // namespace
 
 int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
@@ -84,43 +151,15 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   store::ConnectionPool pool(db->url, opts.threads);
   CallGate gate(pool, opts.edge);
 
-  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
   TlsFiles tls;
-  if (!opts.tls_cert.empty()) {
-    auto cert = ReadFile(opts.tls_cert);
-    if (!cert.ok()) return Fail("--tls-cert", cert.status());
-    auto key = ReadFile(opts.tls_key);
-    if (!key.ok()) return Fail("--tls-key", key.status());
-    grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({*key, *cert});
-    creds = grpc::SslServerCredentials(ssl);
-    tls = TlsFiles{opts.tls_cert, opts.tls_key};
+  auto creds = Credentials(opts, &tls);
+  if (!creds.ok()) {
+    std::fprintf(stderr, "cubd: %s\n", std::string(creds.status().message()).c_str());
+    return 1;
   }
-
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
-  int bound_port = 0;
-  builder.AddListeningPort(opts.listen, creds, &bound_port);
-  grpc::ResourceQuota quota("cubd");
-  // Each sync-server thread may hold one pooled connection; a couple more poll for work.
-  quota.SetMaxThreads(opts.threads + 2);
-  builder.SetResourceQuota(quota);
-  // A second cubd must not bind a port in use and take half of its calls (gRPC sets
-  // SO_REUSEPORT by default).
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  const int max_request = static_cast<int>(std::min<int64_t>(MaxRequestBytes(opts.edge), INT_MAX));
-  builder.SetMaxReceiveMessageSize(max_request);
   const std::string data_dir =
       db_opts.data_dir.empty() ? store::DefaultDataDir() : db_opts.data_dir;
-  const std::string key_path =
-      opts.signing_key.empty() ? data_dir + "/signing-key.pem" : opts.signing_key;
-  {
-    // The default lives in the data directory, which an external database leaves uncreated.
-    std::error_code ignored;
-    std::filesystem::create_directories(std::filesystem::path(key_path).parent_path(), ignored);
-  }
-  auto key = sign::SigningKey::LoadOrCreate(key_path);
+  auto key = LoadSigningKey(opts, data_dir);
   if (!key.ok()) return Fail("--signing-key", key.status());
   std::fprintf(stderr, "cubd: signing with key %s\n", key->KeyId().c_str());
   // Absolute, since Git Targets keep clones there whatever directory cubd runs in.
@@ -129,9 +168,8 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
       std::filesystem::absolute(opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir)
           .string()};
   auto services = MakeServices(gate, release_env);
-  for (auto& s : services) builder.RegisterService(s.get());
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || bound_port == 0) {
+  std::unique_ptr<grpc::Server> server = StartGrpc(opts, *creds, services);
+  if (!server) {
     std::fprintf(stderr, "cubd: cannot listen on --listen %s: the address is in use or not valid\n",
                  opts.listen.c_str());
     return 1;
@@ -142,13 +180,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   std::unique_ptr<HttpServer> http;
   std::unique_ptr<RestGateway> gateway;
   if (!opts.http_listen.empty()) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);  // as large as the server accepts
-    gateway = std::make_unique<RestGateway>(server->InProcessChannel(args),
-                                            google::protobuf::DescriptorPool::generated_pool());
-    RestGateway* gw = gateway.get();
-    auto started = HttpServer::Start(opts.http_listen, tls, HttpOptions(opts),
-                                     [gw](const HttpRequest& r) { return gw->Handle(r); });
+    auto started = StartRest(opts, tls, *server, &gateway);
     if (!started.ok()) {
       server->Shutdown();
       return Fail(absl::StrCat("--http-listen ", opts.http_listen), started.status());
