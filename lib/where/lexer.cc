@@ -32,115 +32,161 @@ absl::Status CharPositions(std::string_view text, std::vector<int>* pos_of) {
   return absl::OkStatus();
 }
 
+// The lexer's state over one text; each Scan* reads one token starting at i_ and appends it.
+class Lexer {
+ public:
+  Lexer(std::string_view text, const std::vector<int>& pos_of) : text_(text), pos_of_(pos_of) {}
+
+  absl::StatusOr<std::vector<Token>> Run() && {
+    const size_t n = text_.size();
+    while (true) {
+      while (i_ < n && IsSpace(text_[i_])) ++i_;
+      if (i_ == n) break;
+      const char c = text_[i_];
+      absl::Status s;
+      if (IsIdentStart(c)) {
+        s = ScanIdent();
+      } else if (IsDigit(c) || (c == '-' && i_ + 1 < n && IsDigit(text_[i_ + 1]))) {
+        s = ScanNumber();
+      } else if (c == '\'') {
+        s = ScanString();
+      } else {
+        s = ScanPunct();
+      }
+      if (!s.ok()) return s;
+    }
+    out_.push_back(Token{TokenKind::kEnd, "", 0, pos_of_[n]});
+    return std::move(out_);
+  }
+
+ private:
+  void Emit(TokenKind kind, size_t start) {
+    out_.push_back(Token{kind, std::string(text_.substr(start, i_ - start)), 0, pos_of_[start]});
+  }
+
+  // A name, with '.'-separated segments: Labels.app, Data.spec.replicas.
+  absl::Status ScanIdent() {
+    const size_t start = i_, n = text_.size();
+    ++i_;
+    while (i_ < n) {
+      if (IsIdentChar(text_[i_])) {
+        ++i_;
+      } else if (text_[i_] == '.' && i_ + 1 < n && IsSegmentStart(text_[i_ + 1])) {
+        i_ += 2;
+      } else if (text_[i_] == '.') {
+        return ErrorAt(pos_of_[i_], "expected a name after '.'");
+      } else {
+        break;
+      }
+    }
+    Emit(TokenKind::kIdent, start);
+    return absl::OkStatus();
+  }
+
+  // A decimal integer, perhaps negative, that fits an int64.
+  absl::Status ScanNumber() {
+    const size_t start = i_, n = text_.size();
+    const int pos = pos_of_[i_];
+    ++i_;
+    while (i_ < n && IsDigit(text_[i_])) ++i_;
+    if (i_ < n && (IsIdentChar(text_[i_]) || text_[i_] == '.')) {
+      return ErrorAt(pos, "malformed number");
+    }
+    Emit(TokenKind::kInt, start);
+    if (!absl::SimpleAtoi(out_.back().text, &out_.back().number)) {
+      return ErrorAt(pos, "integer %s is out of range", out_.back().text);
+    }
+    return absl::OkStatus();
+  }
+
+  // A string in single quotes, '' standing for one quote.
+  absl::Status ScanString() {
+    const size_t n = text_.size();
+    const int pos = pos_of_[i_];
+    std::string value;
+    ++i_;
+    while (true) {
+      if (i_ == n) return ErrorAt(pos, "unterminated string");
+      if (text_[i_] == '\'') {
+        if (i_ + 1 < n && text_[i_ + 1] == '\'') {
+          value += '\'';
+          i_ += 2;
+          continue;
+        }
+        ++i_;
+        break;
+      }
+      value += text_[i_++];
+    }
+    out_.push_back(Token{TokenKind::kString, std::move(value), 0, pos});
+    return absl::OkStatus();
+  }
+
+  // An operator or punctuation mark.
+  absl::Status ScanPunct() {
+    const size_t start = i_;
+    const char c = text_[i_];
+    const char next = i_ + 1 < text_.size() ? text_[i_ + 1] : '\0';
+    TokenKind kind;
+    size_t len = 1;
+    switch (c) {
+      case '(':
+        kind = TokenKind::kLParen;
+        break;
+      case ')':
+        kind = TokenKind::kRParen;
+        break;
+      case ',':
+        kind = TokenKind::kComma;
+        break;
+      case '=':
+        kind = TokenKind::kEq;
+        break;
+      case '?':
+        kind = TokenKind::kQuestion;
+        break;
+      case '~':
+        kind = TokenKind::kTilde;
+        break;
+      case '<':
+        kind = next == '=' ? TokenKind::kLe : next == '>' ? TokenKind::kNe : TokenKind::kLt;
+        len = kind == TokenKind::kLt ? 1 : 2;
+        break;
+      case '>':
+        kind = next == '=' ? TokenKind::kGe : TokenKind::kGt;
+        len = kind == TokenKind::kGe ? 2 : 1;
+        break;
+      case '!':
+        if (next == '=') {
+          kind = TokenKind::kNe;
+          len = 2;
+          break;
+        }
+        [[fallthrough]];
+      default: {
+        size_t end = i_;
+        char32_t cp;
+        NextCodePoint(text_, &end, &cp);
+        return ErrorAt(pos_of_[i_], "unexpected character '%s'", text_.substr(i_, end - i_));
+      }
+    }
+    i_ += len;
+    Emit(kind, start);
+    return absl::OkStatus();
+  }
+
+  const std::string_view text_;
+  const std::vector<int>& pos_of_;  // byte offset -> character position
+  size_t i_ = 0;
+  std::vector<Token> out_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::vector<Token>> Lex(std::string_view text) {
   std::vector<int> pos_of;
   if (absl::Status st = CharPositions(text, &pos_of); !st.ok()) return st;
-  const size_t n = text.size();
-  std::vector<Token> out;
-  size_t i = 0;
-  auto emit = [&](TokenKind kind, size_t start, size_t end) {
-    out.push_back(Token{kind, std::string(text.substr(start, end - start)), 0, pos_of[start]});
-  };
-  while (true) {
-    while (i < n && IsSpace(text[i])) ++i;
-    if (i == n) break;
-    const size_t start = i;
-    const int pos = pos_of[i];
-    const char c = text[i];
-    if (IsIdentStart(c)) {
-      ++i;
-      while (i < n) {
-        if (IsIdentChar(text[i])) {
-          ++i;
-        } else if (text[i] == '.' && i + 1 < n && IsSegmentStart(text[i + 1])) {
-          i += 2;
-        } else if (text[i] == '.') {
-          return ErrorAt(pos_of[i], "expected a name after '.'");
-        } else {
-          break;
-        }
-      }
-      emit(TokenKind::kIdent, start, i);
-    } else if (IsDigit(c) || (c == '-' && i + 1 < n && IsDigit(text[i + 1]))) {
-      ++i;
-      while (i < n && IsDigit(text[i])) ++i;
-      if (i < n && (IsIdentChar(text[i]) || text[i] == '.')) {
-        return ErrorAt(pos, "malformed number");
-      }
-      emit(TokenKind::kInt, start, i);
-      if (!absl::SimpleAtoi(out.back().text, &out.back().number)) {
-        return ErrorAt(pos, "integer %s is out of range", out.back().text);
-      }
-    } else if (c == '\'') {
-      std::string value;
-      ++i;
-      while (true) {
-        if (i == n) return ErrorAt(pos, "unterminated string");
-        if (text[i] == '\'') {
-          if (i + 1 < n && text[i + 1] == '\'') {
-            value += '\'';
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        value += text[i++];
-      }
-      out.push_back(Token{TokenKind::kString, std::move(value), 0, pos});
-    } else {
-      TokenKind kind;
-      size_t len = 1;
-      const char next = i + 1 < n ? text[i + 1] : '\0';
-      switch (c) {
-        case '(':
-          kind = TokenKind::kLParen;
-          break;
-        case ')':
-          kind = TokenKind::kRParen;
-          break;
-        case ',':
-          kind = TokenKind::kComma;
-          break;
-        case '=':
-          kind = TokenKind::kEq;
-          break;
-        case '?':
-          kind = TokenKind::kQuestion;
-          break;
-        case '~':
-          kind = TokenKind::kTilde;
-          break;
-        case '<':
-          kind = next == '=' ? TokenKind::kLe : next == '>' ? TokenKind::kNe : TokenKind::kLt;
-          len = kind == TokenKind::kLt ? 1 : 2;
-          break;
-        case '>':
-          kind = next == '=' ? TokenKind::kGe : TokenKind::kGt;
-          len = kind == TokenKind::kGe ? 2 : 1;
-          break;
-        case '!':
-          if (next == '=') {
-            kind = TokenKind::kNe;
-            len = 2;
-            break;
-          }
-          [[fallthrough]];
-        default: {
-          size_t end = i;
-          char32_t cp;
-          NextCodePoint(text, &end, &cp);
-          return ErrorAt(pos, "unexpected character '%s'", text.substr(i, end - i));
-        }
-      }
-      i += len;
-      emit(kind, start, i);
-    }
-  }
-  out.push_back(Token{TokenKind::kEnd, "", 0, pos_of[n]});
-  return out;
+  return Lexer(text, pos_of).Run();
 }
 
 }  // namespace cub::where::internal
