@@ -1,5 +1,6 @@
 #include "lib/config/merge.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 #include <unordered_map>
@@ -112,6 +113,24 @@ class Merger {
   size_t MatchDocument(const DocumentRef& ref, bool allow_fallback, bool* ambiguous, bool* exact);
   void IndexUpstreamNames();
 
+  // What the document deltas do to the downstream's documents, gathered before any is
+  // removed or added, so that indexes into the downstream stay valid.
+  struct Outcome {
+    explicit Outcome(size_t docs) : removed(docs, false) {}
+    std::vector<bool> removed;
+    std::vector<const DocumentDelta*> additions;
+    std::vector<std::pair<const DocumentDelta*, size_t>> positional_removals;
+    std::vector<const DocumentDelta*> positional_additions;
+  };
+  // Indexes the downstream documents by identity (by_key_); returns the identity-less ones'
+  // indexes in order.
+  std::vector<size_t> IndexDocuments(const std::vector<Node>& docs);
+  // Merges one document delta into `docs` or records what it does in `outcome`.
+  void MergeDelta(const DocumentDelta& dd, std::vector<Node>& docs,
+                  const std::vector<size_t>& positional, bool lined_up, Outcome& outcome);
+  // The result's documents: the kept ones in order, the added ones placed as upstream has them.
+  void Assemble(std::vector<Node> docs, const Outcome& outcome);
+
   const Change& change_;
   const Protection& protection_;
   MergeResult& result_;
@@ -131,13 +150,18 @@ class Merger {
   std::vector<Step> path_;
 };
 
-void Merger::Run(std::vector<Node> docs) {
+std::vector<size_t> Merger::IndexDocuments(const std::vector<Node>& docs) {
   refs_ = DocumentRefs(docs);
-  std::vector<size_t> positional;  // the downstream index of each identity-less document
+  std::vector<size_t> positional;
   for (size_t i = 0; i < refs_.size(); ++i) {
     by_key_[DocumentKey(refs_[i])].push_back(i);
     if (refs_[i].ordinal.has_value()) positional.push_back(i);
   }
+  return positional;
+}
+
+void Merger::Run(std::vector<Node> docs) {
+  const std::vector<size_t> positional = IndexDocuments(docs);
   auto count_positional = [](const std::vector<DocumentRef>& refs) {
     size_t n = 0;
     for (const DocumentRef& ref : refs) n += ref.ordinal.has_value() ? 1 : 0;
@@ -148,66 +172,71 @@ void Merger::Run(std::vector<Node> docs) {
   const bool lined_up = positional.size() == count_positional(change_.base_refs()) ||
                         positional.size() == count_positional(change_.end_refs());
 
-  std::vector<bool> removed(docs.size(), false);
-  std::vector<const DocumentDelta*> additions;
-  std::vector<std::pair<const DocumentDelta*, size_t>> positional_removals;
-  std::vector<const DocumentDelta*> positional_additions;
+  Outcome outcome(docs.size());
   for (const DocumentDelta& dd : change_.documents()) {
-    path_.clear();
-    size_t di = kNpos;
-    bool exact = true;
-    if (dd.ref.ordinal.has_value()) {
-      doc_ = dd.ref;
-      if (!lined_up) {
-        AddConflict(ConflictReason::kUnmatchedDocument, dd.delta.end, nullptr);
-        continue;
-      }
-      if (*dd.ref.ordinal < positional.size()) di = positional[*dd.ref.ordinal];
-      if (dd.delta.end == nullptr) {
-        if (di != kNpos) positional_removals.emplace_back(&dd, di);
-        continue;
-      }
-      exact = false;
-    } else {
-      bool ambiguous = false;
-      di = MatchDocument(dd.ref, /*allow_fallback=*/dd.delta.base != nullptr, &ambiguous, &exact);
-      doc_ = di != kNpos ? refs_[di] : dd.ref;
-      if (dd.duplicated || ambiguous) {
-        AddConflict(ConflictReason::kDuplicateDocument, dd.delta.end,
-                    di != kNpos ? &docs[di] : nullptr);
-        continue;
-      }
-    }
-    const ProtectionCursor cursor = protection_.Start(doc_);
-    if (di == kNpos) {
-      // Only a protected path naming the whole document holds one the downstream lacks.
-      if (dd.delta.end == nullptr) continue;  // removed on both sides
-      if (dd.ref.ordinal.has_value()) {
-        positional_additions.push_back(&dd);  // dd.delta.base is nullptr: lined up
-      } else if (cursor.holds()) {
-        AddConflict(ConflictReason::kProtectedPath, dd.delta.end, nullptr);
-      } else if (dd.delta.base == nullptr) {
-        additions.push_back(&dd);
-      } else {
-        AddConflict(ConflictReason::kDeletedDownstream, dd.delta.end, nullptr);
-      }
-      continue;
-    }
-    if (MergeDocument(dd, docs[di], cursor, /*keep_identity=*/!exact)) removed[di] = true;
+    MergeDelta(dd, docs, positional, lined_up, outcome);
   }
-  RemovePositional(positional_removals, docs, &removed);
-  AddPositional(positional_additions, &additions);
+  RemovePositional(outcome.positional_removals, docs, &outcome.removed);
+  AddPositional(outcome.positional_additions, &outcome.additions);
+  Assemble(std::move(docs), outcome);
+}
 
-  bool any_removed = false;
-  for (bool r : removed) any_removed = any_removed || r;
-  if (additions.empty() && !any_removed) {
+void Merger::MergeDelta(const DocumentDelta& dd, std::vector<Node>& docs,
+                        const std::vector<size_t>& positional, bool lined_up, Outcome& outcome) {
+  path_.clear();
+  size_t di = kNpos;
+  bool exact = true;
+  if (dd.ref.ordinal.has_value()) {
+    doc_ = dd.ref;
+    if (!lined_up) {
+      AddConflict(ConflictReason::kUnmatchedDocument, dd.delta.end, nullptr);
+      return;
+    }
+    if (*dd.ref.ordinal < positional.size()) di = positional[*dd.ref.ordinal];
+    if (dd.delta.end == nullptr) {
+      if (di != kNpos) outcome.positional_removals.emplace_back(&dd, di);
+      return;
+    }
+    exact = false;
+  } else {
+    bool ambiguous = false;
+    di = MatchDocument(dd.ref, /*allow_fallback=*/dd.delta.base != nullptr, &ambiguous, &exact);
+    doc_ = di != kNpos ? refs_[di] : dd.ref;
+    if (dd.duplicated || ambiguous) {
+      AddConflict(ConflictReason::kDuplicateDocument, dd.delta.end,
+                  di != kNpos ? &docs[di] : nullptr);
+      return;
+    }
+  }
+  const ProtectionCursor cursor = protection_.Start(doc_);
+  if (di == kNpos) {
+    // Only a protected path naming the whole document holds one the downstream lacks.
+    if (dd.delta.end == nullptr) return;  // removed on both sides
+    if (dd.ref.ordinal.has_value()) {
+      outcome.positional_additions.push_back(&dd);  // dd.delta.base is nullptr: lined up
+    } else if (cursor.holds()) {
+      AddConflict(ConflictReason::kProtectedPath, dd.delta.end, nullptr);
+    } else if (dd.delta.base == nullptr) {
+      outcome.additions.push_back(&dd);
+    } else {
+      AddConflict(ConflictReason::kDeletedDownstream, dd.delta.end, nullptr);
+    }
+    return;
+  }
+  if (MergeDocument(dd, docs[di], cursor, /*keep_identity=*/!exact)) outcome.removed[di] = true;
+}
+
+void Merger::Assemble(std::vector<Node> docs, const Outcome& outcome) {
+  const std::vector<bool>& removed = outcome.removed;
+  const bool any_removed = std::find(removed.begin(), removed.end(), true) != removed.end();
+  if (outcome.additions.empty() && !any_removed) {
     result_.documents = std::move(docs);
     return;
   }
   result_.changed = true;
   // Each kept downstream document's position among the end documents, for placement.
   std::vector<size_t> end_index_of(docs.size(), kNpos);
-  if (!additions.empty()) {
+  if (!outcome.additions.empty()) {
     for (size_t j = 0; j < change_.end_refs().size(); ++j) {
       const DocumentRef& ref = change_.end_refs()[j];
       if (ref.ordinal.has_value()) continue;
@@ -223,7 +252,7 @@ void Merger::Run(std::vector<Node> docs) {
     out_end_index.push_back(end_index_of[i]);
   }
   // Identity-less documents go last, so that those already there keep their positions.
-  for (const DocumentDelta* dd : additions) {
+  for (const DocumentDelta* dd : outcome.additions) {
     size_t at = out.size();
     if (!dd->ref.ordinal.has_value()) {
       at = InsertionPoint(dd->end_index, change_.end_documents().size(), out.size(), [&](size_t j) {
