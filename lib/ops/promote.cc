@@ -188,7 +188,7 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   opts.only_unit_id = unit.unit_id();
   opts.lock = false;  // the caller holds the Unit's lock
   CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, {space.space_id()}, ""));
-  std::vector<SpacePlan> plans = PlanPromotion(tx, opts, spaces);
+  CUB_ASSIGN_OR_RETURN(auto plans, PlanPromotion(tx, opts, spaces));
   const SpacePlan& plan = plans.at(0);
   for (const auto& u : plan.report.units()) {
     if (u.action() == "Failed") {
@@ -295,10 +295,14 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     }
     const bool from_sources = co.update_type == "TransformPaths" || co.update_type == "Insert" ||
                               co.update_type == "Upsert";
-    std::vector<SpacePlan> plans = co.update_type == "Invoke" ? PlanInvoke(tx, opts, allowed)
-                                   : from_sources
-                                       ? PromoteFromSources(tx, opts, allowed, req.dry_run())
-                                       : PlanPromotion(tx, opts, allowed);
+    std::vector<SpacePlan> plans;
+    if (co.update_type == "Invoke") {
+      plans = PlanInvoke(tx, opts, allowed);
+    } else if (from_sources) {
+      plans = PromoteFromSources(tx, opts, allowed, req.dry_run());
+    } else {
+      CUB_ASSIGN_OR_RETURN(plans, PlanPromotion(tx, opts, allowed));
+    }
     if (!req.dry_run()) {
       Land(tx, plans);
       // AutoUpdate Links follow what the promotion wrote, as they follow any write.
