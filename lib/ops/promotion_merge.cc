@@ -22,6 +22,13 @@ namespace {
 
 using RevisionKey = RevisionMap::key_type;
 
+// The documents of a revision's data; empty data is no documents. (A default-constructed
+// StatusOr is not that: it holds an UNKNOWN error with no message.)
+absl::StatusOr<std::vector<config::Node>> ParseOrEmpty(const std::string& data) {
+  if (data.empty()) return std::vector<config::Node>();
+  return config::ParseYaml(data);
+}
+
 // Upstream revisions parsed once, and the Change between consecutive ones computed once, for
 // however many targets merge them.
 class UpstreamCache {
@@ -167,8 +174,7 @@ class JobRunner {
 
   absl::StatusOr<std::vector<v1::Mutation>> Mutations(const std::string& before,
                                                       const Current& after) {
-    CUB_ASSIGN_OR_RETURN(auto a, before.empty() ? absl::StatusOr<std::vector<config::Node>>()
-                                                : config::ParseYaml(before));
+    CUB_ASSIGN_OR_RETURN(auto a, ParseOrEmpty(before));
     std::vector<config::Node> b_docs;
     if (after.docs) {
       b_docs = *after.docs;
@@ -212,8 +218,7 @@ class JobRunner {
         cur.hash = (next)->data_hash;
       } else {
         if (!cur.docs) {
-          auto parsed = cur.data.empty() ? absl::StatusOr<std::vector<config::Node>>()
-                                         : config::ParseYaml(cur.data);
+          auto parsed = ParseOrEmpty(cur.data);
           if (!parsed.ok()) {
             return absl::FailedPreconditionError(
                 absl::StrCat("its head does not parse: ", parsed.status().message()));
