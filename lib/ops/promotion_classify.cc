@@ -90,7 +90,7 @@ class SpaceClassifier {
     return !blocked;
   }
 
-  // A Unit of the target: settled here, or left as a Job.
+  // A Unit of the target: settled here, or left as a UnitJob.
   void ClassifyUnit(const store::PromotionUnit& d) {
     auto lit = facts_.links_from_unit.find(d.id);
     if (lit == facts_.links_from_unit.end()) return;
@@ -121,12 +121,12 @@ class SpaceClassifier {
       }
       return;
     }
-    ClassifyBehind(Job{&d, l, up, l->cursor, *up->start_mark, *up->end_mark});
+    ClassifyBehind(UnitJob{&d, l, up, l->cursor, *up->start_mark, *up->end_mark});
   }
 
   // A Unit whose upstream carries the change and which does not: where its Link's merge cursor
   // stands against the change's range decides.
-  void ClassifyBehind(Job job) {
+  void ClassifyBehind(UnitJob job) {
     const store::PromotionUnit& d = *job.target;
     const store::PromotionUnit& up = *job.upstream;
     bool had_it = false;
@@ -181,7 +181,7 @@ class SpaceClassifier {
       if (*up->start_mark == *up->end_mark && opts_.prior_revisions != "All") continue;
       if (*up->end_mark == 0) continue;
       out_.jobs.push_back(
-          Job{nullptr, nullptr, up, *up->start_mark, *up->start_mark, *up->end_mark});
+          UnitJob{nullptr, nullptr, up, *up->start_mark, *up->start_mark, *up->end_mark});
     }
   }
 

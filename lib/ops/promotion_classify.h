@@ -6,9 +6,9 @@
 // The steps, in the order PlanPromotion runs them:
 //   load (promotion_plan.cc)   -> PromotionFacts, indexed once
 //   ClassifySpace              -> per Space: a settled status (AlreadyPromoted, Failed), or the
-//                                 report of Units settled without a merge and the Jobs left
-//   RevisionSpans              -> the revisions every Job reads, for one query
-//   merge (promotion_merge.h)  -> each Job run in memory, one report Unit each
+//                                 report of Units settled without a merge and the UnitJobs left
+//   RevisionSpans              -> the revisions every UnitJob reads, for one query
+//   merge (promotion_merge.h)  -> each UnitJob run in memory, one report Unit each
 //   FinalizeSpace              -> Promoted, or Failed with no writes if any Unit failed
 #ifndef CUB_LIB_OPS_PROMOTION_CLASSIFY_H_
 #define CUB_LIB_OPS_PROMOTION_CLASSIFY_H_
@@ -53,7 +53,7 @@ struct PromotionFacts {
 };
 
 // What one Unit of a target is to do once revisions are loaded.
-struct Job {
+struct UnitJob {
   const store::PromotionUnit* target = nullptr;  // null: clone `upstream` into the Space
   const store::PromotionLink* link = nullptr;    // the Link it follows (null for a clone)
   const store::PromotionUnit* upstream = nullptr;
@@ -64,7 +64,7 @@ struct Job {
   bool refuse_prior = false;
 };
 
-// One target Space as classified: its plan so far and the Jobs the merge step is to run.
+// One target Space as classified: its plan so far and the UnitJobs the merge step is to run.
 struct SpaceClassification {
   const v1::Space* space = nullptr;
   // The report has the Space's ID and slug; a status only when settled here (AlreadyPromoted,
@@ -72,7 +72,7 @@ struct SpaceClassification {
   // AlreadyHadChange, Unchanged, OutsideChange) are in it already, and their marks and
   // cursors in the writes.
   SpacePlan plan;
-  std::vector<Job> jobs;
+  std::vector<UnitJob> jobs;
   bool settled() const { return !plan.report.status().empty(); }
 };
 
@@ -80,8 +80,8 @@ struct SpaceClassification {
 SpaceClassification ClassifySpace(const PlanOptions& opts, const PromotionFacts& facts,
                                   const v1::Space& space);
 
-// The revisions the Jobs of every Space read: each target Unit's head, each upstream Unit's
-// range over all the Jobs that merge it, and the prior revisions a refusal names.
+// The revisions the UnitJobs of every Space read: each target Unit's head, each upstream Unit's
+// range over all the UnitJobs that merge it, and the prior revisions a refusal names.
 std::vector<store::RevisionSpan> RevisionSpans(const std::vector<SpaceClassification>& spaces);
 
 // After the merge step, of a Space not settled by classification: Promoted, or, if any of its

@@ -83,7 +83,7 @@ struct Current {
   std::optional<std::vector<config::Node>> docs;
 };
 
-// Runs Jobs over the loaded revisions (a Job's own and the shared upstream cache).
+// Runs UnitJobs over the loaded revisions (a UnitJob's own and the shared upstream cache).
 class JobRunner {
  public:
   JobRunner(store::Tx& tx, const PlanOptions& opts, UpstreamCache& cache, const RevisionMap& data,
@@ -91,7 +91,7 @@ class JobRunner {
       : tx_(tx), opts_(opts), cache_(cache), data_(data), facts_(facts) {}
 
   // Runs `job` in `space`, appending rows to `w` and the outcome to `report`.
-  absl::Status Run(const Job& job, const v1::Space& space, store::PromotionWrites& w,
+  absl::Status Run(const UnitJob& job, const v1::Space& space, store::PromotionWrites& w,
                    v1::PromotedUnit& report) {
     const store::PromotionUnit& up = *job.upstream;
     const auto& co = opts_.rco->co;
@@ -139,9 +139,9 @@ class JobRunner {
     return absl::OkStatus();
   }
 
-  // The clone of `job.upstream` a Job without a target adds, with its Link back, and its first
+  // The clone of `job.upstream` a UnitJob without a target adds, with its Link back, and its first
   // revision (the upstream's at the change's start) unless the Unit is new in the change.
-  absl::Status Clone(const Job& job, const v1::Space& space, const std::string& unit_id,
+  absl::Status Clone(const UnitJob& job, const v1::Space& space, const std::string& unit_id,
                      store::PromotionWrites& w, Current& cur, int64_t& head) {
     const store::PromotionUnit& up = *job.upstream;
     const auto& co = opts_.rco->co;
@@ -201,7 +201,7 @@ class JobRunner {
   // revision that changes something. Where `cur` is exactly the upstream's state before a step
   // (a variant with no edits of its own), the step's result is the upstream's next state, and
   // neither side is parsed.
-  absl::Status Replay(const Job& job, const v1::Space& space, const std::string& unit_id,
+  absl::Status Replay(const UnitJob& job, const v1::Space& space, const std::string& unit_id,
                       const std::string& toolchain, int64_t from, int64_t to,
                       const std::string& change_order_id, const config::Protection& protection,
                       Current& cur, int64_t& head, store::PromotionWrites& w) {
@@ -292,9 +292,9 @@ std::string RevisionList(const RevisionMap& data, const std::string& unit, int64
   return absl::StrJoin(parts, ", ");
 }
 
-// The report of a refused Job (prior revisions Error): the Unit, and the revisions it has not
+// The report of a refused UnitJob (prior revisions Error): the Unit, and the revisions it has not
 // merged that precede the change, with their descriptions.
-void RefusePrior(const Job& job, const PromotionFacts& facts, const RevisionMap& data,
+void RefusePrior(const UnitJob& job, const PromotionFacts& facts, const RevisionMap& data,
                  v1::PromotedUnit& r) {
   r.set_unit_id(job.target->id);
   r.set_unit(job.target->slug);

@@ -3,7 +3,7 @@
 // Space failures) and each of its Units (Failed for several Links or a partial merge,
 // AlreadyHadChange, Unchanged, OutsideChange, marked untouched, upgraded with the prior
 // revisions included, skipped or refused, cloned), the single-Unit mode, the revision spans
-// the Jobs read, and FinalizeSpace.
+// the UnitJobs read, and FinalizeSpace.
 
 #include "lib/ops/promotion_classify.h"
 
@@ -159,7 +159,7 @@ TEST_CASE("a Unit merged to the change's start is upgraded over the change's ran
   auto c = w.Classify();
   CHECK_FALSE(c.settled());
   REQUIRE(c.jobs.size() == 1);
-  const Job& job = c.jobs[0];
+  const UnitJob& job = c.jobs[0];
   CHECK(job.target->id == "D-app");
   CHECK(job.link->id == "L-app");
   CHECK(job.upstream->id == "U-app");
