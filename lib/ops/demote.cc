@@ -1,5 +1,9 @@
 #include "lib/ops/demote.h"
 
+#include <map>
+#include <optional>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "lib/config/yaml.h"
 #include "lib/ops/access.h"
@@ -16,6 +20,139 @@ namespace cub::ops {
 std::string RestoreTagSlug(const std::string& change_order_slug) {
   return absl::StrCat(change_order_slug, "-co-restore");
 }
+
+namespace {
+
+// The ChangeOrder's restore Tag, made on first use (a dry run makes nothing: none yet).
+absl::StatusOr<std::optional<v1::Tag>> RestoreTag(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                                  bool dry_run) {
+  const auto& co = rco.co;
+  std::optional<v1::Tag> restore_tag =
+      store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug));
+  if (!restore_tag && !dry_run) {
+    CUB_ASSIGN_OR_RETURN(
+        auto made, store::InsertTag(tx, store::NewTag{rco.base.space_id(),
+                                                      RestoreTagSlug(co.slug),
+                                                      "Where demoting change order " + co.slug +
+                                                          " restored each unit",
+                                                      {}}));
+    restore_tag = made;
+  }
+  return restore_tag;
+}
+
+// Demotes the Units of one Space: reads them and the revisions a restore needs, reports each
+// and, unless a dry run, writes the restores.
+class SpaceDemotion {
+ public:
+  SpaceDemotion(store::Tx& tx, const Principal& p, const v1::DemoteRequest& req,
+                const store::StoredChangeOrder& co, const std::optional<v1::Tag>& restore_tag,
+                const v1::Space& space)
+      : tx_(tx), p_(p), req_(req), co_(co), restore_tag_(restore_tag), space_(space) {}
+
+  absl::Status Run(v1::DemotedSpace* report) {
+    // Restore marks are read through the "publish" slot of the promotion reader.
+    std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
+        tx_, {space_.space_id()},
+        req_.dry_run() ? std::vector<std::string>{} : std::vector<std::string>{space_.space_id()},
+        store::PromotionTags{
+            co_.start_tag_id, co_.end_tag_id,
+            restore_tag_ ? restore_tag_->tag_id() : "00000000-0000-0000-0000-000000000000"});
+    std::vector<store::RevisionSpan> spans;
+    bool reached = false;
+    for (const auto& u : units) {
+      if (!u.start_mark) continue;
+      reached = true;
+      if (*u.start_mark > 0) spans.push_back({u.id, *u.start_mark, *u.start_mark});
+      int64_t end = u.end_mark.value_or(*u.start_mark);
+      if (u.head > end) spans.push_back({u.id, end + 1, u.head});
+    }
+    if (!reached) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("change order '", co_.slug, "' never reached space '", space_.slug(),
+                       "': it marked none of its units, so there is nothing of it to restore"));
+    }
+    data_ = store::LoadRevisionData(tx_, spans);
+    report->set_space_id(space_.space_id());
+    report->set_space(space_.slug());
+    bool any = false;
+    for (const auto& u : units) {
+      if (!u.start_mark) continue;
+      v1::DemotedUnit* du = report->add_units();
+      du->set_unit_id(u.id);
+      du->set_unit(u.slug);
+      du->set_start_revision_num(static_cast<int32_t>(*u.start_mark));
+      if (u.publish_mark) {  // the restore Tag's mark
+        du->set_action("AlreadyRestored");
+        du->set_revision_num(static_cast<int32_t>(*u.publish_mark));
+        continue;
+      }
+      any = true;
+      CUB_RETURN_IF_ERROR(RestoreUnit(u, du));
+    }
+    report->set_status(!any ? "AlreadyDemoted" : req_.dry_run() ? "WouldDemote" : "Demoted");
+    if (!req_.dry_run()) CUB_RETURN_IF_ERROR(store::WritePromotion(tx_, w_));
+    return absl::OkStatus();
+  }
+
+ private:
+  // A Unit the restore Tag does not mark yet: names what a restore drops, then brings back
+  // its start revision in a new one (or, already there, just marks it).
+  absl::Status RestoreUnit(const store::PromotionUnit& u, v1::DemotedUnit* du) {
+    int64_t end = u.end_mark.value_or(*u.start_mark);
+    for (int64_t n = end + 1; n <= u.head; ++n) {
+      auto it = data_.find({u.id, n});
+      du->add_dropped(it == data_.end() ? absl::StrCat(n)
+                                        : absl::StrCat(n, " (", it->second.description, ")"));
+    }
+    if (u.head == *u.start_mark) {
+      du->set_action("Unchanged");
+      du->set_revision_num(static_cast<int32_t>(u.head));
+      if (restore_tag_) w_.marks.push_back({restore_tag_->tag_id(), u.id, u.head});
+      return absl::OkStatus();
+    }
+    store::PromotionWrites::Revision r;
+    r.unit_id = u.id;
+    r.space_id = space_.space_id();
+    r.num = u.head + 1;
+    if (*u.start_mark > 0) {
+      const auto& start = data_.at({u.id, *u.start_mark});
+      r.data = start.data;
+      r.data_hash = start.data_hash;
+    } else {
+      CUB_ASSIGN_OR_RETURN(auto hash, config::DataHash(""));
+      r.data_hash = hash;
+    }
+    r.author_id = p_.user_id;
+    r.description = req_.change_desc().empty() ? absl::StrCat("Demoted change order ", co_.slug,
+                                                              ": restored revision ", *u.start_mark)
+                                               : req_.change_desc();
+    r.restored_from_num = *u.start_mark;
+    if (space_.validating_invocations_size() > 0) {
+      store::NewRevision vet;
+      vet.data = r.data;
+      CUB_RETURN_IF_ERROR(RunValidators(tx_, space_, u.toolchain_type, &vet));
+      r.validation_errors_json = JsonArray(vet.validation_errors);
+    }
+    w_.revisions.push_back(std::move(r));
+    w_.heads.push_back({u.id, u.head + 1});
+    if (restore_tag_) w_.marks.push_back({restore_tag_->tag_id(), u.id, u.head + 1});
+    du->set_action("Restored");
+    du->set_revision_num(static_cast<int32_t>(u.head + 1));
+    return absl::OkStatus();
+  }
+
+  store::Tx& tx_;
+  const Principal& p_;
+  const v1::DemoteRequest& req_;
+  const store::StoredChangeOrder& co_;
+  const std::optional<v1::Tag>& restore_tag_;
+  const v1::Space& space_;
+  std::map<std::pair<std::string, int64_t>, store::RevisionData> data_;
+  store::PromotionWrites w_;
+};
+
+}  // namespace
 
 absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Principal& p,
                                           const v1::DemoteRequest& req) {
@@ -38,102 +175,12 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
                        "' has not been aborted: abort it first with cub changeorder"
                        " update --aborted-reason REASON"));
     }
-    std::optional<v1::Tag> restore_tag =
-        store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug));
-    if (!restore_tag && !req.dry_run()) {
-      CUB_ASSIGN_OR_RETURN(
-          auto made, store::InsertTag(tx, store::NewTag{rco.base.space_id(),
-                                                        RestoreTagSlug(co.slug),
-                                                        "Where demoting change order " + co.slug +
-                                                            " restored each unit",
-                                                        {}}));
-      restore_tag = made;
-    }
+    CUB_ASSIGN_OR_RETURN(auto restore_tag, RestoreTag(tx, rco, req.dry_run()));
     for (const auto& ref : req.spaces()) {
       CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, ref, Access::kWrite));
-      // Restore marks are read through the "publish" slot of the promotion reader.
-      std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
-          tx, {space.space_id()},
-          req.dry_run() ? std::vector<std::string>{} : std::vector<std::string>{space.space_id()},
-          store::PromotionTags{
-              co.start_tag_id, co.end_tag_id,
-              restore_tag ? restore_tag->tag_id() : "00000000-0000-0000-0000-000000000000"});
-      std::vector<store::RevisionSpan> spans;
-      bool reached = false;
-      for (const auto& u : units) {
-        if (!u.start_mark) continue;
-        reached = true;
-        if (*u.start_mark > 0) spans.push_back({u.id, *u.start_mark, *u.start_mark});
-        int64_t end = u.end_mark.value_or(*u.start_mark);
-        if (u.head > end) spans.push_back({u.id, end + 1, u.head});
-      }
-      if (!reached) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("change order '", co.slug, "' never reached space '", space.slug(),
-                         "': it marked none of its units, so there is nothing of it to restore"));
-      }
-      auto data = store::LoadRevisionData(tx, spans);
-      v1::DemotedSpace* report = out.add_spaces();
-      report->set_space_id(space.space_id());
-      report->set_space(space.slug());
-      store::PromotionWrites w;
-      bool any = false;
-      for (const auto& u : units) {
-        if (!u.start_mark) continue;
-        v1::DemotedUnit* du = report->add_units();
-        du->set_unit_id(u.id);
-        du->set_unit(u.slug);
-        du->set_start_revision_num(static_cast<int32_t>(*u.start_mark));
-        if (u.publish_mark) {  // the restore Tag's mark
-          du->set_action("AlreadyRestored");
-          du->set_revision_num(static_cast<int32_t>(*u.publish_mark));
-          continue;
-        }
-        any = true;
-        int64_t end = u.end_mark.value_or(*u.start_mark);
-        for (int64_t n = end + 1; n <= u.head; ++n) {
-          auto it = data.find({u.id, n});
-          du->add_dropped(it == data.end() ? absl::StrCat(n)
-                                           : absl::StrCat(n, " (", it->second.description, ")"));
-        }
-        if (u.head == *u.start_mark) {
-          du->set_action("Unchanged");
-          du->set_revision_num(static_cast<int32_t>(u.head));
-          if (restore_tag) w.marks.push_back({restore_tag->tag_id(), u.id, u.head});
-          continue;
-        }
-        store::PromotionWrites::Revision r;
-        r.unit_id = u.id;
-        r.space_id = space.space_id();
-        r.num = u.head + 1;
-        if (*u.start_mark > 0) {
-          const auto& start = data.at({u.id, *u.start_mark});
-          r.data = start.data;
-          r.data_hash = start.data_hash;
-        } else {
-          CUB_ASSIGN_OR_RETURN(auto hash, config::DataHash(""));
-          r.data_hash = hash;
-        }
-        r.author_id = p.user_id;
-        r.description = req.change_desc().empty()
-                            ? absl::StrCat("Demoted change order ", co.slug, ": restored revision ",
-                                           *u.start_mark)
-                            : req.change_desc();
-        r.restored_from_num = *u.start_mark;
-        if (space.validating_invocations_size() > 0) {
-          store::NewRevision vet;
-          vet.data = r.data;
-          CUB_RETURN_IF_ERROR(RunValidators(tx, space, u.toolchain_type, &vet));
-          r.validation_errors_json = JsonArray(vet.validation_errors);
-        }
-        w.revisions.push_back(std::move(r));
-        w.heads.push_back({u.id, u.head + 1});
-        if (restore_tag) w.marks.push_back({restore_tag->tag_id(), u.id, u.head + 1});
-        du->set_action("Restored");
-        du->set_revision_num(static_cast<int32_t>(u.head + 1));
-      }
-      report->set_status(!any ? "AlreadyDemoted" : req.dry_run() ? "WouldDemote" : "Demoted");
-      if (!req.dry_run()) CUB_RETURN_IF_ERROR(store::WritePromotion(tx, w));
+      v1::DemotedSpace report;
+      CUB_RETURN_IF_ERROR(SpaceDemotion(tx, p, req, co, restore_tag, space).Run(&report));
+      *out.add_spaces() = std::move(report);
     }
     return out;
   });

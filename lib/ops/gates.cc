@@ -1,6 +1,7 @@
 #include "lib/ops/gates.h"
 
 #include <map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -38,11 +39,154 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
   return out;
 }
 
+namespace {
+
+// Evaluates prerequisites over the Spaces of `over` that have taken the change, appending one
+// message per (prerequisite, Space) that does not hold.
+class GateEvaluator {
+ public:
+  GateEvaluator(store::Tx& tx, const GateContext& ctx, const std::string& prefix,
+                std::vector<const v1::Space*> taken, std::vector<std::string>& failures)
+      : tx_(tx),
+        ctx_(ctx),
+        co_(ctx.rco->co),
+        prefix_(prefix),
+        taken_(std::move(taken)),
+        failures_(failures) {
+    for (const auto* s : taken_) taken_ids_.push_back(s->space_id());
+  }
+
+  // The custom (CEL) prerequisites of the workflow, compiled, and the ChangeOrder they read.
+  absl::Status CompileCustoms() {
+    const ResolvedChangeOrder& rco = *ctx_.rco;
+    if (rco.workflow) {
+      CUB_ASSIGN_OR_RETURN(auto compiled, workflow::CompileCustomPrerequisites(*rco.workflow));
+      customs_ = std::move(compiled);
+    }
+    if (!customs_.empty()) {
+      CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
+      co_json_ = ApiJson(view);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Evaluate(const std::string& name) {
+    const ResolvedChangeOrder& rco = *ctx_.rco;
+    if (name == workflow::kValidated) {
+      Validated();
+    } else if (name == workflow::kReleased) {
+      Released();
+    } else if (name == workflow::kHealthy) {
+      Healthy();
+    } else if (auto it = customs_.find(name); it != customs_.end()) {
+      Custom(it->second);
+    } else if (const auto* a = rco.workflow
+                                   ? workflow::FindAttestationPrerequisite(*rco.workflow, name)
+                                   : nullptr) {
+      CUB_RETURN_IF_ERROR(Attestation(*a));
+    } else {
+      failures_.push_back(absl::StrCat(prefix_, ": prerequisite '", name,
+                                       "' is not declared by the change order's workflow"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  void Validated() {
+    std::map<std::string, const v1::Space*> by_id;
+    for (const auto* s : taken_) by_id[s->space_id()] = s;
+    for (const auto& f :
+         store::ValidationFindings(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_)) {
+      failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *by_id[f.space_id]),
+                                       ": requires Validated: unit '", f.unit_slug, "' revision ",
+                                       f.revision_num,
+                                       " has validation errors: ", absl::StrJoin(f.errors, "; ")));
+    }
+  }
+
+  void Released() {
+    // A Space without a release Target has nothing to release, and passes.
+    auto with_target = store::SpacesWithTarget(tx_, taken_ids_);
+    auto released =
+        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false);
+    for (const auto* s : taken_) {
+      if (with_target.count(s->space_id()) && !released.count(s->space_id())) {
+        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s), " has taken change order '",
+                                         co_.slug, "' but has not released it"));
+      }
+    }
+  }
+
+  void Healthy() {
+    // Read now, never cached: the latest Release must carry the change and be reported
+    // Synced and Healthy with no operation Running or Failed.
+    auto with_target = store::SpacesWithTarget(tx_, taken_ids_);
+    auto released =
+        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false);
+    auto healthy =
+        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, true);
+    for (const auto* s : taken_) {
+      if (!with_target.count(s->space_id())) {
+        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s),
+                                         " has no release Target, so it cannot report Healthy"));
+      } else if (!released.count(s->space_id())) {
+        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s), " has taken change order '",
+                                         co_.slug,
+                                         "' but has not released it, so it cannot be Healthy"));
+      } else if (!healthy.count(s->space_id())) {
+        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s),
+                                         " is not Healthy: its latest Release must carry change"
+                                         " order '",
+                                         co_.slug,
+                                         "' and be reported Synced and Healthy with no operation"
+                                         " Running or Failed"));
+      }
+    }
+  }
+
+  void Custom(const workflow::CompiledCustom& gate) {
+    for (const auto* s : taken_) {
+      auto held = workflow::EvaluateCustom(gate, ApiJson(*s), co_json_, "", ctx_.now);
+      if (!held.ok()) {
+        failures_.push_back(
+            absl::StrCat(prefix_, ", ", Who(ctx_, *s), ": ", held.status().message()));
+      } else if (!*held) {
+        failures_.push_back(
+            absl::StrCat(prefix_, ", ", Who(ctx_, *s), ": ", workflow::NotSatisfiedMessage(gate)));
+      }
+    }
+  }
+
+  absl::Status Attestation(const workflow::AttestationPrerequisite& a) {
+    std::vector<v1::Space> spaces;
+    for (const auto* t : taken_) spaces.push_back(*t);
+    CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx_, *ctx_.rco, a, spaces, ctx_.now));
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      if (!outcomes[i].held) {
+        failures_.push_back(
+            absl::StrCat(prefix_, ", ", Who(ctx_, spaces[i]), ": ", outcomes[i].message));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  store::Tx& tx_;
+  const GateContext& ctx_;
+  const store::StoredChangeOrder& co_;
+  const std::string& prefix_;
+  const std::vector<const v1::Space*> taken_;
+  std::vector<std::string> taken_ids_;
+  std::vector<std::string>& failures_;
+  std::map<std::string, workflow::CompiledCustom> customs_;
+  std::string co_json_;
+};
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateContext& ctx,
                                                       const std::vector<std::string>& prerequisites,
                                                       const std::vector<v1::Space>& over,
                                                       const std::string& prefix) {
-  const ResolvedChangeOrder& rco = *ctx.rco;
   std::vector<std::string> failures;
   std::vector<const v1::Space*> taken;
   for (const auto& s : over) {
@@ -50,99 +194,13 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
       taken.push_back(&s);
     } else {
       failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, s), " has not taken change order '",
-                                      rco.co.slug, "'"));
+                                      ctx.rco->co.slug, "'"));
     }
   }
   if (taken.empty() || prerequisites.empty()) return failures;
-
-  std::map<std::string, workflow::CompiledCustom> customs;
-  if (rco.workflow) {
-    CUB_ASSIGN_OR_RETURN(auto compiled, workflow::CompileCustomPrerequisites(*rco.workflow));
-    customs = std::move(compiled);
-  }
-  std::string co_json;
-  if (!customs.empty()) {
-    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
-    co_json = ApiJson(view);
-  }
-  std::vector<std::string> taken_ids;
-  for (const auto* s : taken) taken_ids.push_back(s->space_id());
-
-  for (const auto& name : prerequisites) {
-    if (name == workflow::kValidated) {
-      std::map<std::string, const v1::Space*> by_id;
-      for (const auto* s : taken) by_id[s->space_id()] = s;
-      for (const auto& f :
-           store::ValidationFindings(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids)) {
-        failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *by_id[f.space_id]),
-                                        ": requires Validated: unit '", f.unit_slug, "' revision ",
-                                        f.revision_num,
-                                        " has validation errors: ", absl::StrJoin(f.errors, "; ")));
-      }
-    } else if (name == workflow::kReleased) {
-      // A Space without a release Target has nothing to release, and passes.
-      auto with_target = store::SpacesWithTarget(tx, taken_ids);
-      auto released =
-          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false);
-      for (const auto* s : taken) {
-        if (with_target.count(s->space_id()) && !released.count(s->space_id())) {
-          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), " has taken change order '",
-                                          rco.co.slug, "' but has not released it"));
-        }
-      }
-    } else if (name == workflow::kHealthy) {
-      // Read now, never cached: the latest Release must carry the change and be reported
-      // Synced and Healthy with no operation Running or Failed.
-      auto with_target = store::SpacesWithTarget(tx, taken_ids);
-      auto released =
-          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false);
-      auto healthy =
-          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, true);
-      for (const auto* s : taken) {
-        if (!with_target.count(s->space_id())) {
-          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),
-                                          " has no release Target, so it cannot report Healthy"));
-        } else if (!released.count(s->space_id())) {
-          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), " has taken change order '",
-                                          rco.co.slug,
-                                          "' but has not released it, so it cannot be Healthy"));
-        } else if (!healthy.count(s->space_id())) {
-          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),
-                                          " is not Healthy: its latest Release must carry change"
-                                          " order '",
-                                          rco.co.slug,
-                                          "' and be reported Synced and Healthy with no operation"
-                                          " Running or Failed"));
-        }
-      }
-    } else if (auto it = customs.find(name); it != customs.end()) {
-      for (const auto* s : taken) {
-        auto held = workflow::EvaluateCustom(it->second, ApiJson(*s), co_json, "", ctx.now);
-        if (!held.ok()) {
-          failures.push_back(
-              absl::StrCat(prefix, ", ", Who(ctx, *s), ": ", held.status().message()));
-        } else if (!*held) {
-          failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), ": ",
-                                          workflow::NotSatisfiedMessage(it->second)));
-        }
-      }
-    } else if (const auto* a = rco.workflow
-                                   ? workflow::FindAttestationPrerequisite(*rco.workflow, name)
-                                   : nullptr) {
-      std::vector<v1::Space> spaces;
-      for (const auto* t : taken) spaces.push_back(*t);
-      CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *a, spaces, ctx.now));
-      for (size_t i = 0; i < outcomes.size(); ++i) {
-        if (!outcomes[i].held) {
-          failures.push_back(
-              absl::StrCat(prefix, ", ", Who(ctx, spaces[i]), ": ", outcomes[i].message));
-        }
-      }
-    } else {
-      failures.push_back(absl::StrCat(prefix, ": prerequisite '", name,
-                                      "' is not declared by the change order's workflow"));
-    }
-  }
+  GateEvaluator gates(tx, ctx, prefix, std::move(taken), failures);
+  CUB_RETURN_IF_ERROR(gates.CompileCustoms());
+  for (const auto& name : prerequisites) CUB_RETURN_IF_ERROR(gates.Evaluate(name));
   return failures;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +26,15 @@
 namespace cub::ops {
 namespace {
 
+// A prior-revisions mode a request names (empty: the ChangeOrder's) is one the planner knows.
+absl::Status CheckPriorRevisions(const std::string& mode) {
+  if (!mode.empty() && mode != "Include" && mode != "Skip" && mode != "Error" && mode != "All") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
+  }
+  return absl::OkStatus();
+}
+
 // The Spaces to promote into and the index of the Stage they make up (-1: none). Not to be
 // confused with a release Target (lib/targets), where a Release is published.
 struct PromotionSpaces {
@@ -43,11 +53,12 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
       return absl::InvalidArgumentError("name a target stage or target spaces, not both");
     }
     CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpacesAmong(tx, co.in_scope_space_ids, ""));
+    std::set<std::string> in_scope_ids;
+    for (const auto& s : in_scope) in_scope_ids.insert(s.space_id());
     std::set<std::string> chosen;
     for (const auto& ref : req.spaces()) {
       CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
-      if (std::none_of(in_scope.begin(), in_scope.end(),
-                       [&](const v1::Space& x) { return x.space_id() == s.space_id(); })) {
+      if (!in_scope_ids.count(s.space_id())) {
         return absl::InvalidArgumentError(absl::StrCat(
             "space '", s.slug(), "' is not in the scope of change order '", co.slug, "'"));
       }
@@ -151,6 +162,159 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
   }
 }
 
+// Gates of every Stage up to the target, each over the Stage before (the first over the base).
+// Without --force a failing gate refuses the promotion; with it, each is recorded in `out` as
+// overridden. Nothing is gated when every target has the change already.
+absl::Status CheckGates(store::Tx& tx, const ResolvedChangeOrder& rco,
+                        const std::vector<std::vector<v1::Space>>& members,
+                        const PromotionSpaces& into, const std::set<std::string>& resolved,
+                        const v1::PromoteRequest& req, v1::PromoteResponse& out) {
+  const bool nothing_to_move =
+      std::all_of(into.spaces.begin(), into.spaces.end(),
+                  [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
+  if (!rco.workflow || into.stage < 0 || nothing_to_move) return absl::OkStatus();
+  GateContext ctx{&rco, resolved, absl::Now()};
+  std::vector<std::string> failures;
+  for (int j = 0; j <= into.stage; ++j) {
+    std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
+    CUB_ASSIGN_OR_RETURN(auto f,
+                         GateFailures(tx, ctx, rco.workflow->stages[j].prerequisites, over,
+                                      absl::StrCat("unable to promote to stage '",
+                                                   rco.workflow->stages[into.stage].name, "'")));
+    failures.insert(failures.end(), f.begin(), f.end());
+  }
+  if (!failures.empty() && !req.force()) {
+    return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
+  }
+  for (const auto& f : failures) out.add_overridden_gates(f);
+  return absl::OkStatus();
+}
+
+// The targets the caller may write (or that have the change already, which is reported as
+// such whoever asks), and a Failed report for each of the others: they fail on their own, the
+// others still land.
+struct SpacesByAccess {
+  std::vector<v1::Space> allowed;
+  std::vector<v1::PromotedSpace> denied;
+};
+
+SpacesByAccess SplitByAccess(store::Tx& tx, const Principal& p,
+                             const std::vector<v1::Space>& spaces,
+                             const std::set<std::string>& resolved) {
+  std::vector<std::string> ids;
+  for (const auto& s : spaces) ids.push_back(s.space_id());
+  std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
+  SpacesByAccess out;
+  for (const auto& s : spaces) {
+    if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
+      out.allowed.push_back(s);
+      continue;
+    }
+    v1::PromotedSpace d;
+    d.set_space_id(s.space_id());
+    d.set_space(s.slug());
+    d.set_status("Failed");
+    d.set_error(absl::StrCat("user '", p.username, "' may not change space '", s.slug(),
+                             "': that needs the editor or admin role"));
+    out.denied.push_back(std::move(d));
+  }
+  return out;
+}
+
+// The plans of the planner the ChangeOrder's update type calls for.
+absl::StatusOr<std::vector<SpacePlan>> PlanSpaces(store::Tx& tx, const PlanOptions& opts,
+                                                  const std::vector<v1::Space>& allowed,
+                                                  bool dry_run) {
+  const auto& co = opts.rco->co;
+  if (co.update_type == "Invoke") return PlanInvoke(tx, opts, allowed);
+  if (co.update_type == "TransformPaths" || co.update_type == "Insert" ||
+      co.update_type == "Upsert") {
+    return PromoteFromSources(tx, opts, allowed, dry_run);
+  }
+  return PlanPromotion(tx, opts, allowed);
+}
+
+// Lands the plans; AutoUpdate Links then follow what the promotion wrote, as they follow any
+// write.
+absl::Status LandAndFollow(store::Tx& tx, const Principal& p, std::vector<SpacePlan>& plans) {
+  Land(tx, plans);
+  std::vector<std::string> written;
+  for (const auto& plan : plans) {
+    if (plan.report.status() != "Promoted") continue;
+    for (const auto& u : plan.report.units()) {
+      if (u.revisions_written() > 0) written.push_back(u.unit_id());
+    }
+  }
+  if (written.empty()) return absl::OkStatus();
+  return FollowAutoUpdates(tx, p, std::move(written));
+}
+
+// Reports every Space in `out` (the denied first; the plans' reports are moved there) with the
+// counts, and returns the failures to record: each failed Space with its error and its failed
+// Units'.
+v1::PromotionFailure Tally(const std::vector<v1::PromotedSpace>& denied,
+                           std::vector<SpacePlan>& plans, bool dry_run, v1::PromoteResponse& out) {
+  v1::PromotionFailure failure;
+  for (const auto& d : denied) *out.add_spaces() = d;
+  for (auto& plan : plans) {
+    if (dry_run && plan.report.status() == "Promoted") plan.report.set_status("WouldPromote");
+    *out.add_spaces() = std::move(plan.report);
+  }
+  for (const auto& s : out.spaces()) {
+    if (s.status() == "Promoted" || s.status() == "WouldPromote") {
+      out.set_landed(out.landed() + 1);
+      for (const auto& u : s.units()) {
+        out.set_revisions_written(out.revisions_written() + u.revisions_written());
+      }
+    } else if (s.status() == "AlreadyPromoted") {
+      out.set_already(out.already() + 1);
+    } else {
+      out.set_failed(out.failed() + 1);
+      v1::PromotionSpaceFailure* f = failure.add_spaces();
+      f->set_space_id(s.space_id());
+      f->set_space(s.space());
+      f->set_error(s.error());
+      for (const auto& u : s.units()) {
+        if (u.action() != "Failed") continue;
+        v1::PromotionUnitFailure* uf = f->add_units();
+        uf->set_unit(u.unit());
+        uf->set_error(u.error());
+      }
+    }
+  }
+  return failure;
+}
+
+// Appends to the ChangeOrder the PromotionFailure (if any Space failed) and the
+// PromotionOverride (if gates were forced and something landed).
+void RecordOutcome(store::Tx& tx, const Principal& p, const store::StoredChangeOrder& co,
+                   const v1::PromoteRequest& req, const std::string& stage_name,
+                   v1::PromotionFailure failure, const v1::PromoteResponse& out) {
+  store::ChangeOrderChanges changes;
+  if (out.failed() > 0) {
+    failure.set_user_id(p.user_id);
+    failure.set_user(p.username);
+    failure.set_at(FormatRfc3339(absl::Now()));
+    failure.set_stage(stage_name);
+    failure.set_landed(out.landed());
+    changes.append_failure_json = ApiJson(failure);
+  }
+  // A forced rerun that lands nothing overrode nothing.
+  if (req.force() && out.overridden_gates_size() > 0 && out.landed() > 0) {
+    v1::PromotionOverride o;
+    o.set_user_id(p.user_id);
+    o.set_user(p.username);
+    o.set_at(FormatRfc3339(absl::Now()));
+    o.set_stage(stage_name);
+    o.set_reason(req.force_reason());
+    *o.mutable_failed_gates() = out.overridden_gates();
+    changes.append_override_json = ApiJson(o);
+  }
+  if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
+    store::UpdateChangeOrder(tx, co.id, changes);
+  }
+}
+
 }  // namespace
 
 absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::Space& space,
@@ -162,10 +326,7 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
         " --merge-end and --squash");
   }
   const std::string& mode = req.prior_revisions();
-  if (!mode.empty() && mode != "Include" && mode != "Skip" && mode != "Error" && mode != "All") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
-  }
+  CUB_RETURN_IF_ERROR(CheckPriorRevisions(mode));
   // No ChangeOrder row lock here: UpdateUnit already holds this Unit's lock, and a promotion
   // takes the ChangeOrder's lock before Units' locks; taking them in the other order could
   // deadlock. A promotion waiting on this Unit reads its marks after the lock is released.
@@ -188,7 +349,7 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   opts.only_unit_id = unit.unit_id();
   opts.lock = false;  // the caller holds the Unit's lock
   CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, {space.space_id()}, ""));
-  std::vector<SpacePlan> plans = PlanPromotion(tx, opts, spaces);
+  CUB_ASSIGN_OR_RETURN(auto plans, PlanPromotion(tx, opts, spaces));
   const SpacePlan& plan = plans.at(0);
   for (const auto& u : plan.report.units()) {
     if (u.action() == "Failed") {
@@ -213,10 +374,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     return absl::InvalidArgumentError("--force needs --force-reason, which is recorded");
   }
   const std::string& mode = req.prior_revisions();
-  if (!mode.empty() && mode != "Include" && mode != "Skip" && mode != "Error" && mode != "All") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
-  }
+  CUB_RETURN_IF_ERROR(CheckPriorRevisions(mode));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::PromoteResponse> {
     v1::PromoteResponse out;
     out.Clear();
@@ -243,28 +401,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     std::string stage_name =
         into.stage >= 0 ? rco.workflow->stages[into.stage].name : std::string();
     out.set_target_stage(stage_name);
-
-    // Gates of every Stage up to the target, each over the Stage before (the first over the
-    // base).
-    const bool nothing_to_move =
-        std::all_of(into.spaces.begin(), into.spaces.end(),
-                    [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
-    if (rco.workflow && into.stage >= 0 && !nothing_to_move) {
-      GateContext ctx{&rco, resolved, absl::Now()};
-      std::vector<std::string> failures;
-      for (int j = 0; j <= into.stage; ++j) {
-        std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
-        CUB_ASSIGN_OR_RETURN(
-            auto f, GateFailures(tx, ctx, rco.workflow->stages[j].prerequisites, over,
-                                 absl::StrCat("unable to promote to stage '",
-                                              rco.workflow->stages[into.stage].name, "'")));
-        failures.insert(failures.end(), f.begin(), f.end());
-      }
-      if (!failures.empty() && !req.force()) {
-        return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
-      }
-      for (const auto& f : failures) out.add_overridden_gates(f);
-    }
+    CUB_RETURN_IF_ERROR(CheckGates(tx, rco, members, into, resolved, req, out));
 
     PlanOptions opts;
     opts.rco = &rco;
@@ -273,101 +410,12 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.resolved = resolved;
     opts.lock = !req.dry_run();
     opts.mutations = req.mutations();
-    // Spaces the caller may not write fail on their own; the others still land.
-    std::vector<std::string> ids;
-    for (const auto& s : into.spaces) ids.push_back(s.space_id());
-    std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
-    std::vector<v1::Space> allowed;
-    std::vector<v1::PromotedSpace> denied;
-    for (const auto& s : into.spaces) {
-      // A Space that has the change already is reported as such, whoever asks.
-      if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
-        allowed.push_back(s);
-      } else {
-        v1::PromotedSpace d;
-        d.set_space_id(s.space_id());
-        d.set_space(s.slug());
-        d.set_status("Failed");
-        d.set_error(absl::StrCat("user '", p.username, "' may not change space '", s.slug(),
-                                 "': that needs the editor or admin role"));
-        denied.push_back(std::move(d));
-      }
-    }
-    const bool from_sources = co.update_type == "TransformPaths" || co.update_type == "Insert" ||
-                              co.update_type == "Upsert";
-    std::vector<SpacePlan> plans = co.update_type == "Invoke" ? PlanInvoke(tx, opts, allowed)
-                                   : from_sources
-                                       ? PromoteFromSources(tx, opts, allowed, req.dry_run())
-                                       : PlanPromotion(tx, opts, allowed);
-    if (!req.dry_run()) {
-      Land(tx, plans);
-      // AutoUpdate Links follow what the promotion wrote, as they follow any write.
-      std::vector<std::string> written;
-      for (const auto& plan : plans) {
-        if (plan.report.status() != "Promoted") continue;
-        for (const auto& u : plan.report.units()) {
-          if (u.revisions_written() > 0) written.push_back(u.unit_id());
-        }
-      }
-      if (!written.empty()) {
-        CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, std::move(written)));
-      }
-    }
-
-    v1::PromotionFailure failure;
-    for (auto& d : denied) *out.add_spaces() = d;
-    for (auto& plan : plans) {
-      if (req.dry_run() && plan.report.status() == "Promoted")
-        plan.report.set_status("WouldPromote");
-      *out.add_spaces() = plan.report;
-    }
-    for (const auto& s : out.spaces()) {
-      if (s.status() == "Promoted" || s.status() == "WouldPromote") {
-        out.set_landed(out.landed() + 1);
-        for (const auto& u : s.units()) {
-          out.set_revisions_written(out.revisions_written() + u.revisions_written());
-        }
-      } else if (s.status() == "AlreadyPromoted") {
-        out.set_already(out.already() + 1);
-      } else {
-        out.set_failed(out.failed() + 1);
-        v1::PromotionSpaceFailure* f = failure.add_spaces();
-        f->set_space_id(s.space_id());
-        f->set_space(s.space());
-        f->set_error(s.error());
-        for (const auto& u : s.units()) {
-          if (u.action() != "Failed") continue;
-          v1::PromotionUnitFailure* uf = f->add_units();
-          uf->set_unit(u.unit());
-          uf->set_error(u.error());
-        }
-      }
-    }
+    SpacesByAccess by_access = SplitByAccess(tx, p, into.spaces, resolved);
+    CUB_ASSIGN_OR_RETURN(auto plans, PlanSpaces(tx, opts, by_access.allowed, req.dry_run()));
+    if (!req.dry_run()) CUB_RETURN_IF_ERROR(LandAndFollow(tx, p, plans));
+    v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
-
-    store::ChangeOrderChanges changes;
-    if (out.failed() > 0) {
-      failure.set_user_id(p.user_id);
-      failure.set_user(p.username);
-      failure.set_at(FormatRfc3339(absl::Now()));
-      failure.set_stage(stage_name);
-      failure.set_landed(out.landed());
-      changes.append_failure_json = ApiJson(failure);
-    }
-    // A forced rerun that lands nothing overrode nothing.
-    if (req.force() && out.overridden_gates_size() > 0 && out.landed() > 0) {
-      v1::PromotionOverride o;
-      o.set_user_id(p.user_id);
-      o.set_user(p.username);
-      o.set_at(FormatRfc3339(absl::Now()));
-      o.set_stage(stage_name);
-      o.set_reason(req.force_reason());
-      *o.mutable_failed_gates() = out.overridden_gates();
-      changes.append_override_json = ApiJson(o);
-    }
-    if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
-      store::UpdateChangeOrder(tx, co.id, changes);
-    }
+    RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out);
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

@@ -1,5 +1,6 @@
 // Planning a promotion: from a few set-based reads, what each target Space's Units become and
-// the rows that records (see promote.h for the rules). Nothing is written here.
+// the rows that records (see promote.h for the rules). Nothing is written here. The steps
+// (load, classify, revision spans, merge, finalize) are laid out in promotion_classify.h.
 #ifndef CUB_LIB_OPS_PROMOTION_PLAN_H_
 #define CUB_LIB_OPS_PROMOTION_PLAN_H_
 
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "cub/v1/changeorder.pb.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/principal.h"
@@ -34,9 +36,10 @@ struct SpacePlan {
 };
 
 // One plan per target, in the order given. A Space that cannot take the change has status
-// Failed and its error (and its Units' errors) in the report, and no writes.
-std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
-                                     const std::vector<v1::Space>& targets);
+// Failed and its error (and its Units' errors) in the report, and no writes. An error is
+// returned only when the facts cannot be read (the Spaces the targets take the change from).
+absl::StatusOr<std::vector<SpacePlan>> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
+                                                     const std::vector<v1::Space>& targets);
 
 }  // namespace cub::ops
 
