@@ -228,7 +228,8 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
   }
   std::vector<std::string> followers_from(scope.begin() + 1, scope.end());
   std::map<std::string, std::vector<const store::PromotionLink*>> followers;
-  auto links = store::LoadLinksInto(tx, base.space_id(), followers_from, update_type);
+  CUB_ASSIGN_OR_RETURN(auto links,
+                       store::LoadLinksInto(tx, base.space_id(), followers_from, update_type));
   for (const auto& l : links) followers[l.to_unit_id].push_back(&l);
   std::map<std::string, std::string> space_slugs;
   if (!links.empty()) {
@@ -307,8 +308,8 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
 absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChangeOrder& co,
                                         const std::optional<v1::Tag>& end_tag) {
   std::set<std::string> scope(co.in_scope_space_ids.begin(), co.in_scope_space_ids.end());
-  std::vector<store::PromotionLink> links =
-      store::LoadLinksFrom(tx, co.in_scope_space_ids, co.update_type);
+  CUB_ASSIGN_OR_RETURN(std::vector<store::PromotionLink> links,
+                       store::LoadLinksFrom(tx, co.in_scope_space_ids, co.update_type));
   std::map<std::string, int64_t> oldest;  // source unit -> oldest cursor
   std::vector<std::string> source_spaces;
   for (const auto& l : links) {
@@ -335,9 +336,11 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
       end_marks[m.unit_id()] = m.revision_num();
     }
   }
-  std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
-      tx, source_spaces, {},
-      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+  CUB_ASSIGN_OR_RETURN(
+      std::vector<store::PromotionUnit> units,
+      store::LoadPromotionUnits(
+          tx, source_spaces, {},
+          store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
   std::map<std::string, const store::PromotionUnit*> sources;
   for (const auto& u : units) sources[u.id] = &u;
   store::PromotionWrites marks;
@@ -769,11 +772,13 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     }
     // An Invoke change is made in no Space yet, and one from sources in the sources: nothing
     // of the base is marked.
-    auto units = invoke || from_sources
-                     ? std::vector<store::PromotionUnit>{}
-                     : store::LoadPromotionUnits(
-                           tx, {base.space_id()}, {base.space_id()},
-                           store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+    CUB_ASSIGN_OR_RETURN(
+        auto units,
+        invoke || from_sources
+            ? absl::StatusOr<std::vector<store::PromotionUnit>>(std::vector<store::PromotionUnit>{})
+            : store::LoadPromotionUnits(
+                  tx, {base.space_id()}, {base.space_id()},
+                  store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
     CUB_ASSIGN_OR_RETURN(
         auto ranges, invoke || from_sources
                          ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})

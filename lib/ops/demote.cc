@@ -52,12 +52,15 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
     for (const auto& ref : req.spaces()) {
       CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, ref, Access::kWrite));
       // Restore marks are read through the "publish" slot of the promotion reader.
-      std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
-          tx, {space.space_id()},
-          req.dry_run() ? std::vector<std::string>{} : std::vector<std::string>{space.space_id()},
-          store::PromotionTags{
-              co.start_tag_id, co.end_tag_id,
-              restore_tag ? restore_tag->tag_id() : "00000000-0000-0000-0000-000000000000"});
+      CUB_ASSIGN_OR_RETURN(
+          std::vector<store::PromotionUnit> units,
+          store::LoadPromotionUnits(
+              tx, {space.space_id()},
+              req.dry_run() ? std::vector<std::string>{}
+                            : std::vector<std::string>{space.space_id()},
+              store::PromotionTags{
+                  co.start_tag_id, co.end_tag_id,
+                  restore_tag ? restore_tag->tag_id() : "00000000-0000-0000-0000-000000000000"}));
       std::vector<store::RevisionSpan> spans;
       bool reached = false;
       for (const auto& u : units) {
@@ -72,7 +75,7 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
             absl::StrCat("change order '", co.slug, "' never reached space '", space.slug(),
                          "': it marked none of its units, so there is nothing of it to restore"));
       }
-      auto data = store::LoadRevisionData(tx, spans);
+      CUB_ASSIGN_OR_RETURN(auto data, store::LoadRevisionData(tx, spans));
       v1::DemotedSpace* report = out.add_spaces();
       report->set_space_id(space.space_id());
       report->set_space(space.slug());

@@ -11,6 +11,7 @@
 #include "lib/config/yaml.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
+#include "lib/store/errors.h"
 #include "lib/store/spaces.h"
 #include "lib/util/json_text.h"
 #include "lib/util/sha256.h"
@@ -306,7 +307,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
   };
 
   // Links out of the targets, and the Spaces they take the change from.
-  std::vector<store::PromotionLink> links = store::LoadLinksFrom(tx, target_ids, co.update_type);
+  auto links = store::ValueOrThrow(store::LoadLinksFrom(tx, target_ids, co.update_type));
   std::map<std::string, std::vector<const store::PromotionLink*>> links_by_space;
   std::set<std::string> source_ids;
   std::map<std::string, const store::PromotionUnit*> by_id;
@@ -322,9 +323,9 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
     for (const auto& s : *loaded) spaces[s.space_id()] = s;
   }
   for (const auto& t : targets) spaces[t.space_id()] = t;
-  std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
+  std::vector<store::PromotionUnit> units = store::ValueOrThrow(store::LoadPromotionUnits(
       tx, load_ids, opts.lock ? target_ids : std::vector<std::string>{},
-      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
   std::map<std::string, std::vector<const store::PromotionUnit*>> units_by_space;
   for (const auto& u : units) {
     by_id[u.id] = &u;
@@ -519,7 +520,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
   for (const auto& [unit, span] : upstream_spans) {
     spans.push_back({unit, std::max<int64_t>(span.first, 1), span.second});
   }
-  RevisionMap data = store::LoadRevisionData(tx, spans);
+  RevisionMap data = store::ValueOrThrow(store::LoadRevisionData(tx, spans));
 
   // Pass 2: merge, in memory, each Upstream revision parsed and diffed once.
   UpstreamCache cache(data);
