@@ -261,7 +261,7 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
       }
       end = it->second;
     } else if (!u.change_set_id.empty()) {
-      auto cs = store::FindChangeSetByID(tx, u.change_set_id);
+      CUB_ASSIGN_OR_RETURN(auto cs, store::FindChangeSetByID(tx, u.change_set_id));
       return absl::FailedPreconditionError(
           absl::StrCat("unit '", u.slug, "' is in change set '", cs ? cs->slug() : u.change_set_id,
                        "', which is still open: close it and pass its end tag with --end-tag"));
@@ -395,8 +395,9 @@ absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Princi
   constexpr std::string_view kEnd = "-end";
   if (r.name.size() > kEnd.size() &&
       r.name.compare(r.name.size() - kEnd.size(), kEnd.size(), kEnd) == 0) {
-    auto cs =
-        store::FindChangeSet(tx, space.space_id(), r.name.substr(0, r.name.size() - kEnd.size()));
+    CUB_ASSIGN_OR_RETURN(
+        auto cs,
+        store::FindChangeSet(tx, space.space_id(), r.name.substr(0, r.name.size() - kEnd.size())));
     if (cs && cs->end_tag_id() == tag->tag_id() && cs->state() == "Open") {
       return absl::FailedPreconditionError(
           absl::StrCat("change set '", cs->slug(),
