@@ -130,8 +130,9 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
   // they need not be downstream of the base, and the base is in scope only if selected.
   const bool invoke = update_type == "Invoke" || update_type == "TransformPaths" ||
                       update_type == "Insert" || update_type == "Upsert";
-  auto downstream =
-      store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type);
+  CUB_ASSIGN_OR_RETURN(
+      auto downstream,
+      store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type));
   Scope scope;
   if (!invoke) scope.space_ids.push_back(base.space_id());
   std::vector<std::string> clauses;
@@ -507,7 +508,7 @@ absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Prin
         absl::StrCat("change order '", ref, "': name it as BASE-SPACE/NAME"));
   }
   CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, r.space, Access::kRead));
-  auto co = store::FindChangeOrder(tx, base.space_id(), r.name, for_update);
+  CUB_ASSIGN_OR_RETURN(auto co, store::FindChangeOrder(tx, base.space_id(), r.name, for_update));
   if (!co) {
     return absl::NotFoundError(
         absl::StrCat("change order '", r.name, "' not found in space '", base.slug(), "'"));
@@ -602,7 +603,7 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
 }
 
 absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco) {
-  auto fresh = store::FindChangeOrder(tx, rco.co.space_id, rco.co.id);
+  CUB_ASSIGN_OR_RETURN(auto fresh, store::FindChangeOrder(tx, rco.co.space_id, rco.co.id));
   if (!fresh) return absl::InternalError("change order vanished");
   rco.co = *std::move(fresh);
   if (!rco.workflow || rco.workflow->stages.empty()) return rco.co.stage;
@@ -634,7 +635,7 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   if (rank(stage) > rank(rco.co.stage)) {
     store::ChangeOrderChanges c;
     c.stage = stage;
-    store::UpdateChangeOrder(tx, rco.co.id, c);
+    CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
     rco.co.stage = stage;
   }
   return rco.co.stage;
@@ -679,7 +680,8 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
     v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (auto existing = store::FindChangeOrder(tx, base.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindChangeOrder(tx, base.space_id(), req.slug()));
+    if (existing) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(absl::StrCat(
             "change order '", req.slug(), "' already exists in space '", base.slug(), "'"));
@@ -832,7 +834,8 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
           space_id = base.space_id();
           bases[space_id] = base;
         }
-        for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
+        CUB_ASSIGN_OR_RETURN(auto listed, store::ListChangeOrders(tx, ToCaller(p), space_id));
+        for (auto& co : listed) {
           v1::Space base;
           base.set_space_id(co.space_id);
           base.set_slug(co.space_slug);
@@ -877,7 +880,7 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
                                                      rco.co.where_space, "", ""));
       c.in_scope_space_ids = scope.space_ids;
     }
-    store::UpdateChangeOrder(tx, rco.co.id, c);
+    CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     out = std::move(view);

@@ -72,8 +72,10 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
     if (name == workflow::kValidated) {
       std::map<std::string, const v1::Space*> by_id;
       for (const auto* s : taken) by_id[s->space_id()] = s;
-      for (const auto& f :
-           store::ValidationFindings(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids)) {
+      CUB_ASSIGN_OR_RETURN(
+          auto findings,
+          store::ValidationFindings(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids));
+      for (const auto& f : findings) {
         failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *by_id[f.space_id]),
                                         ": requires Validated: unit '", f.unit_slug, "' revision ",
                                         f.revision_num,

@@ -276,7 +276,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     // Spaces the caller may not write fail on their own; the others still land.
     std::vector<std::string> ids;
     for (const auto& s : into.spaces) ids.push_back(s.space_id());
-    std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
+    CUB_ASSIGN_OR_RETURN(std::set<std::string> writable,
+                         store::WritableSpaces(tx, ToCaller(p), ids));
     std::vector<v1::Space> allowed;
     std::vector<v1::PromotedSpace> denied;
     for (const auto& s : into.spaces) {
@@ -366,7 +367,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
       changes.append_override_json = ApiJson(o);
     }
     if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
-      store::UpdateChangeOrder(tx, co.id, changes);
+      CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, co.id, changes));
     }
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
