@@ -43,18 +43,21 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
   std::vector<std::string> ids;
   for (const auto& s : spaces) ids.push_back(s.space_id());
   const auto& co = rco.co;
-  std::vector<store::ReadRevision> reads =
-      store::ChangedRevisions(tx, co.start_tag_id, co.publish_tag_id, ids);
-  auto votes = store::CurrentVotes(tx, req.type, reads);
+  CUB_ASSIGN_OR_RETURN(std::vector<store::ReadRevision> reads,
+                       store::ChangedRevisions(tx, co.start_tag_id, co.publish_tag_id, ids));
+  CUB_ASSIGN_OR_RETURN(auto votes, store::CurrentVotes(tx, req.type, reads));
   std::map<std::string, std::set<std::string>> authors;
-  if (!req.allow_authors)
-    authors = store::ChangeAuthors(tx, co.start_tag_id, co.publish_tag_id, ids);
-  auto approvers = store::Approvers(tx, ids);
+  if (!req.allow_authors) {
+    CUB_ASSIGN_OR_RETURN(authors,
+                         store::ChangeAuthors(tx, co.start_tag_id, co.publish_tag_id, ids));
+  }
+  CUB_ASSIGN_OR_RETURN(auto approvers, store::Approvers(tx, ids));
   const bool open_to_approvers = req.from_user_ids.empty() && req.from_groups.empty();
   std::set<std::string> from_users(req.from_user_ids.begin(), req.from_user_ids.end());
   std::set<std::string> from_groups(req.from_groups.begin(), req.from_groups.end());
   std::set<std::string> listed = from_users;
-  for (const auto& [g, members] : store::GroupMembers(tx, req.from_groups)) {
+  CUB_ASSIGN_OR_RETURN(auto group_members, store::GroupMembers(tx, req.from_groups));
+  for (const auto& [g, members] : group_members) {
     listed.insert(members.begin(), members.end());
   }
 

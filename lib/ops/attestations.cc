@@ -226,7 +226,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
         for (const auto& r : a.revisions) *preview.add_revisions() = r;
         *out.add_attestations() = std::move(preview);
       } else {
-        *out.add_attestations() = store::InsertAttestation(tx, a);
+        CUB_ASSIGN_OR_RETURN(*out.add_attestations(), store::InsertAttestation(tx, a));
       }
     }
     return absl::OkStatus();
@@ -239,7 +239,7 @@ absl::StatusOr<v1::Attestation> GetAttestation(store::ConnectionPool& db, const 
                                                const v1::GetAttestationRequest& req) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Attestation> {
     v1::Attestation out;
-    auto a = store::FindAttestation(tx, req.attestation());
+    CUB_ASSIGN_OR_RETURN(auto a, store::FindAttestation(tx, req.attestation()));
     // Readable where its Space is; an admin also reads those of deleted Spaces.
     bool visible = a && (p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok());
     if (!visible) {
@@ -271,7 +271,7 @@ absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, con
                                                   const v1::RevokeAttestationRequest& req) {
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Attestation> {
     v1::Attestation out;
-    auto a = store::FindAttestation(tx, req.attestation());
+    CUB_ASSIGN_OR_RETURN(auto a, store::FindAttestation(tx, req.attestation()));
     if (!a || !(p.admin || ResolveSpace(tx, p, a->space_id(), Access::kRead).ok())) {
       return absl::NotFoundError(absl::StrCat("attestation '", req.attestation(), "' not found"));
     }
@@ -299,7 +299,7 @@ absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, con
     r.change_order_id = a->change_order_id();
     r.change_order = a->change_order();
     r.note = req.note();
-    out = store::InsertAttestation(tx, r);
+    CUB_ASSIGN_OR_RETURN(out, store::InsertAttestation(tx, r));
     return out;
   });
 }

@@ -130,8 +130,9 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
   // they need not be downstream of the base, and the base is in scope only if selected.
   const bool invoke = update_type == "Invoke" || update_type == "TransformPaths" ||
                       update_type == "Insert" || update_type == "Upsert";
-  auto downstream =
-      store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type);
+  CUB_ASSIGN_OR_RETURN(
+      auto downstream,
+      store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type));
   Scope scope;
   if (!invoke) scope.space_ids.push_back(base.space_id());
   std::vector<std::string> clauses;
@@ -228,7 +229,8 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
   }
   std::vector<std::string> followers_from(scope.begin() + 1, scope.end());
   std::map<std::string, std::vector<const store::PromotionLink*>> followers;
-  auto links = store::LoadLinksInto(tx, base.space_id(), followers_from, update_type);
+  CUB_ASSIGN_OR_RETURN(auto links,
+                       store::LoadLinksInto(tx, base.space_id(), followers_from, update_type));
   for (const auto& l : links) followers[l.to_unit_id].push_back(&l);
   std::map<std::string, std::string> space_slugs;
   if (!links.empty()) {
@@ -260,7 +262,7 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
       }
       end = it->second;
     } else if (!u.change_set_id.empty()) {
-      auto cs = store::FindChangeSetByID(tx, u.change_set_id);
+      CUB_ASSIGN_OR_RETURN(auto cs, store::FindChangeSetByID(tx, u.change_set_id));
       return absl::FailedPreconditionError(
           absl::StrCat("unit '", u.slug, "' is in change set '", cs ? cs->slug() : u.change_set_id,
                        "', which is still open: close it and pass its end tag with --end-tag"));
@@ -307,8 +309,8 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
 absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChangeOrder& co,
                                         const std::optional<v1::Tag>& end_tag) {
   std::set<std::string> scope(co.in_scope_space_ids.begin(), co.in_scope_space_ids.end());
-  std::vector<store::PromotionLink> links =
-      store::LoadLinksFrom(tx, co.in_scope_space_ids, co.update_type);
+  CUB_ASSIGN_OR_RETURN(std::vector<store::PromotionLink> links,
+                       store::LoadLinksFrom(tx, co.in_scope_space_ids, co.update_type));
   std::map<std::string, int64_t> oldest;  // source unit -> oldest cursor
   std::vector<std::string> source_spaces;
   for (const auto& l : links) {
@@ -335,9 +337,11 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
       end_marks[m.unit_id()] = m.revision_num();
     }
   }
-  std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
-      tx, source_spaces, {},
-      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+  CUB_ASSIGN_OR_RETURN(
+      std::vector<store::PromotionUnit> units,
+      store::LoadPromotionUnits(
+          tx, source_spaces, {},
+          store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
   std::map<std::string, const store::PromotionUnit*> sources;
   for (const auto& u : units) sources[u.id] = &u;
   store::PromotionWrites marks;
@@ -392,8 +396,9 @@ absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Princi
   constexpr std::string_view kEnd = "-end";
   if (r.name.size() > kEnd.size() &&
       r.name.compare(r.name.size() - kEnd.size(), kEnd.size(), kEnd) == 0) {
-    auto cs =
-        store::FindChangeSet(tx, space.space_id(), r.name.substr(0, r.name.size() - kEnd.size()));
+    CUB_ASSIGN_OR_RETURN(
+        auto cs,
+        store::FindChangeSet(tx, space.space_id(), r.name.substr(0, r.name.size() - kEnd.size())));
     if (cs && cs->end_tag_id() == tag->tag_id() && cs->state() == "Open") {
       return absl::FailedPreconditionError(
           absl::StrCat("change set '", cs->slug(),
@@ -503,7 +508,7 @@ absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Prin
         absl::StrCat("change order '", ref, "': name it as BASE-SPACE/NAME"));
   }
   CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, r.space, Access::kRead));
-  auto co = store::FindChangeOrder(tx, base.space_id(), r.name, for_update);
+  CUB_ASSIGN_OR_RETURN(auto co, store::FindChangeOrder(tx, base.space_id(), r.name, for_update));
   if (!co) {
     return absl::NotFoundError(
         absl::StrCat("change order '", r.name, "' not found in space '", base.slug(), "'"));
@@ -598,7 +603,7 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
 }
 
 absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco) {
-  auto fresh = store::FindChangeOrder(tx, rco.co.space_id, rco.co.id);
+  CUB_ASSIGN_OR_RETURN(auto fresh, store::FindChangeOrder(tx, rco.co.space_id, rco.co.id));
   if (!fresh) return absl::InternalError("change order vanished");
   rco.co = *std::move(fresh);
   if (!rco.workflow || rco.workflow->stages.empty()) return rco.co.stage;
@@ -630,7 +635,7 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   if (rank(stage) > rank(rco.co.stage)) {
     store::ChangeOrderChanges c;
     c.stage = stage;
-    store::UpdateChangeOrder(tx, rco.co.id, c);
+    CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
     rco.co.stage = stage;
   }
   return rco.co.stage;
@@ -675,7 +680,8 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
     v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (auto existing = store::FindChangeOrder(tx, base.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindChangeOrder(tx, base.space_id(), req.slug()));
+    if (existing) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(absl::StrCat(
             "change order '", req.slug(), "' already exists in space '", base.slug(), "'"));
@@ -769,11 +775,13 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     }
     // An Invoke change is made in no Space yet, and one from sources in the sources: nothing
     // of the base is marked.
-    auto units = invoke || from_sources
-                     ? std::vector<store::PromotionUnit>{}
-                     : store::LoadPromotionUnits(
-                           tx, {base.space_id()}, {base.space_id()},
-                           store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+    CUB_ASSIGN_OR_RETURN(
+        auto units,
+        invoke || from_sources
+            ? absl::StatusOr<std::vector<store::PromotionUnit>>(std::vector<store::PromotionUnit>{})
+            : store::LoadPromotionUnits(
+                  tx, {base.space_id()}, {base.space_id()},
+                  store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
     CUB_ASSIGN_OR_RETURN(
         auto ranges, invoke || from_sources
                          ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
@@ -826,7 +834,8 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
           space_id = base.space_id();
           bases[space_id] = base;
         }
-        for (auto& co : store::ListChangeOrders(tx, ToCaller(p), space_id)) {
+        CUB_ASSIGN_OR_RETURN(auto listed, store::ListChangeOrders(tx, ToCaller(p), space_id));
+        for (auto& co : listed) {
           v1::Space base;
           base.set_space_id(co.space_id);
           base.set_slug(co.space_slug);
@@ -871,7 +880,7 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
                                                      rco.co.where_space, "", ""));
       c.in_scope_space_ids = scope.space_ids;
     }
-    store::UpdateChangeOrder(tx, rco.co.id, c);
+    CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     out = std::move(view);

@@ -28,7 +28,7 @@ absl::StatusOr<v1::ChangeSet> ResolveChangeSet(store::Tx& tx, const Principal& p
     cs_space = other;
     name = ref.substr(slash + 1);
   }
-  auto c = store::FindChangeSet(tx, cs_space.space_id(), name);
+  CUB_ASSIGN_OR_RETURN(auto c, store::FindChangeSet(tx, cs_space.space_id(), name));
   if (!c) {
     return absl::NotFoundError(
         absl::StrCat("changeset '", name, "' not found in space '", cs_space.slug(), "'"));
@@ -41,12 +41,12 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
                                               const std::string& ref) {
   const std::string& current = unit.change_set_id();
   if (ref == "-") {
-    if (!current.empty()) store::SetUnitChangeSet(tx, unit.unit_id(), "");
+    if (!current.empty()) CUB_RETURN_IF_ERROR(store::SetUnitChangeSet(tx, unit.unit_id(), ""));
     return std::string();
   }
   if (ref.empty()) {
     if (current.empty()) return std::string();
-    auto open = store::FindChangeSetByID(tx, current);
+    CUB_ASSIGN_OR_RETURN(auto open, store::FindChangeSetByID(tx, current));
     std::string name = open ? QualifiedName(tx, *open) : current;
     return absl::FailedPreconditionError(absl::StrCat(
         "unit '", unit.slug(), "' is in open changeset '", name, "': name it with --changeset ",
@@ -60,7 +60,7 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
   }
   if (current == c.change_set_id()) return current;
   if (!current.empty()) {
-    auto open = store::FindChangeSetByID(tx, current);
+    CUB_ASSIGN_OR_RETURN(auto open, store::FindChangeSetByID(tx, current));
     return absl::FailedPreconditionError(
         absl::StrCat("unit '", unit.slug(), "' is already in open changeset '",
                      open ? QualifiedName(tx, *open) : current,
@@ -75,7 +75,7 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
       CUB_RETURN_IF_ERROR(store::MarkRevision(tx, *start, unit, unit.head_revision_num(), false));
     }
   }
-  store::SetUnitChangeSet(tx, unit.unit_id(), c.change_set_id());
+  CUB_RETURN_IF_ERROR(store::SetUnitChangeSet(tx, unit.unit_id(), c.change_set_id()));
   return c.change_set_id();
 }
 
@@ -88,7 +88,8 @@ absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const P
   v1::ChangeSet out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (store::FindChangeSet(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindChangeSet(tx, space.space_id(), req.slug()));
+    if (existing) {
       return absl::AlreadyExistsError(absl::StrCat(
           "changeset '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
@@ -156,8 +157,8 @@ absl::StatusOr<v1::ChangeSet> CloseChangeSet(store::ConnectionPool& db, const Pr
       return absl::FailedPreconditionError(
           absl::StrCat("changeset '", req.change_set(), "' is already closed"));
     }
-    store::CloseChangeSet(tx, c, p.user_id);
-    auto closed = store::FindChangeSetByID(tx, c.change_set_id());
+    CUB_RETURN_IF_ERROR(store::CloseChangeSet(tx, c, p.user_id));
+    CUB_ASSIGN_OR_RETURN(auto closed, store::FindChangeSetByID(tx, c.change_set_id()));
     if (!closed) return absl::InternalError("changeset vanished while closing");
     out = *closed;
     return out;

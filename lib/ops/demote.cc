@@ -52,12 +52,15 @@ class SpaceDemotion {
 
   absl::Status Run(v1::DemotedSpace* report) {
     // Restore marks are read through the "publish" slot of the promotion reader.
-    std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
-        tx_, {space_.space_id()},
-        req_.dry_run() ? std::vector<std::string>{} : std::vector<std::string>{space_.space_id()},
-        store::PromotionTags{
-            co_.start_tag_id, co_.end_tag_id,
-            restore_tag_ ? restore_tag_->tag_id() : "00000000-0000-0000-0000-000000000000"});
+    CUB_ASSIGN_OR_RETURN(
+        std::vector<store::PromotionUnit> units,
+        store::LoadPromotionUnits(
+            tx_, {space_.space_id()},
+            req_.dry_run() ? std::vector<std::string>{}
+                           : std::vector<std::string>{space_.space_id()},
+            store::PromotionTags{
+                co_.start_tag_id, co_.end_tag_id,
+                restore_tag_ ? restore_tag_->tag_id() : "00000000-0000-0000-0000-000000000000"}));
     std::vector<store::RevisionSpan> spans;
     bool reached = false;
     for (const auto& u : units) {
@@ -72,7 +75,7 @@ class SpaceDemotion {
           absl::StrCat("change order '", co_.slug, "' never reached space '", space_.slug(),
                        "': it marked none of its units, so there is nothing of it to restore"));
     }
-    data_ = store::LoadRevisionData(tx_, spans);
+    CUB_ASSIGN_OR_RETURN(data_, store::LoadRevisionData(tx_, spans));
     report->set_space_id(space_.space_id());
     report->set_space(space_.slug());
     bool any = false;

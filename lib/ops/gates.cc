@@ -73,11 +73,11 @@ class GateEvaluator {
   absl::Status Evaluate(const std::string& name) {
     const ResolvedChangeOrder& rco = *ctx_.rco;
     if (name == workflow::kValidated) {
-      Validated();
+      CUB_RETURN_IF_ERROR(Validated());
     } else if (name == workflow::kReleased) {
-      Released();
+      CUB_RETURN_IF_ERROR(Released());
     } else if (name == workflow::kHealthy) {
-      Healthy();
+      CUB_RETURN_IF_ERROR(Healthy());
     } else if (auto it = customs_.find(name); it != customs_.end()) {
       Custom(it->second);
     } else if (const auto* a = rco.workflow
@@ -92,19 +92,22 @@ class GateEvaluator {
   }
 
  private:
-  void Validated() {
+  absl::Status Validated() {
     std::map<std::string, const v1::Space*> by_id;
     for (const auto* s : taken_) by_id[s->space_id()] = s;
-    for (const auto& f :
-         store::ValidationFindings(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_)) {
+    CUB_ASSIGN_OR_RETURN(
+        auto findings,
+        store::ValidationFindings(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_));
+    for (const auto& f : findings) {
       failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *by_id[f.space_id]),
                                        ": requires Validated: unit '", f.unit_slug, "' revision ",
                                        f.revision_num,
                                        " has validation errors: ", absl::StrJoin(f.errors, "; ")));
     }
+    return absl::OkStatus();
   }
 
-  void Released() {
+  absl::Status Released() {
     // A Space without a release Target has nothing to release, and passes.
     auto with_target = store::SpacesWithTarget(tx_, taken_ids_);
     auto released =
@@ -115,9 +118,10 @@ class GateEvaluator {
                                          co_.slug, "' but has not released it"));
       }
     }
+    return absl::OkStatus();
   }
 
-  void Healthy() {
+  absl::Status Healthy() {
     // Read now, never cached: the latest Release must carry the change and be reported
     // Synced and Healthy with no operation Running or Failed.
     auto with_target = store::SpacesWithTarget(tx_, taken_ids_);
@@ -142,6 +146,7 @@ class GateEvaluator {
                                          " Running or Failed"));
       }
     }
+    return absl::OkStatus();
   }
 
   void Custom(const workflow::CompiledCustom& gate) {

@@ -6,6 +6,7 @@
 #include "lib/config/yaml.h"
 #include "lib/functions/registry.h"
 #include "lib/ops/validation.h"
+#include "lib/store/errors.h"
 #include "lib/util/json_text.h"
 #include "lib/util/sha256.h"
 
@@ -39,16 +40,16 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
   if (!args.ok()) return fail_all(std::string(args.status().message()));
   auto selected = store::UnitsMatching(tx, ids, co.where_unit);
   if (!selected.ok()) return fail_all(std::string(selected.status().message()));
-  std::vector<store::PromotionUnit> units = store::LoadPromotionUnits(
+  std::vector<store::PromotionUnit> units = store::ValueOrThrow(store::LoadPromotionUnits(
       tx, ids, opts.lock ? ids : std::vector<std::string>{},
-      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
   std::map<std::string, std::vector<const store::PromotionUnit*>> by_space;
   std::vector<store::RevisionSpan> spans;
   for (const auto& u : units) {
     by_space[u.space_id].push_back(&u);
     if (selected->count(u.id) && !u.end_mark && u.head > 0) spans.push_back({u.id, u.head, u.head});
   }
-  auto data = store::LoadRevisionData(tx, spans);
+  auto data = store::ValueOrThrow(store::LoadRevisionData(tx, spans));
 
   for (size_t t = 0; t < targets.size(); ++t) {
     SpacePlan& plan = plans[t];

@@ -198,12 +198,13 @@ struct SpacesByAccess {
   std::vector<v1::PromotedSpace> denied;
 };
 
-SpacesByAccess SplitByAccess(store::Tx& tx, const Principal& p,
-                             const std::vector<v1::Space>& spaces,
-                             const std::set<std::string>& resolved) {
+absl::StatusOr<SpacesByAccess> SplitByAccess(store::Tx& tx, const Principal& p,
+                                             const std::vector<v1::Space>& spaces,
+                                             const std::set<std::string>& resolved) {
   std::vector<std::string> ids;
   for (const auto& s : spaces) ids.push_back(s.space_id());
-  std::set<std::string> writable = store::WritableSpaces(tx, ToCaller(p), ids);
+  CUB_ASSIGN_OR_RETURN(std::set<std::string> writable,
+                       store::WritableSpaces(tx, ToCaller(p), ids));
   SpacesByAccess out;
   for (const auto& s : spaces) {
     if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
@@ -287,9 +288,9 @@ v1::PromotionFailure Tally(const std::vector<v1::PromotedSpace>& denied,
 
 // Appends to the ChangeOrder the PromotionFailure (if any Space failed) and the
 // PromotionOverride (if gates were forced and something landed).
-void RecordOutcome(store::Tx& tx, const Principal& p, const store::StoredChangeOrder& co,
-                   const v1::PromoteRequest& req, const std::string& stage_name,
-                   v1::PromotionFailure failure, const v1::PromoteResponse& out) {
+absl::Status RecordOutcome(store::Tx& tx, const Principal& p, const store::StoredChangeOrder& co,
+                           const v1::PromoteRequest& req, const std::string& stage_name,
+                           v1::PromotionFailure failure, const v1::PromoteResponse& out) {
   store::ChangeOrderChanges changes;
   if (out.failed() > 0) {
     failure.set_user_id(p.user_id);
@@ -310,9 +311,10 @@ void RecordOutcome(store::Tx& tx, const Principal& p, const store::StoredChangeO
     *o.mutable_failed_gates() = out.overridden_gates();
     changes.append_override_json = ApiJson(o);
   }
-  if (!changes.append_failure_json.empty() || !changes.append_override_json.empty()) {
-    store::UpdateChangeOrder(tx, co.id, changes);
+  if (changes.append_failure_json.empty() && changes.append_override_json.empty()) {
+    return absl::OkStatus();
   }
+  return store::UpdateChangeOrder(tx, co.id, changes);
 }
 
 }  // namespace
@@ -410,12 +412,12 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.resolved = resolved;
     opts.lock = !req.dry_run();
     opts.mutations = req.mutations();
-    SpacesByAccess by_access = SplitByAccess(tx, p, into.spaces, resolved);
+    CUB_ASSIGN_OR_RETURN(SpacesByAccess by_access, SplitByAccess(tx, p, into.spaces, resolved));
     CUB_ASSIGN_OR_RETURN(auto plans, PlanSpaces(tx, opts, by_access.allowed, req.dry_run()));
     if (!req.dry_run()) CUB_RETURN_IF_ERROR(LandAndFollow(tx, p, plans));
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
-    RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out);
+    CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

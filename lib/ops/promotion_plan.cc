@@ -20,7 +20,7 @@ absl::StatusOr<PromotionFacts> LoadFacts(store::Tx& tx, const PlanOptions& opts,
   PromotionFacts facts;
   std::vector<std::string> target_ids;
   for (const auto& t : targets) target_ids.push_back(t.space_id());
-  facts.links = store::LoadLinksFrom(tx, target_ids, co.update_type);
+  CUB_ASSIGN_OR_RETURN(facts.links, store::LoadLinksFrom(tx, target_ids, co.update_type));
   std::set<std::string> source_ids;
   for (const auto& l : facts.links) source_ids.insert(l.to_space_id);
   for (const auto& t : targets) {
@@ -32,9 +32,11 @@ absl::StatusOr<PromotionFacts> LoadFacts(store::Tx& tx, const PlanOptions& opts,
   for (const auto& t : targets) facts.spaces[t.space_id()] = t;
   std::vector<std::string> load_ids = target_ids;
   load_ids.insert(load_ids.end(), source_ids.begin(), source_ids.end());
-  facts.units = store::LoadPromotionUnits(
-      tx, load_ids, opts.lock ? target_ids : std::vector<std::string>{},
-      store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id});
+  CUB_ASSIGN_OR_RETURN(
+      facts.units,
+      store::LoadPromotionUnits(
+          tx, load_ids, opts.lock ? target_ids : std::vector<std::string>{},
+          store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
   facts.Index();
   return facts;
 }
@@ -47,7 +49,7 @@ absl::StatusOr<std::vector<SpacePlan>> PlanPromotion(store::Tx& tx, const PlanOp
   std::vector<SpaceClassification> spaces;
   spaces.reserve(targets.size());
   for (const auto& t : targets) spaces.push_back(ClassifySpace(opts, facts, t));
-  RevisionMap data = store::LoadRevisionData(tx, RevisionSpans(spaces));
+  CUB_ASSIGN_OR_RETURN(RevisionMap data, store::LoadRevisionData(tx, RevisionSpans(spaces)));
   MergeJobs(tx, opts, facts, data, spaces);
   std::vector<SpacePlan> plans;
   plans.reserve(spaces.size());

@@ -94,7 +94,9 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
     const bool before = absl::StartsWith(selector, "Before:");
     CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12),
                                                       space.slug(), false));
-    if (store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}).empty()) {
+    CUB_ASSIGN_OR_RETURN(auto marked,
+                         store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}));
+    if (marked.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "space '", space.slug(), "' has not taken change order '", rco.co.slug, "'"));
     }

@@ -18,15 +18,16 @@ absl::Status PromoteSpace(store::Tx& tx, const PlanOptions& opts, const v1::Spac
                           v1::PromotedSpace& report) {
   const auto& co = opts.rco->co;
   const store::PromotionTags tags{co.start_tag_id, co.end_tag_id, co.publish_tag_id};
-  std::vector<store::PromotionUnit> units =
-      store::LoadPromotionUnits(tx, {space.space_id()}, {space.space_id()}, tags);
-  std::vector<store::PromotionLink> links =
-      store::LoadLinksFrom(tx, {space.space_id()}, co.update_type);
+  CUB_ASSIGN_OR_RETURN(std::vector<store::PromotionUnit> units,
+                       store::LoadPromotionUnits(tx, {space.space_id()}, {space.space_id()}, tags));
+  CUB_ASSIGN_OR_RETURN(std::vector<store::PromotionLink> links,
+                       store::LoadLinksFrom(tx, {space.space_id()}, co.update_type));
   // The source Units' end marks: where every Space resolves to.
   std::vector<std::string> source_spaces;
   for (const auto& l : links) source_spaces.push_back(l.to_space_id);
   std::map<std::string, int64_t> source_end;
-  for (const auto& u : store::LoadPromotionUnits(tx, source_spaces, {}, tags)) {
+  CUB_ASSIGN_OR_RETURN(auto sources, store::LoadPromotionUnits(tx, source_spaces, {}, tags));
+  for (const auto& u : sources) {
     if (u.end_mark) source_end[u.id] = *u.end_mark;
   }
   std::map<std::string, std::vector<const store::PromotionLink*>> by_unit;

@@ -12,209 +12,247 @@ namespace {
 
 const std::string kAttestationSelect = absl::StrCat(
     "SELECT at.id, at.space_id, at.space_slug, at.type, at.result,"
-    " coalesce(at.revokes_id::text, ''), at.user_id, at.username, at.groups,"
-    " coalesce(at.change_order_id::text, ''), at.change_order, at.note, ",
-    MapAsArray("at.claims"), ", coalesce(", Rfc3339("at.expires_at"), ", ''), ",
-    Rfc3339("at.created_at"),
-    ", coalesce((SELECT r.id::text FROM attestations r WHERE r.revokes_id = at.id LIMIT 1), '')"
+    " coalesce(at.revokes_id::text, '') AS revokes_id, at.user_id, at.username, at.groups,"
+    " coalesce(at.change_order_id::text, '') AS change_order_id, at.change_order, at.note, ",
+    MapAsArray("at.claims"), " AS claims, coalesce(", Rfc3339("at.expires_at"),
+    ", '') AS expires_at, ", Rfc3339("at.created_at"),
+    " AS created_at, coalesce((SELECT r.id::text FROM attestations r WHERE r.revokes_id = at.id"
+    " LIMIT 1), '') AS revoked_by_id"
     " FROM attestations at WHERE TRUE");
 
-v1::Attestation ReadAttestation(const pqxx::row& r) {
+v1::Attestation AttestationFromRow(const pqxx::row& r) {
   v1::Attestation a;
-  a.set_attestation_id(r[0].as<std::string>());
-  a.set_space_id(r[1].as<std::string>());
-  a.set_space_slug(r[2].as<std::string>());
-  a.set_type(r[3].as<std::string>());
-  a.set_result(r[4].as<std::string>());
-  a.set_revokes_id(r[5].as<std::string>());
-  a.set_user_id(r[6].as<std::string>());
-  a.set_user(r[7].as<std::string>());
-  for (auto& g : ReadTextArray(r[8])) a.add_groups(g);
-  a.set_change_order_id(r[9].as<std::string>());
-  a.set_change_order(r[10].as<std::string>());
-  a.set_note(r[11].as<std::string>());
-  FillMap(ReadMap(r[12]), a.mutable_claims());
-  a.set_expires_at(r[13].as<std::string>());
-  a.set_created_at(r[14].as<std::string>());
-  a.set_revoked_by_id(r[15].as<std::string>());
+  a.set_attestation_id(r["id"].as<std::string>());
+  a.set_space_id(r["space_id"].as<std::string>());
+  a.set_space_slug(r["space_slug"].as<std::string>());
+  a.set_type(r["type"].as<std::string>());
+  a.set_result(r["result"].as<std::string>());
+  a.set_revokes_id(r["revokes_id"].as<std::string>());
+  a.set_user_id(r["user_id"].as<std::string>());
+  a.set_user(r["username"].as<std::string>());
+  for (auto& g : ReadTextArray(r["groups"])) a.add_groups(g);
+  a.set_change_order_id(r["change_order_id"].as<std::string>());
+  a.set_change_order(r["change_order"].as<std::string>());
+  a.set_note(r["note"].as<std::string>());
+  FillMap(ReadMap(r["claims"]), a.mutable_claims());
+  a.set_expires_at(r["expires_at"].as<std::string>());
+  a.set_created_at(r["created_at"].as<std::string>());
+  a.set_revoked_by_id(r["revoked_by_id"].as<std::string>());
   return a;
 }
 
-// Fills in each attestation's revisions with one query.
+void FillAttestedRevision(const pqxx::row& r, v1::AttestedRevision* out) {
+  out->set_unit_id(r["unit_id"].as<std::string>());
+  out->set_unit(r["unit_slug"].as<std::string>());
+  out->set_revision_num(r["revision_num"].as<int64_t>());
+  out->set_data_hash(r["data_hash"].as<std::string>());
+}
+
+// Fills in each attestation's revisions with one query. Runs inside a Guard.
 std::vector<v1::Attestation> ReadAll(Tx& tx, const pqxx::result& rows) {
   std::vector<v1::Attestation> out;
   std::vector<std::string> ids;
   for (const auto& row : rows) {
-    out.push_back(ReadAttestation(row));
+    out.push_back(AttestationFromRow(row));
     ids.push_back(out.back().attestation_id());
   }
   if (ids.empty()) return out;
   std::map<std::string, v1::Attestation*> by_id;
   for (auto& a : out) by_id[a.attestation_id()] = &a;
   pqxx::result revs = Pq(tx).exec_params(
-      "SELECT attestation_id::text, unit_id::text, unit_slug, revision_num, data_hash"
-      " FROM attestation_revisions WHERE attestation_id = ANY($1::uuid[]) ORDER BY unit_slug",
+      "SELECT attestation_id::text AS attestation_id, unit_id::text AS unit_id, unit_slug,"
+      " revision_num, data_hash FROM attestation_revisions"
+      " WHERE attestation_id = ANY($1::uuid[]) ORDER BY unit_slug",
       TextArrayLiteral(ids));
   for (const auto& row : revs) {
-    v1::AttestedRevision* r = by_id[row[0].as<std::string>()]->add_revisions();
-    r->set_unit_id(row[1].as<std::string>());
-    r->set_unit(row[2].as<std::string>());
-    r->set_revision_num(row[3].as<int64_t>());
-    r->set_data_hash(row[4].as<std::string>());
+    FillAttestedRevision(row, by_id[row["attestation_id"].as<std::string>()]->add_revisions());
   }
+  return out;
+}
+
+ReadRevision ReadRevisionFromRow(const pqxx::row& r) {
+  return {r["space_id"].as<std::string>(), r["unit_id"].as<std::string>(),
+          r["unit_slug"].as<std::string>(), r["revision_num"].as<int64_t>()};
+}
+
+Vote VoteFromRow(const pqxx::row& r) {
+  Vote v;
+  v.attestation_id = r["attestation_id"].as<std::string>();
+  v.user_id = r["user_id"].as<std::string>();
+  v.username = r["username"].as<std::string>();
+  v.groups = ReadTextArray(r["groups"]);
+  v.result = r["result"].as<std::string>();
+  v.at = absl::FromUnixMicros(static_cast<int64_t>(r["created_epoch"].as<double>() * 1e6));
+  v.voted_revision_num = r["voted_revision_num"].as<int64_t>();
+  v.expired = r["expired"].as<bool>();
+  v.revoked = r["revoked"].as<bool>();
+  return v;
+}
+
+// Rows of (`key`, user_id) as {key -> user IDs}.
+std::map<std::string, std::set<std::string>> Grouped(const pqxx::result& r, const char* key) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& row : r)
+    out[row[key].as<std::string>()].insert(row["user_id"].as<std::string>());
   return out;
 }
 
 }  // namespace
 
-v1::Attestation InsertAttestation(Tx& tx, const NewAttestation& a) {
-  pqxx::row r = Pq(tx).exec_params1(
-      "INSERT INTO attestations (space_id, space_slug, type, result, revokes_id, user_id,"
-      " username, groups, change_order_id, change_order, note, claims, expires_at)"
-      " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::uuid, $6::uuid, $7, $8::text[],"
-      " NULLIF($9, '')::uuid, $10, $11, $12::jsonb,"
-      " CASE WHEN $13::bigint > 0 THEN clock_timestamp() + make_interval(secs => $13::bigint)"
-      " END) RETURNING id",
-      a.space_id, a.space_slug, a.type, a.result, a.revokes_id, a.user_id, a.username,
-      TextArrayLiteral(a.groups), a.change_order_id, a.change_order, a.note, JsonObject(a.claims),
-      a.expires_in_seconds);
-  std::string id = r[0].as<std::string>();
-  std::vector<std::string> units, slugs, nums, hashes;
-  for (const auto& rev : a.revisions) {
-    units.push_back(rev.unit_id());
-    slugs.push_back(rev.unit());
-    nums.push_back(std::to_string(rev.revision_num()));
-    hashes.push_back(rev.data_hash());
-  }
-  if (!units.empty()) {
-    Pq(tx).exec_params(
-        "INSERT INTO attestation_revisions (attestation_id, unit_id, unit_slug, revision_num,"
-        " data_hash) SELECT $1::uuid, * FROM unnest($2::uuid[], $3::text[], $4::bigint[],"
-        " $5::text[])",
-        id, TextArrayLiteral(units), TextArrayLiteral(slugs), TextArrayLiteral(nums),
-        TextArrayLiteral(hashes));
-  }
-  return *FindAttestation(tx, id);
+absl::StatusOr<v1::Attestation> InsertAttestation(Tx& tx, const NewAttestation& a) {
+  return Guard([&]() -> absl::StatusOr<v1::Attestation> {
+    pqxx::row r = Pq(tx).exec_params1(
+        "INSERT INTO attestations (space_id, space_slug, type, result, revokes_id, user_id,"
+        " username, groups, change_order_id, change_order, note, claims, expires_at)"
+        " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::uuid, $6::uuid, $7, $8::text[],"
+        " NULLIF($9, '')::uuid, $10, $11, $12::jsonb,"
+        " CASE WHEN $13::bigint > 0 THEN clock_timestamp() + make_interval(secs => $13::bigint)"
+        " END) RETURNING id",
+        a.space_id, a.space_slug, a.type, a.result, a.revokes_id, a.user_id, a.username,
+        TextArrayLiteral(a.groups), a.change_order_id, a.change_order, a.note, JsonObject(a.claims),
+        a.expires_in_seconds);
+    std::string id = r["id"].as<std::string>();
+    std::vector<std::string> units, slugs, nums, hashes;
+    for (const auto& rev : a.revisions) {
+      units.push_back(rev.unit_id());
+      slugs.push_back(rev.unit());
+      nums.push_back(std::to_string(rev.revision_num()));
+      hashes.push_back(rev.data_hash());
+    }
+    if (!units.empty()) {
+      Pq(tx).exec_params(
+          "INSERT INTO attestation_revisions (attestation_id, unit_id, unit_slug, revision_num,"
+          " data_hash) SELECT $1::uuid, * FROM unnest($2::uuid[], $3::text[], $4::bigint[],"
+          " $5::text[])",
+          id, TextArrayLiteral(units), TextArrayLiteral(slugs), TextArrayLiteral(nums),
+          TextArrayLiteral(hashes));
+    }
+    CUB_ASSIGN_OR_RETURN(auto stored, FindAttestation(tx, id));
+    if (!stored) return absl::InternalError("attestation vanished after insert");
+    return *std::move(stored);
+  });
 }
 
-std::optional<v1::Attestation> FindAttestation(Tx& tx, const std::string& id) {
-  Query q(kAttestationSelect);
-  q.Append(absl::StrCat(" AND at.id::text = ", q.Param(id)));
-  auto all = ReadAll(tx, q.Exec(tx));
-  if (all.empty()) return std::nullopt;
-  return all[0];
+absl::StatusOr<std::optional<v1::Attestation>> FindAttestation(Tx& tx, const std::string& id) {
+  return Guard([&]() -> absl::StatusOr<std::optional<v1::Attestation>> {
+    Query q(kAttestationSelect);
+    q.Append(absl::StrCat(" AND at.id::text = ", q.Param(id)));
+    auto all = ReadAll(tx, q.Exec(tx));
+    if (all.empty()) return std::nullopt;
+    return std::move(all[0]);
+  });
 }
 
 absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Caller& caller,
                                                               const std::string& space_id,
                                                               std::string_view where) {
-  Query q(kAttestationSelect);
-  if (!space_id.empty()) {
-    q.Append(absl::StrCat(" AND at.space_id = ", q.Param(space_id), "::uuid"));
-  } else if (!caller.admin) {
-    AndVisible(q, caller, "at.space_id");
-  }
-  CUB_RETURN_IF_ERROR(q.AndWhere(where, AttestationSchema()));
-  q.Append(" ORDER BY at.created_at, at.id");
-  return ReadAll(tx, q.Exec(tx));
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Attestation>> {
+    Query q(kAttestationSelect);
+    if (!space_id.empty()) {
+      q.Append(absl::StrCat(" AND at.space_id = ", q.Param(space_id), "::uuid"));
+    } else if (!caller.admin) {
+      AndVisible(q, caller, "at.space_id");
+    }
+    CUB_RETURN_IF_ERROR(q.AndWhere(where, AttestationSchema()));
+    q.Append(" ORDER BY at.created_at, at.id");
+    return ReadAll(tx, q.Exec(tx));
+  });
 }
 
-std::vector<ReadRevision> ChangedRevisions(Tx& tx, const std::string& start_tag_id,
-                                           const std::string& publish_tag_id,
-                                           const std::vector<std::string>& space_ids) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT u.space_id::text, u.id::text, u.slug, mp.revision_num"
-      " FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
-      " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
-      " WHERE mp.tag_id = $2::uuid AND u.space_id = ANY($3::uuid[])"
-      " AND ms.revision_num IS DISTINCT FROM mp.revision_num ORDER BY u.space_id, u.slug",
-      start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
-  std::vector<ReadRevision> out;
-  for (const auto& row : r) {
-    out.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                   row[3].as<int64_t>()});
-  }
-  return out;
-}
-
-std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(
-    Tx& tx, const std::string& type, const std::vector<ReadRevision>& reads) {
-  std::map<std::pair<std::string, int64_t>, std::vector<Vote>> out;
-  if (reads.empty()) return out;
-  std::vector<std::string> units, nums;
-  for (const auto& r : reads) {
-    units.push_back(r.unit_id);
-    nums.push_back(std::to_string(r.revision_num));
-  }
-  // A vote covers the revision it names and later ones of identical content.
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT q.unit_id::text, q.num, a.id::text, a.user_id::text, a.username, a.groups,"
-      " a.result, extract(epoch from a.created_at)::float8, ar.revision_num,"
-      " (a.expires_at IS NOT NULL AND a.expires_at <= clock_timestamp()),"
-      " EXISTS (SELECT 1 FROM attestations rk WHERE rk.revokes_id = a.id)"
-      " FROM unnest($2::uuid[], $3::bigint[]) AS q(unit_id, num)"
-      " JOIN revisions rv ON rv.unit_id = q.unit_id AND rv.revision_num = q.num"
-      " JOIN attestation_revisions ar ON ar.unit_id = q.unit_id AND ar.data_hash = rv.data_hash"
-      "  AND ar.revision_num <= q.num"
-      " JOIN attestations a ON a.id = ar.attestation_id"
-      " WHERE a.type = $1 AND a.result IN ('Pass', 'Fail')"
-      " ORDER BY a.created_at, a.id",
-      type, TextArrayLiteral(units), TextArrayLiteral(nums));
-  for (const auto& row : r) {
-    Vote v;
-    v.attestation_id = row[2].as<std::string>();
-    v.user_id = row[3].as<std::string>();
-    v.username = row[4].as<std::string>();
-    v.groups = ReadTextArray(row[5]);
-    v.result = row[6].as<std::string>();
-    v.at = absl::FromUnixMicros(static_cast<int64_t>(row[7].as<double>() * 1e6));
-    v.voted_revision_num = row[8].as<int64_t>();
-    v.expired = row[9].as<bool>();
-    v.revoked = row[10].as<bool>();
-    out[{row[0].as<std::string>(), row[1].as<int64_t>()}].push_back(std::move(v));
-  }
-  return out;
-}
-
-std::map<std::string, std::set<std::string>> ChangeAuthors(
+absl::StatusOr<std::vector<ReadRevision>> ChangedRevisions(
     Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
     const std::vector<std::string>& space_ids) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT DISTINCT u.space_id::text, rv.author_id::text FROM tag_marks ms"
-      " JOIN units u ON u.id = ms.unit_id"
-      " LEFT JOIN tag_marks mp ON mp.tag_id = $2::uuid AND mp.unit_id = u.id"
-      " JOIN revisions rv ON rv.unit_id = u.id AND rv.revision_num > ms.revision_num"
-      "  AND rv.revision_num <= coalesce(mp.revision_num, u.head_revision_num)"
-      " WHERE ms.tag_id = $1::uuid AND u.space_id = ANY($3::uuid[])"
-      " AND rv.author_id IS NOT NULL",
-      start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& row : r) out[row[0].as<std::string>()].insert(row[1].as<std::string>());
-  return out;
+  return Guard([&]() -> absl::StatusOr<std::vector<ReadRevision>> {
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT u.space_id::text AS space_id, u.id::text AS unit_id, u.slug AS unit_slug,"
+        " mp.revision_num FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
+        " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
+        " WHERE mp.tag_id = $2::uuid AND u.space_id = ANY($3::uuid[])"
+        " AND ms.revision_num IS DISTINCT FROM mp.revision_num ORDER BY u.space_id, u.slug",
+        start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
+    std::vector<ReadRevision> out;
+    for (const auto& row : r) out.push_back(ReadRevisionFromRow(row));
+    return out;
+  });
 }
 
-std::map<std::string, std::set<std::string>> Approvers(Tx& tx,
-                                                       const std::vector<std::string>& space_ids) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT DISTINCT p.space_id::text, coalesce(p.user_id, g.user_id)::text"
-      " FROM space_permissions p LEFT JOIN user_groups g ON g.group_name = p.group_name"
-      " JOIN users u ON u.id = coalesce(p.user_id, g.user_id)"
-      " WHERE p.space_id = ANY($1::uuid[]) AND p.role IN ('approver', 'admin')"
-      " AND NOT u.service_account AND NOT u.admin",
-      TextArrayLiteral(space_ids));
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& row : r) out[row[0].as<std::string>()].insert(row[1].as<std::string>());
-  return out;
+absl::StatusOr<std::map<std::pair<std::string, int64_t>, std::vector<Vote>>> CurrentVotes(
+    Tx& tx, const std::string& type, const std::vector<ReadRevision>& reads) {
+  using Out = std::map<std::pair<std::string, int64_t>, std::vector<Vote>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Out out;
+    if (reads.empty()) return out;
+    std::vector<std::string> units, nums;
+    for (const auto& r : reads) {
+      units.push_back(r.unit_id);
+      nums.push_back(std::to_string(r.revision_num));
+    }
+    // A vote covers the revision it names and later ones of identical content.
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT q.unit_id::text AS read_unit_id, q.num AS read_num,"
+        " a.id::text AS attestation_id, a.user_id::text AS user_id, a.username, a.groups,"
+        " a.result, extract(epoch from a.created_at)::float8 AS created_epoch,"
+        " ar.revision_num AS voted_revision_num,"
+        " (a.expires_at IS NOT NULL AND a.expires_at <= clock_timestamp()) AS expired,"
+        " EXISTS (SELECT 1 FROM attestations rk WHERE rk.revokes_id = a.id) AS revoked"
+        " FROM unnest($2::uuid[], $3::bigint[]) AS q(unit_id, num)"
+        " JOIN revisions rv ON rv.unit_id = q.unit_id AND rv.revision_num = q.num"
+        " JOIN attestation_revisions ar ON ar.unit_id = q.unit_id AND ar.data_hash = rv.data_hash"
+        "  AND ar.revision_num <= q.num"
+        " JOIN attestations a ON a.id = ar.attestation_id"
+        " WHERE a.type = $1 AND a.result IN ('Pass', 'Fail')"
+        " ORDER BY a.created_at, a.id",
+        type, TextArrayLiteral(units), TextArrayLiteral(nums));
+    for (const auto& row : r) {
+      out[{row["read_unit_id"].as<std::string>(), row["read_num"].as<int64_t>()}].push_back(
+          VoteFromRow(row));
+    }
+    return out;
+  });
 }
 
-std::map<std::string, std::set<std::string>> GroupMembers(Tx& tx,
-                                                          const std::vector<std::string>& groups) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT group_name, user_id::text FROM user_groups WHERE group_name = ANY($1::text[])",
-      TextArrayLiteral(groups));
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& row : r) out[row[0].as<std::string>()].insert(row[1].as<std::string>());
-  return out;
+absl::StatusOr<std::map<std::string, std::set<std::string>>> ChangeAuthors(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids) {
+  return Guard([&]() -> absl::StatusOr<std::map<std::string, std::set<std::string>>> {
+    return Grouped(
+        Pq(tx).exec_params(
+            "SELECT DISTINCT u.space_id::text AS space_id, rv.author_id::text AS user_id"
+            " FROM tag_marks ms JOIN units u ON u.id = ms.unit_id"
+            " LEFT JOIN tag_marks mp ON mp.tag_id = $2::uuid AND mp.unit_id = u.id"
+            " JOIN revisions rv ON rv.unit_id = u.id AND rv.revision_num > ms.revision_num"
+            "  AND rv.revision_num <= coalesce(mp.revision_num, u.head_revision_num)"
+            " WHERE ms.tag_id = $1::uuid AND u.space_id = ANY($3::uuid[])"
+            " AND rv.author_id IS NOT NULL",
+            start_tag_id, publish_tag_id, TextArrayLiteral(space_ids)),
+        "space_id");
+  });
+}
+
+absl::StatusOr<std::map<std::string, std::set<std::string>>> Approvers(
+    Tx& tx, const std::vector<std::string>& space_ids) {
+  return Guard([&]() -> absl::StatusOr<std::map<std::string, std::set<std::string>>> {
+    return Grouped(
+        Pq(tx).exec_params(
+            "SELECT DISTINCT p.space_id::text AS space_id,"
+            " coalesce(p.user_id, g.user_id)::text AS user_id"
+            " FROM space_permissions p LEFT JOIN user_groups g ON g.group_name = p.group_name"
+            " JOIN users u ON u.id = coalesce(p.user_id, g.user_id)"
+            " WHERE p.space_id = ANY($1::uuid[]) AND p.role IN ('approver', 'admin')"
+            " AND NOT u.service_account AND NOT u.admin",
+            TextArrayLiteral(space_ids)),
+        "space_id");
+  });
+}
+
+absl::StatusOr<std::map<std::string, std::set<std::string>>> GroupMembers(
+    Tx& tx, const std::vector<std::string>& groups) {
+  return Guard([&]() -> absl::StatusOr<std::map<std::string, std::set<std::string>>> {
+    return Grouped(Pq(tx).exec_params("SELECT group_name, user_id::text AS user_id FROM user_groups"
+                                      " WHERE group_name = ANY($1::text[])",
+                                      TextArrayLiteral(groups)),
+                   "group_name");
+  });
 }
 
 }  // namespace cub::store

@@ -26,8 +26,16 @@ struct NewAttestation {
   int64_t expires_in_seconds = 0;  // 0: never expires
   std::vector<v1::AttestedRevision> revisions;
 };
-v1::Attestation InsertAttestation(Tx& tx, const NewAttestation& a);
-std::optional<v1::Attestation> FindAttestation(Tx& tx, const std::string& id);
+
+// Every function here returns a database error as a Status (lib/store/errors.h), never as an
+// exception; after one the transaction is unusable until rolled back to a savepoint.
+
+// Inserts `a` with its revisions and returns it as stored. FAILED_PRECONDITION when the row
+// breaks a constraint: a user or revoked Attestation that does not exist, a result other than
+// Pass, Fail or Revoke, or a Revoke without the Attestation it revokes (or another result with).
+absl::StatusOr<v1::Attestation> InsertAttestation(Tx& tx, const NewAttestation& a);
+// By ID; nullopt when there is none (whatever Space it belongs to: the caller checks access).
+absl::StatusOr<std::optional<v1::Attestation>> FindAttestation(Tx& tx, const std::string& id);
 // Of one Space (which may since have been deleted), or of every Space the caller can see (and,
 // for an admin, of deleted ones too), oldest first. `where` is over the Attestation schema.
 absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Caller& caller,
@@ -43,9 +51,9 @@ struct ReadRevision {
 };
 // The revisions of `space_ids` the change changed (start and publish marks differ), at the
 // revision the publish Tag marks.
-std::vector<ReadRevision> ChangedRevisions(Tx& tx, const std::string& start_tag_id,
-                                           const std::string& publish_tag_id,
-                                           const std::vector<std::string>& space_ids);
+absl::StatusOr<std::vector<ReadRevision>> ChangedRevisions(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids);
 
 // A vote that covers a read revision: its Pass or Fail on a revision of the same Unit, at or
 // before the one read, with the same content. Revoked and expired votes are included (flagged),
@@ -63,22 +71,22 @@ struct Vote {
   bool revoked = false;
 };
 // Votes of `type` per read (keyed by unit ID and revision), oldest first, in one query.
-std::map<std::pair<std::string, int64_t>, std::vector<Vote>> CurrentVotes(
+absl::StatusOr<std::map<std::pair<std::string, int64_t>, std::vector<Vote>>> CurrentVotes(
     Tx& tx, const std::string& type, const std::vector<ReadRevision>& reads);
 
 // Per Space, who wrote a revision of the change there: from each Unit's start mark through its
 // publish mark.
-std::map<std::string, std::set<std::string>> ChangeAuthors(
+absl::StatusOr<std::map<std::string, std::set<std::string>>> ChangeAuthors(
     Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
     const std::vector<std::string>& space_ids);
 
 // Per Space, the users who may approve there: the approver or admin role, directly or through a
 // group they are in. (Server admins are not listed: their identity cannot vote anyway.)
-std::map<std::string, std::set<std::string>> Approvers(Tx& tx,
-                                                       const std::vector<std::string>& space_ids);
+absl::StatusOr<std::map<std::string, std::set<std::string>>> Approvers(
+    Tx& tx, const std::vector<std::string>& space_ids);
 // The members of each group.
-std::map<std::string, std::set<std::string>> GroupMembers(Tx& tx,
-                                                          const std::vector<std::string>& groups);
+absl::StatusOr<std::map<std::string, std::set<std::string>>> GroupMembers(
+    Tx& tx, const std::vector<std::string>& groups);
 
 }  // namespace cub::store
 

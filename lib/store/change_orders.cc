@@ -5,6 +5,7 @@
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
@@ -12,70 +13,75 @@ namespace {
 // The resolved Spaces are read in the same statement: a subquery over the publish Tag's
 // marks, restricted to the scope, so a list of many ChangeOrders is still one round trip.
 const std::string kChangeOrderSelect = absl::StrCat(
-    "SELECT co.id, co.space_id, s.slug, co.slug, co.description, co.change_workflow,"
-    " coalesce(co.workflow::text, ''), co.update_type, co.prior_revisions, co.where_space,"
-    " co.in_scope_spaces, co.in_scope_space_ids::text[], co.skipped_units::text,"
-    " co.start_tag_id, co.end_tag_id, co.publish_tag_id, st.slug, et.slug, pt.slug, co.stage,"
-    " co.aborted_reason, co.promotion_failures::text, co.promotion_overrides::text,"
-    " coalesce(co.created_by::text, ''), ",
-    Rfc3339("co.created_at"), ", ", Rfc3339("co.updated_at"),
-    ", co.version,"
+    "SELECT co.id, co.space_id, s.slug AS space_slug, co.slug, co.description,"
+    " co.change_workflow, coalesce(co.workflow::text, '') AS workflow_json, co.update_type,"
+    " co.prior_revisions, co.where_space, co.in_scope_spaces,"
+    " co.in_scope_space_ids::text[] AS in_scope_space_ids,"
+    " co.skipped_units::text AS skipped_units_json, co.start_tag_id, co.end_tag_id,"
+    " co.publish_tag_id, st.slug AS start_tag, et.slug AS end_tag, pt.slug AS publish_tag,"
+    " co.stage, co.aborted_reason, co.promotion_failures::text AS promotion_failures_json,"
+    " co.promotion_overrides::text AS promotion_overrides_json,"
+    " coalesce(co.created_by::text, '') AS created_by, ",
+    Rfc3339("co.created_at"), " AS created_at, ", Rfc3339("co.updated_at"),
+    " AS updated_at, co.version,"
     " ARRAY(SELECT DISTINCT u.space_id::text FROM tag_marks m JOIN units u ON u.id = m.unit_id"
-    " WHERE m.tag_id = co.publish_tag_id AND u.space_id = ANY(co.in_scope_space_ids)),"
+    " WHERE m.tag_id = co.publish_tag_id AND u.space_id = ANY(co.in_scope_space_ids))"
+    " AS resolved_space_ids,"
     " (SELECT count(*) FROM tag_marks ms JOIN units u ON u.id = ms.unit_id"
     " JOIN tag_marks me ON me.tag_id = co.end_tag_id AND me.unit_id = ms.unit_id"
     " WHERE ms.tag_id = co.start_tag_id AND u.space_id = co.space_id"
-    " AND ms.revision_num <> me.revision_num),"
+    " AND ms.revision_num <> me.revision_num) AS changed_unit_count,"
     " co.invocation, co.function_name, co.function_args, co.where_unit"
     " FROM change_orders co JOIN spaces s ON s.id = co.space_id"
     " JOIN tags st ON st.id = co.start_tag_id JOIN tags et ON et.id = co.end_tag_id"
     " JOIN tags pt ON pt.id = co.publish_tag_id WHERE TRUE");
 
-StoredChangeOrder ReadChangeOrder(const pqxx::row& r) {
+StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   StoredChangeOrder c;
-  c.id = r[0].as<std::string>();
-  c.space_id = r[1].as<std::string>();
-  c.space_slug = r[2].as<std::string>();
-  c.slug = r[3].as<std::string>();
-  c.description = r[4].as<std::string>();
-  c.change_workflow = r[5].as<std::string>();
-  c.workflow_json = r[6].as<std::string>();
-  c.update_type = r[7].as<std::string>();
-  c.prior_revisions = r[8].as<std::string>();
-  c.where_space = r[9].as<std::string>();
-  c.in_scope_spaces = ReadTextArray(r[10]);
-  c.in_scope_space_ids = ReadTextArray(r[11]);
-  c.skipped_units_json = r[12].as<std::string>();
-  c.start_tag_id = r[13].as<std::string>();
-  c.end_tag_id = r[14].as<std::string>();
-  c.publish_tag_id = r[15].as<std::string>();
-  c.start_tag = r[16].as<std::string>();
-  c.end_tag = r[17].as<std::string>();
-  c.publish_tag = r[18].as<std::string>();
-  c.stage = r[19].as<std::string>();
-  c.aborted_reason = r[20].as<std::string>();
-  c.promotion_failures_json = r[21].as<std::string>();
-  c.promotion_overrides_json = r[22].as<std::string>();
-  c.created_by = r[23].as<std::string>();
-  c.created_at = r[24].as<std::string>();
-  c.updated_at = r[25].as<std::string>();
-  c.version = r[26].as<int64_t>();
-  c.resolved_space_ids = ReadTextArray(r[27]);
-  c.changed_unit_count = r[28].as<int64_t>();
-  c.invocation = r[29].as<std::string>();
-  c.function_name = r[30].as<std::string>();
-  c.function_args = ReadTextArray(r[31]);
-  c.where_unit = r[32].as<std::string>();
+  c.id = r["id"].as<std::string>();
+  c.space_id = r["space_id"].as<std::string>();
+  c.space_slug = r["space_slug"].as<std::string>();
+  c.slug = r["slug"].as<std::string>();
+  c.description = r["description"].as<std::string>();
+  c.change_workflow = r["change_workflow"].as<std::string>();
+  c.workflow_json = r["workflow_json"].as<std::string>();
+  c.update_type = r["update_type"].as<std::string>();
+  c.prior_revisions = r["prior_revisions"].as<std::string>();
+  c.where_space = r["where_space"].as<std::string>();
+  c.in_scope_spaces = ReadTextArray(r["in_scope_spaces"]);
+  c.in_scope_space_ids = ReadTextArray(r["in_scope_space_ids"]);
+  c.skipped_units_json = r["skipped_units_json"].as<std::string>();
+  c.start_tag_id = r["start_tag_id"].as<std::string>();
+  c.end_tag_id = r["end_tag_id"].as<std::string>();
+  c.publish_tag_id = r["publish_tag_id"].as<std::string>();
+  c.start_tag = r["start_tag"].as<std::string>();
+  c.end_tag = r["end_tag"].as<std::string>();
+  c.publish_tag = r["publish_tag"].as<std::string>();
+  c.stage = r["stage"].as<std::string>();
+  c.aborted_reason = r["aborted_reason"].as<std::string>();
+  c.promotion_failures_json = r["promotion_failures_json"].as<std::string>();
+  c.promotion_overrides_json = r["promotion_overrides_json"].as<std::string>();
+  c.created_by = r["created_by"].as<std::string>();
+  c.created_at = r["created_at"].as<std::string>();
+  c.updated_at = r["updated_at"].as<std::string>();
+  c.version = r["version"].as<int64_t>();
+  c.resolved_space_ids = ReadTextArray(r["resolved_space_ids"]);
+  c.changed_unit_count = r["changed_unit_count"].as<int64_t>();
+  c.invocation = r["invocation"].as<std::string>();
+  c.function_name = r["function_name"].as<std::string>();
+  c.function_args = ReadTextArray(r["function_args"]);
+  c.where_unit = r["where_unit"].as<std::string>();
   return c;
 }
 
 // An Invoke ChangeOrder's Unit selection is asked again at every read: a Space holding a
 // selected Unit the Invocation has not run on (one added since) has not taken the change.
+// Runs inside a Guard: a database error throws.
 void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
   if (c.update_type != "Invoke" || c.resolved_space_ids.empty()) return;
   Query q(
-      "SELECT DISTINCT u.space_id::text FROM units u JOIN spaces s ON s.id = u.space_id"
-      " LEFT JOIN components c ON c.id = s.component_id"
+      "SELECT DISTINCT u.space_id::text AS space_id FROM units u"
+      " JOIN spaces s ON s.id = u.space_id LEFT JOIN components c ON c.id = s.component_id"
       " LEFT JOIN tag_marks me ON me.tag_id = ");
   q.Append(absl::StrCat(q.Param(c.end_tag_id),
                         "::uuid AND me.unit_id = u.id WHERE u.space_id = ANY(",
@@ -84,7 +90,7 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
                         " AND u.toolchain_type <> 'ConfigHub/YAML'"));
   if (!q.AndWhere(c.where_unit, UnitSchema()).ok()) return;  // checked at creation
   std::set<std::string> behind;
-  for (const auto& row : q.Exec(tx)) behind.insert(row[0].as<std::string>());
+  for (const auto& row : q.Exec(tx)) behind.insert(row["space_id"].as<std::string>());
   std::vector<std::string> kept;
   for (const auto& id : c.resolved_space_ids) {
     if (!behind.count(id)) kept.push_back(id);
@@ -92,8 +98,9 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
   c.resolved_space_ids = std::move(kept);
 }
 
-// Where Releases stand is read from the releases tables, in two more queries.
-void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
+// Where Releases stand is read from the releases tables, in two more queries. Runs inside a
+// Guard: a database error may throw or come back as the Status.
+absl::Status ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
   RecheckInvokeSelection(tx, c);
   auto targets = SpacesWithTarget(tx, c.in_scope_space_ids);
   auto released = SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
@@ -101,161 +108,188 @@ void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
   c.target_space_ids.assign(targets.begin(), targets.end());
   c.released_space_ids.assign(released.begin(), released.end());
   pqxx::result restore = Pq(tx).exec_params(
-      "SELECT id::text FROM tags WHERE space_id = $1::uuid AND slug = $2 || '-co-restore'",
+      "SELECT id::text AS id FROM tags WHERE space_id = $1::uuid AND slug = $2 || '-co-restore'",
       c.space_id, c.slug);
-  if (restore.empty()) return;
-  c.restore_tag_id = restore[0][0].as<std::string>();
-  auto restored = MarkedSpaces(tx, c.restore_tag_id, c.in_scope_space_ids);
+  if (restore.empty()) return absl::OkStatus();
+  c.restore_tag_id = restore[0]["id"].as<std::string>();
+  CUB_ASSIGN_OR_RETURN(auto restored, MarkedSpaces(tx, c.restore_tag_id, c.in_scope_space_ids));
   c.restored_space_ids.assign(restored.begin(), restored.end());
   auto rereleased = SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
                                     {restored.begin(), restored.end()}, false);
   c.restore_released_space_ids.assign(rereleased.begin(), rereleased.end());
+  return absl::OkStatus();
+}
+
+// A column of Space IDs as a set.
+std::set<std::string> SpaceIds(const pqxx::result& r) {
+  std::set<std::string> out;
+  for (const auto& row : r) out.insert(row["space_id"].as<std::string>());
+  return out;
+}
+
+ValidationFinding ValidationFindingFromRow(const pqxx::row& r) {
+  return ValidationFinding{r["space_id"].as<std::string>(), r["unit_slug"].as<std::string>(),
+                           r["revision_num"].as<int64_t>(), ReadTextArray(r["errors"])};
 }
 
 }  // namespace
 
 absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOrder& co) {
-  pqxx::row r = Pq(tx).exec_params1(
-      "INSERT INTO change_orders (space_id, slug, description, change_workflow, workflow,"
-      " update_type, prior_revisions, where_space, in_scope_spaces, in_scope_space_ids,"
-      " skipped_units, start_tag_id, end_tag_id, publish_tag_id, created_by, invocation,"
-      " function_name, function_args, where_unit)"
-      " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::jsonb, $6, $7, $8, $9::text[],"
-      " $10::uuid[], $11::jsonb, $12::uuid, $13::uuid, $14::uuid, NULLIF($15, '')::uuid, $16,"
-      " $17, $18::text[], $19)"
-      " RETURNING id",
-      co.space_id, co.slug, co.description, co.change_workflow, co.workflow_json, co.update_type,
-      co.prior_revisions, co.where_space, TextArrayLiteral(co.in_scope_spaces),
-      TextArrayLiteral(co.in_scope_space_ids), co.skipped_units_json, co.start_tag_id,
-      co.end_tag_id, co.publish_tag_id, co.created_by, co.invocation, co.function_name,
-      TextArrayLiteral(co.function_args), co.where_unit);
-  auto stored = FindChangeOrder(tx, co.space_id, r[0].as<std::string>());
-  if (!stored) return absl::InternalError("change order vanished after insert");
-  return *stored;
+  return Guard([&]() -> absl::StatusOr<StoredChangeOrder> {
+    pqxx::row r = Pq(tx).exec_params1(
+        "INSERT INTO change_orders (space_id, slug, description, change_workflow, workflow,"
+        " update_type, prior_revisions, where_space, in_scope_spaces, in_scope_space_ids,"
+        " skipped_units, start_tag_id, end_tag_id, publish_tag_id, created_by, invocation,"
+        " function_name, function_args, where_unit)"
+        " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::jsonb, $6, $7, $8, $9::text[],"
+        " $10::uuid[], $11::jsonb, $12::uuid, $13::uuid, $14::uuid, NULLIF($15, '')::uuid, $16,"
+        " $17, $18::text[], $19)"
+        " RETURNING id",
+        co.space_id, co.slug, co.description, co.change_workflow, co.workflow_json, co.update_type,
+        co.prior_revisions, co.where_space, TextArrayLiteral(co.in_scope_spaces),
+        TextArrayLiteral(co.in_scope_space_ids), co.skipped_units_json, co.start_tag_id,
+        co.end_tag_id, co.publish_tag_id, co.created_by, co.invocation, co.function_name,
+        TextArrayLiteral(co.function_args), co.where_unit);
+    CUB_ASSIGN_OR_RETURN(auto stored, FindChangeOrder(tx, co.space_id, r["id"].as<std::string>()));
+    if (!stored) return absl::InternalError("change order vanished after insert");
+    return *std::move(stored);
+  });
 }
 
-std::optional<StoredChangeOrder> FindChangeOrder(Tx& tx, const std::string& space_id,
-                                                 const std::string& ref, bool for_update) {
-  if (for_update) {
-    // Lock first, then read, so what is read is what the lock holder left.
-    Pq(tx).exec_params(
-        "SELECT 1 FROM change_orders WHERE space_id = $1::uuid AND (slug = $2 OR id::text = $2)"
-        " FOR UPDATE",
-        space_id, ref);
-  }
-  Query q(kChangeOrderSelect);
-  std::string p = q.Param(ref);
-  q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid AND (co.slug = ", p,
-                        " OR co.id::text = ", p, ")"));
-  pqxx::result r = q.Exec(tx);
-  if (r.empty()) return std::nullopt;
-  StoredChangeOrder c = ReadChangeOrder(r[0]);
-  ReadReleaseState(tx, c);
-  return c;
+absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
+                                                                 const std::string& space_id,
+                                                                 const std::string& ref,
+                                                                 bool for_update) {
+  return Guard([&]() -> absl::StatusOr<std::optional<StoredChangeOrder>> {
+    if (for_update) {
+      // Lock first, then read, so what is read is what the lock holder left.
+      Pq(tx).exec_params(
+          "SELECT 1 FROM change_orders WHERE space_id = $1::uuid"
+          " AND (slug = $2 OR id::text = $2) FOR UPDATE",
+          space_id, ref);
+    }
+    Query q(kChangeOrderSelect);
+    std::string p = q.Param(ref);
+    q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid AND (co.slug = ", p,
+                          " OR co.id::text = ", p, ")"));
+    pqxx::result r = q.Exec(tx);
+    if (r.empty()) return std::nullopt;
+    StoredChangeOrder c = ChangeOrderFromRow(r[0]);
+    CUB_RETURN_IF_ERROR(ReadReleaseState(tx, c));
+    return c;
+  });
 }
 
-std::vector<StoredChangeOrder> ListChangeOrders(Tx& tx, const Caller& caller,
-                                                const std::string& space_id) {
-  Query q(kChangeOrderSelect);
-  if (!space_id.empty()) {
-    q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid"));
-  } else {
-    AndVisible(q, caller, "co.space_id");
-  }
-  q.Append(" ORDER BY s.slug, co.slug");
-  std::vector<StoredChangeOrder> out;
-  for (const auto& row : q.Exec(tx)) {
-    out.push_back(ReadChangeOrder(row));
-    ReadReleaseState(tx, out.back());
-  }
-  return out;
+absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Caller& caller,
+                                                                const std::string& space_id) {
+  return Guard([&]() -> absl::StatusOr<std::vector<StoredChangeOrder>> {
+    Query q(kChangeOrderSelect);
+    if (!space_id.empty()) {
+      q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid"));
+    } else {
+      AndVisible(q, caller, "co.space_id");
+    }
+    q.Append(" ORDER BY s.slug, co.slug");
+    std::vector<StoredChangeOrder> out;
+    for (const auto& row : q.Exec(tx)) {
+      out.push_back(ChangeOrderFromRow(row));
+      CUB_RETURN_IF_ERROR(ReadReleaseState(tx, out.back()));
+    }
+    return out;
+  });
 }
 
-void UpdateChangeOrder(Tx& tx, const std::string& id, const ChangeOrderChanges& c) {
-  Query q("UPDATE change_orders SET updated_at = now(), version = version + 1");
-  if (c.description) q.Append(absl::StrCat(", description = ", q.Param(*c.description)));
-  if (c.aborted_reason) q.Append(absl::StrCat(", aborted_reason = ", q.Param(*c.aborted_reason)));
-  if (c.stage) q.Append(absl::StrCat(", stage = ", q.Param(*c.stage)));
-  if (c.in_scope_space_ids) {
-    q.Append(absl::StrCat(
-        ", in_scope_space_ids = ", q.Param(TextArrayLiteral(*c.in_scope_space_ids)), "::uuid[]"));
-  }
-  if (!c.append_failure_json.empty()) {
-    q.Append(absl::StrCat(", promotion_failures = promotion_failures || jsonb_build_array(",
-                          q.Param(c.append_failure_json), "::jsonb)"));
-  }
-  if (!c.append_override_json.empty()) {
-    q.Append(absl::StrCat(", promotion_overrides = promotion_overrides || jsonb_build_array(",
-                          q.Param(c.append_override_json), "::jsonb)"));
-  }
-  q.Append(absl::StrCat(" WHERE id = ", q.Param(id), "::uuid"));
-  q.Exec(tx);
+absl::Status UpdateChangeOrder(Tx& tx, const std::string& id, const ChangeOrderChanges& c) {
+  return Guard([&]() -> absl::Status {
+    Query q("UPDATE change_orders SET updated_at = now(), version = version + 1");
+    if (c.description) q.Append(absl::StrCat(", description = ", q.Param(*c.description)));
+    if (c.aborted_reason) {
+      q.Append(absl::StrCat(", aborted_reason = ", q.Param(*c.aborted_reason)));
+    }
+    if (c.stage) q.Append(absl::StrCat(", stage = ", q.Param(*c.stage)));
+    if (c.in_scope_space_ids) {
+      q.Append(absl::StrCat(
+          ", in_scope_space_ids = ", q.Param(TextArrayLiteral(*c.in_scope_space_ids)), "::uuid[]"));
+    }
+    if (!c.append_failure_json.empty()) {
+      q.Append(absl::StrCat(", promotion_failures = promotion_failures || jsonb_build_array(",
+                            q.Param(c.append_failure_json), "::jsonb)"));
+    }
+    if (!c.append_override_json.empty()) {
+      q.Append(absl::StrCat(", promotion_overrides = promotion_overrides || jsonb_build_array(",
+                            q.Param(c.append_override_json), "::jsonb)"));
+    }
+    q.Append(absl::StrCat(" WHERE id = ", q.Param(id), "::uuid"));
+    q.Exec(tx);
+    return absl::OkStatus();
+  });
 }
 
-std::set<std::string> MarkedSpaces(Tx& tx, const std::string& tag_id,
-                                   const std::vector<std::string>& space_ids) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT DISTINCT u.space_id::text FROM tag_marks m JOIN units u ON u.id = m.unit_id"
-      " WHERE m.tag_id = $1::uuid AND u.space_id = ANY($2::uuid[])",
-      tag_id, TextArrayLiteral(space_ids));
-  std::set<std::string> out;
-  for (const auto& row : r) out.insert(row[0].as<std::string>());
-  return out;
+absl::StatusOr<std::set<std::string>> MarkedSpaces(Tx& tx, const std::string& tag_id,
+                                                   const std::vector<std::string>& space_ids) {
+  return Guard([&]() -> absl::StatusOr<std::set<std::string>> {
+    return SpaceIds(
+        Pq(tx).exec_params("SELECT DISTINCT u.space_id::text AS space_id FROM tag_marks m"
+                           " JOIN units u ON u.id = m.unit_id"
+                           " WHERE m.tag_id = $1::uuid AND u.space_id = ANY($2::uuid[])",
+                           tag_id, TextArrayLiteral(space_ids)));
+  });
 }
 
-std::set<std::string> WritableSpaces(Tx& tx, const Caller& caller,
-                                     const std::vector<std::string>& space_ids) {
-  if (caller.admin) return {space_ids.begin(), space_ids.end()};
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT DISTINCT space_id::text FROM space_permissions WHERE space_id = ANY($1::uuid[])"
-      " AND role IN ('editor', 'admin')"
-      " AND (user_id = NULLIF($2, '')::uuid OR group_name = ANY($3::text[]))",
-      TextArrayLiteral(space_ids), caller.user_id, TextArrayLiteral(caller.groups));
-  std::set<std::string> out;
-  for (const auto& row : r) out.insert(row[0].as<std::string>());
-  return out;
+absl::StatusOr<std::set<std::string>> WritableSpaces(Tx& tx, const Caller& caller,
+                                                     const std::vector<std::string>& space_ids) {
+  if (caller.admin) return std::set<std::string>(space_ids.begin(), space_ids.end());
+  return Guard([&]() -> absl::StatusOr<std::set<std::string>> {
+    return SpaceIds(Pq(tx).exec_params(
+        "SELECT DISTINCT space_id::text AS space_id FROM space_permissions"
+        " WHERE space_id = ANY($1::uuid[]) AND role IN ('editor', 'admin')"
+        " AND (user_id = NULLIF($2, '')::uuid OR group_name = ANY($3::text[]))",
+        TextArrayLiteral(space_ids), caller.user_id, TextArrayLiteral(caller.groups)));
+  });
 }
 
-std::map<std::string, std::set<std::string>> DownstreamSpaces(Tx& tx, const std::string& space_id,
-                                                              const std::string& update_type) {
-  // Space-level edges first (one row per pair of Spaces a Link joins), then the closure.
-  pqxx::result r = Pq(tx).exec_params(
-      "WITH RECURSIVE edges AS ("
-      "  SELECT DISTINCT fu.space_id AS down, tu.space_id AS up FROM links l"
-      "  JOIN units fu ON fu.id = l.from_unit_id JOIN units tu ON tu.id = l.to_unit_id"
-      "  WHERE l.update_type = $2 AND fu.space_id <> tu.space_id),"
-      " reach(id) AS (SELECT $1::uuid UNION SELECT e.down FROM edges e JOIN reach ON reach.id = "
-      "e.up)"
-      " SELECT reach.id::text, coalesce(e.up::text, '') FROM reach"
-      " LEFT JOIN edges e ON e.down = reach.id AND e.up IN (SELECT id FROM reach)",
-      space_id, update_type);
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& row : r) {
-    auto& ups = out[row[0].as<std::string>()];
-    if (std::string up = row[1].as<std::string>(); !up.empty()) ups.insert(up);
-  }
-  return out;
+absl::StatusOr<std::map<std::string, std::set<std::string>>> DownstreamSpaces(
+    Tx& tx, const std::string& space_id, const std::string& update_type) {
+  using Out = std::map<std::string, std::set<std::string>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    // Space-level edges first (one row per pair of Spaces a Link joins), then the closure.
+    pqxx::result r = Pq(tx).exec_params(
+        "WITH RECURSIVE edges AS ("
+        "  SELECT DISTINCT fu.space_id AS down, tu.space_id AS up FROM links l"
+        "  JOIN units fu ON fu.id = l.from_unit_id JOIN units tu ON tu.id = l.to_unit_id"
+        "  WHERE l.update_type = $2 AND fu.space_id <> tu.space_id),"
+        " reach(id) AS (SELECT $1::uuid UNION"
+        "  SELECT e.down FROM edges e JOIN reach ON reach.id = e.up)"
+        " SELECT reach.id::text AS space_id, coalesce(e.up::text, '') AS upstream_id FROM reach"
+        " LEFT JOIN edges e ON e.down = reach.id AND e.up IN (SELECT id FROM reach)",
+        space_id, update_type);
+    Out out;
+    for (const auto& row : r) {
+      auto& ups = out[row["space_id"].as<std::string>()];
+      if (std::string up = row["upstream_id"].as<std::string>(); !up.empty()) ups.insert(up);
+    }
+    return out;
+  });
 }
 
-std::vector<ValidationFinding> ValidationFindings(Tx& tx, const std::string& start_tag_id,
-                                                  const std::string& publish_tag_id,
-                                                  const std::vector<std::string>& space_ids) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT u.space_id::text, u.slug, r.revision_num,"
-      " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors))"
-      " FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
-      " JOIN revisions r ON r.unit_id = u.id AND r.revision_num = mp.revision_num"
-      " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
-      " WHERE mp.tag_id = $2::uuid AND u.space_id = ANY($3::uuid[])"
-      " AND ms.revision_num IS DISTINCT FROM mp.revision_num AND r.validation_errors <> '[]'"
-      " ORDER BY u.space_id, u.slug",
-      start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
-  std::vector<ValidationFinding> out;
-  for (const auto& row : r) {
-    out.push_back(ValidationFinding{row[0].as<std::string>(), row[1].as<std::string>(),
-                                    row[2].as<int64_t>(), ReadTextArray(row[3])});
-  }
-  return out;
+absl::StatusOr<std::vector<ValidationFinding>> ValidationFindings(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids) {
+  return Guard([&]() -> absl::StatusOr<std::vector<ValidationFinding>> {
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT u.space_id::text AS space_id, u.slug AS unit_slug, r.revision_num,"
+        " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors)) AS errors"
+        " FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
+        " JOIN revisions r ON r.unit_id = u.id AND r.revision_num = mp.revision_num"
+        " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
+        " WHERE mp.tag_id = $2::uuid AND u.space_id = ANY($3::uuid[])"
+        " AND ms.revision_num IS DISTINCT FROM mp.revision_num AND r.validation_errors <> '[]'"
+        " ORDER BY u.space_id, u.slug",
+        start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
+    std::vector<ValidationFinding> out;
+    for (const auto& row : r) out.push_back(ValidationFindingFromRow(row));
+    return out;
+  });
 }
 
 }  // namespace cub::store

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lib/store/caller.h"
 #include "lib/store/transaction.h"
@@ -59,16 +60,21 @@ struct StoredChangeOrder {
   std::vector<std::string> restore_released_space_ids;
 };
 
+// Every function here returns a database error as a Status (lib/store/errors.h), never as an
+// exception; after one the transaction is unusable until rolled back to a savepoint.
+
 // Inserts `co` (id, timestamps and version are assigned) and returns it as stored.
+// ALREADY_EXISTS when the base Space has a ChangeOrder of that slug.
 absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOrder& co);
-// By slug or ID within the base Space. `for_update` takes the row lock, which serializes the
-// promotions of one ChangeOrder, across cubd processes too.
-std::optional<StoredChangeOrder> FindChangeOrder(Tx& tx, const std::string& space_id,
-                                                 const std::string& slug_or_id,
-                                                 bool for_update = false);
+// By slug or ID within the base Space; nullopt when there is none. `for_update` takes the row
+// lock, which serializes the promotions of one ChangeOrder, across cubd processes too.
+absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
+                                                                 const std::string& space_id,
+                                                                 const std::string& slug_or_id,
+                                                                 bool for_update = false);
 // Every ChangeOrder of the Space (empty: of every Space the caller can see), by slug.
-std::vector<StoredChangeOrder> ListChangeOrders(Tx& tx, const Caller& caller,
-                                                const std::string& space_id);
+absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Caller& caller,
+                                                                const std::string& space_id);
 
 struct ChangeOrderChanges {
   std::optional<std::string> description;
@@ -78,21 +84,23 @@ struct ChangeOrderChanges {
   std::string append_failure_json;   // a JSON object appended to PromotionFailures
   std::string append_override_json;  // a JSON object appended to PromotionOverrides
 };
-void UpdateChangeOrder(Tx& tx, const std::string& id, const ChangeOrderChanges& c);
+// Applies `c` to the ChangeOrder `id` (bumping its version). OK, changing nothing, when no
+// ChangeOrder has that ID.
+absl::Status UpdateChangeOrder(Tx& tx, const std::string& id, const ChangeOrderChanges& c);
 
 // Spaces among `space_ids` holding at least one Unit that `tag_id` marks.
-std::set<std::string> MarkedSpaces(Tx& tx, const std::string& tag_id,
-                                   const std::vector<std::string>& space_ids);
+absl::StatusOr<std::set<std::string>> MarkedSpaces(Tx& tx, const std::string& tag_id,
+                                                   const std::vector<std::string>& space_ids);
 
 // The Spaces among `space_ids` the caller may write (editor or admin role), in one query.
-std::set<std::string> WritableSpaces(Tx& tx, const Caller& caller,
-                                     const std::vector<std::string>& space_ids);
+absl::StatusOr<std::set<std::string>> WritableSpaces(Tx& tx, const Caller& caller,
+                                                     const std::vector<std::string>& space_ids);
 
 // The Spaces downstream of `space_id` along Links of `update_type`, transitively, with each
 // one's direct upstream Spaces: {space -> upstreams}. The Space itself is included (with no
 // upstreams unless a cycle leads back to it).
-std::map<std::string, std::set<std::string>> DownstreamSpaces(Tx& tx, const std::string& space_id,
-                                                              const std::string& update_type);
+absl::StatusOr<std::map<std::string, std::set<std::string>>> DownstreamSpaces(
+    Tx& tx, const std::string& space_id, const std::string& update_type);
 
 // A revision a Release of the change would bundle that carries validation errors.
 struct ValidationFinding {
@@ -103,9 +111,9 @@ struct ValidationFinding {
 };
 // Over the Units of `space_ids` the change changes there (start and publish marks differ), the
 // revisions the publish Tag marks that have validation errors.
-std::vector<ValidationFinding> ValidationFindings(Tx& tx, const std::string& start_tag_id,
-                                                  const std::string& publish_tag_id,
-                                                  const std::vector<std::string>& space_ids);
+absl::StatusOr<std::vector<ValidationFinding>> ValidationFindings(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids);
 
 }  // namespace cub::store
 

@@ -34,12 +34,15 @@ struct PromotionTags {
   std::string start_tag_id, end_tag_id, publish_tag_id;
 };
 
-// Every Unit of `space_ids` with its marks. With `lock_space_ids`, the Units of those Spaces
-// are row-locked first (in ID order, so that two promotions cannot deadlock), which holds
-// their heads still until the transaction ends.
-std::vector<PromotionUnit> LoadPromotionUnits(Tx& tx, const std::vector<std::string>& space_ids,
-                                              const std::vector<std::string>& lock_space_ids,
-                                              const PromotionTags& tags);
+// Every Unit of `space_ids` with its marks, by Space and slug. With `lock_space_ids`, the
+// Units of those Spaces are row-locked first (in ID order, so that two promotions cannot
+// deadlock), which holds their heads still until the transaction ends.
+//
+// Every function here returns a database error as a Status (lib/store/errors.h), never as an
+// exception; after one the transaction is unusable until rolled back to a savepoint.
+absl::StatusOr<std::vector<PromotionUnit>> LoadPromotionUnits(
+    Tx& tx, const std::vector<std::string>& space_ids,
+    const std::vector<std::string>& lock_space_ids, const PromotionTags& tags);
 
 struct PromotionLink {
   std::string id;
@@ -53,16 +56,18 @@ struct PromotionLink {
   bool auto_update = false;
 };
 
-// The Links of `update_type` whose downstream Unit is in one of `space_ids`.
-std::vector<PromotionLink> LoadLinksFrom(Tx& tx, const std::vector<std::string>& space_ids,
-                                         const std::string& update_type);
+// The Links of `update_type` whose downstream Unit is in one of `space_ids` (none: empty).
+absl::StatusOr<std::vector<PromotionLink>> LoadLinksFrom(Tx& tx,
+                                                         const std::vector<std::string>& space_ids,
+                                                         const std::string& update_type);
 
 // The Links of `update_type` into Units of `to_space_id` from Units of `from_space_ids`.
-std::vector<PromotionLink> LoadLinksInto(Tx& tx, const std::string& to_space_id,
-                                         const std::vector<std::string>& from_space_ids,
-                                         const std::string& update_type);
+absl::StatusOr<std::vector<PromotionLink>> LoadLinksInto(
+    Tx& tx, const std::string& to_space_id, const std::vector<std::string>& from_space_ids,
+    const std::string& update_type);
 
 // The Units of `space_ids` that `where` (over the Unit schema; empty: all) selects, by ID.
+// INVALID_ARGUMENT when `where` does not compile.
 absl::StatusOr<std::set<std::string>> UnitsMatching(Tx& tx,
                                                     const std::vector<std::string>& space_ids,
                                                     const std::string& where);
@@ -74,11 +79,12 @@ struct RevisionData {
 };
 
 // Revisions lo..hi (inclusive) of each Unit asked for, in one query, keyed by (unit, num).
+// A revision that does not exist is simply absent.
 struct RevisionSpan {
   std::string unit_id;
   int64_t lo = 0, hi = 0;
 };
-std::map<std::pair<std::string, int64_t>, RevisionData> LoadRevisionData(
+absl::StatusOr<std::map<std::pair<std::string, int64_t>, RevisionData>> LoadRevisionData(
     Tx& tx, const std::vector<RevisionSpan>& spans);
 
 // Everything one promotion writes. New Units' IDs are made by the caller (NewUuid), so their
