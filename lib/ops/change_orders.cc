@@ -465,10 +465,10 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
     }
     std::vector<v1::Space> unreleased;
     for (const auto& s : members[k]) {
-      if (resolved.count(s.space_id()) &&
-          !store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id)) {
-        unreleased.push_back(s);
-      }
+      if (!resolved.count(s.space_id())) continue;
+      CUB_ASSIGN_OR_RETURN(bool released,
+                           store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id));
+      if (!released) unreleased.push_back(s);
     }
     CUB_RETURN_IF_ERROR(
         check(w.stages[k].name, "Release", w.stages[k].release_prerequisites, unreleased));

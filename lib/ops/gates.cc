@@ -81,9 +81,10 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
       }
     } else if (name == workflow::kReleased) {
       // A Space without a release Target has nothing to release, and passes.
-      auto with_target = store::SpacesWithTarget(tx, taken_ids);
-      auto released =
-          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false);
+      CUB_ASSIGN_OR_RETURN(auto with_target, store::SpacesWithTarget(tx, taken_ids));
+      CUB_ASSIGN_OR_RETURN(
+          auto released,
+          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false));
       for (const auto* s : taken) {
         if (with_target.count(s->space_id()) && !released.count(s->space_id())) {
           failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s), " has taken change order '",
@@ -93,11 +94,13 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
     } else if (name == workflow::kHealthy) {
       // Read now, never cached: the latest Release must carry the change and be reported
       // Synced and Healthy with no operation Running or Failed.
-      auto with_target = store::SpacesWithTarget(tx, taken_ids);
-      auto released =
-          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false);
-      auto healthy =
-          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, true);
+      CUB_ASSIGN_OR_RETURN(auto with_target, store::SpacesWithTarget(tx, taken_ids));
+      CUB_ASSIGN_OR_RETURN(
+          auto released,
+          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, false));
+      CUB_ASSIGN_OR_RETURN(
+          auto healthy,
+          store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, taken_ids, true));
       for (const auto* s : taken) {
         if (!with_target.count(s->space_id())) {
           failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, *s),

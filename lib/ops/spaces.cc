@@ -111,7 +111,7 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
             absl::StrCat("--release-target '", req.release_target(), "': name it as SPACE/TARGET"));
       }
       CUB_ASSIGN_OR_RETURN(auto target_space, ResolveSpace(tx, p, r.space, Access::kRead));
-      auto target = store::FindTarget(tx, target_space.space_id(), r.name);
+      CUB_ASSIGN_OR_RETURN(auto target, store::FindTarget(tx, target_space.space_id(), r.name));
       if (!target) {
         return absl::NotFoundError(
             absl::StrCat("target '", r.name, "' not found in space '", target_space.slug(), "'"));

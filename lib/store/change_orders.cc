@@ -1,5 +1,7 @@
 #include "lib/store/change_orders.h"
 
+#include <stdexcept>
+
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
 #include "lib/store/releases.h"
@@ -92,12 +94,20 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
   c.resolved_space_ids = std::move(kept);
 }
 
+// The value of a releases.h read, whose failure this module (which reports database errors by
+// throwing until it returns Statuses) throws on.
+template <typename T>
+T OrThrow(absl::StatusOr<T> v) {
+  if (!v.ok()) throw std::runtime_error(std::string(v.status().message()));
+  return *std::move(v);
+}
+
 // Where Releases stand is read from the releases tables, in two more queries.
 void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
   RecheckInvokeSelection(tx, c);
-  auto targets = SpacesWithTarget(tx, c.in_scope_space_ids);
-  auto released = SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
-                                  {targets.begin(), targets.end()}, false);
+  auto targets = OrThrow(SpacesWithTarget(tx, c.in_scope_space_ids));
+  auto released = OrThrow(SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
+                                          {targets.begin(), targets.end()}, false));
   c.target_space_ids.assign(targets.begin(), targets.end());
   c.released_space_ids.assign(released.begin(), released.end());
   pqxx::result restore = Pq(tx).exec_params(
@@ -107,8 +117,8 @@ void ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
   c.restore_tag_id = restore[0][0].as<std::string>();
   auto restored = MarkedSpaces(tx, c.restore_tag_id, c.in_scope_space_ids);
   c.restored_space_ids.assign(restored.begin(), restored.end());
-  auto rereleased = SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
-                                    {restored.begin(), restored.end()}, false);
+  auto rereleased = OrThrow(SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
+                                            {restored.begin(), restored.end()}, false));
   c.restore_released_space_ids.assign(rereleased.begin(), rereleased.end());
 }
 
