@@ -15,6 +15,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
+#include "lib/ops/release_status_rules.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
@@ -412,6 +413,22 @@ absl::StatusOr<v1::Space> ReleaseSpace(store::Tx& tx, const Principal& p, const 
   return deleted;
 }
 
+// Writes the deployment-history step the release status rules decided on.
+absl::Status TakeDeploymentStep(store::Tx& tx, const v1::Release& r,
+                                const store::DeploymentFacts& facts, DeploymentStep step) {
+  switch (step) {
+    case DeploymentStep::kNone:
+      return absl::OkStatus();
+    case DeploymentStep::kEndDegraded:
+      return store::EndDeployment(tx, facts.entry_id, kDegradedEnd);
+    case DeploymentStep::kMarkHealthy:
+      return store::MarkDeploymentHealthy(tx, facts.entry_id);
+    case DeploymentStep::kOpenHealthy:
+      return store::OpenHealthyDeployment(tx, r);
+  }
+  return absl::InternalError("unknown deployment step");
+}
+
 // Release `num` of `space`, or NOT_FOUND naming both.
 absl::StatusOr<v1::Release> ReleaseOf(store::Tx& tx, const v1::Space& space, int64_t num) {
   CUB_ASSIGN_OR_RETURN(auto r, store::FindRelease(tx, space.space_id(), num));
@@ -691,10 +708,12 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
                                                   ? std::to_string(req.release())
                                                   : "with digest " + req.bundle_digest()));
     }
-    CUB_ASSIGN_OR_RETURN(bool first_healthy,
-                         store::SetReleaseStatus(
-                             tx, *r, {req.sync(), req.health(), req.operation(), req.message()}));
-    if (first_healthy) {
+    const store::StatusReport report{req.sync(), req.health(), req.operation(), req.message()};
+    CUB_RETURN_IF_ERROR(store::SetReleaseStatus(tx, r->release_id(), report));
+    CUB_ASSIGN_OR_RETURN(auto facts, store::ReadDeploymentFacts(tx, *r));
+    const DeploymentStep step = DeploymentStepFor(report, facts);
+    CUB_RETURN_IF_ERROR(TakeDeploymentStep(tx, *r, facts, step));
+    if (SignsDeploymentRecord(step)) {
       std::string predicate =
           absl::StrCat("{\"Space\":", JsonQuote(space.slug()), ",\"ReleaseNum\":", r->release_num(),
                        ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),

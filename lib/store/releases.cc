@@ -321,47 +321,64 @@ absl::StatusOr<std::map<std::string, std::string>> ReleaseData(Tx& tx,
   });
 }
 
-absl::StatusOr<bool> SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s) {
-  return Guard([&]() -> absl::StatusOr<bool> {
-    Pq(tx).exec_params("SELECT cub_set_release_status($1::uuid, $2, $3, $4, $5)",
-                       release.release_id(), s.sync, s.health, s.operation, s.message);
-    // The Space's current deployment, if it is this Release's.
-    pqxx::result cur = Pq(tx).exec_params(
-        "SELECT id::text AS id, healthy_at IS NOT NULL AS healthy FROM deployments"
-        " WHERE space_id = $1::uuid AND release_id = $2::uuid ORDER BY started_at DESC LIMIT 1",
+absl::Status SetReleaseStatus(Tx& tx, const std::string& release_id, const StatusReport& s) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params("SELECT cub_set_release_status($1::uuid, $2, $3, $4, $5)", release_id,
+                       s.sync, s.health, s.operation, s.message);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<DeploymentFacts> ReadDeploymentFacts(Tx& tx, const v1::Release& release) {
+  return Guard([&]() -> absl::StatusOr<DeploymentFacts> {
+    // One row: the Release's newest entry (if any) and what the Space's history says around it.
+    pqxx::row r = Pq(tx).exec_params1(
+        "WITH mine AS ("
+        "  SELECT id, started_at, ended_at IS NULL AS is_open, healthy_at IS NOT NULL AS is_healthy"
+        "  FROM deployments WHERE space_id = $1::uuid AND release_id = $2::uuid"
+        "  ORDER BY started_at DESC LIMIT 1)"
+        " SELECT coalesce((SELECT id::text FROM mine), '') AS entry_id,"
+        " coalesce((SELECT is_open FROM mine), false) AS entry_open,"
+        " coalesce((SELECT is_healthy FROM mine), false) AS entry_healthy,"
+        " EXISTS (SELECT 1 FROM deployments WHERE space_id = $1::uuid AND ended_at IS NULL)"
+        "   AS space_open,"
+        " EXISTS (SELECT 1 FROM deployments d, mine WHERE d.space_id = $1::uuid"
+        "   AND d.started_at > mine.started_at AND d.release_id <> $2::uuid) AS newer_release",
         release.space_id(), release.release_id());
-    pqxx::result open = Pq(tx).exec_params(
-        "SELECT id::text AS id FROM deployments WHERE space_id = $1::uuid AND ended_at IS NULL",
-        release.space_id());
-    bool is_current = !cur.empty() && !open.empty() &&
-                      open[0]["id"].as<std::string>() == cur[0]["id"].as<std::string>();
-    const bool healthy = s.sync == "Synced" && s.health == "Healthy" && s.operation != "Running" &&
-                         s.operation != "Failed";
-    if (s.health == "Degraded" && is_current) {
-      Pq(tx).exec_params(
-          "UPDATE deployments SET ended_at = now(), end_reason = 'Degraded' WHERE id = $1::uuid",
-          cur[0]["id"].as<std::string>());
-      return false;
-    }
-    if (!healthy || cur.empty()) return false;
-    if (is_current) {
-      if (cur[0]["healthy"].as<bool>()) return false;
-      Pq(tx).exec_params("UPDATE deployments SET healthy_at = now() WHERE id = $1::uuid",
-                         cur[0]["id"].as<std::string>());
-      return true;
-    }
-    // A recovery: this Release's entry ended Degraded, and no newer Release has been published.
-    pqxx::result newer = Pq(tx).exec_params(
-        "SELECT 1 FROM deployments d JOIN deployments mine ON mine.id = $1::uuid"
-        " WHERE d.space_id = mine.space_id AND d.started_at > mine.started_at"
-        " AND d.release_id <> mine.release_id",
-        cur[0]["id"].as<std::string>());
-    if (!newer.empty() || !open.empty()) return false;
+    DeploymentFacts f;
+    f.entry_id = r["entry_id"].as<std::string>();
+    f.entry_open = r["entry_open"].as<bool>();
+    f.entry_healthy = r["entry_healthy"].as<bool>();
+    f.space_open = r["space_open"].as<bool>();
+    f.newer_release = r["newer_release"].as<bool>();
+    return f;
+  });
+}
+
+absl::Status EndDeployment(Tx& tx, const std::string& deployment_id, const std::string& reason) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params(
+        "UPDATE deployments SET ended_at = now(), end_reason = $2 WHERE id = $1::uuid",
+        deployment_id, reason);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status MarkDeploymentHealthy(Tx& tx, const std::string& deployment_id) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params("UPDATE deployments SET healthy_at = now() WHERE id = $1::uuid",
+                       deployment_id);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status OpenHealthyDeployment(Tx& tx, const v1::Release& release) {
+  return Guard([&]() -> absl::Status {
     Pq(tx).exec_params(
         "INSERT INTO deployments (space_id, release_id, healthy_at)"
         " VALUES ($1::uuid, $2::uuid, now())",
         release.space_id(), release.release_id());
-    return true;
+    return absl::OkStatus();
   });
 }
 

@@ -98,11 +98,35 @@ absl::StatusOr<std::map<std::string, std::string>> ReleaseData(Tx& tx,
 struct StatusReport {
   std::string sync, health, operation, message;
 };
-// Writes the live status (through cub_set_release_status, which refuses a value it does not
-// know: INVALID_ARGUMENT) and keeps the deployment history in step: the first Healthy report
-// of the current deployment stamps healthy_at (returning true then, so the caller can sign the
-// record); Degraded ends it; Healthy after Degraded opens a new entry.
-absl::StatusOr<bool> SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s);
+// Writes the Release's live status (and its time) through cub_set_release_status, which
+// refuses a value it does not know (INVALID_ARGUMENT) and an ID that names no Release (a
+// database error). Only the live status: what the report
+// does to the deployment history is for the caller to decide (lib/ops/release_status_rules.h)
+// and write with the functions below.
+absl::Status SetReleaseStatus(Tx& tx, const std::string& release_id, const StatusReport& s);
+
+// What a Space's deployment history holds for one of its Releases: the facts the release
+// status rules decide on.
+struct DeploymentFacts {
+  // The Release's newest deployment entry in its Space; empty when it has none.
+  std::string entry_id;
+  // That entry is the Space's current deployment (it has not ended).
+  bool entry_open = false;
+  // That entry has its healthy time.
+  bool entry_healthy = false;
+  // The Space has a current deployment, this Release's or another's.
+  bool space_open = false;
+  // An entry of another Release began after that entry (a newer publish, possibly ended).
+  bool newer_release = false;
+};
+absl::StatusOr<DeploymentFacts> ReadDeploymentFacts(Tx& tx, const v1::Release& release);
+// Ends the deployment entry now, for `reason` ("Degraded"). The database refuses to end an
+// entry twice (FAILED_PRECONDITION).
+absl::Status EndDeployment(Tx& tx, const std::string& deployment_id, const std::string& reason);
+// Stamps the entry's healthy time now (once: FAILED_PRECONDITION for a second time).
+absl::Status MarkDeploymentHealthy(Tx& tx, const std::string& deployment_id);
+// Opens a new current deployment entry of the Release in its Space, healthy now.
+absl::Status OpenHealthyDeployment(Tx& tx, const v1::Release& release);
 // Writes the signed record onto the Release's newest deployment entry (once).
 absl::Status SetDeploymentRecord(Tx& tx, const std::string& release_id, const std::string& record);
 // The 16 most recent deployments, newest first.

@@ -1,5 +1,6 @@
 // lib/store/releases against a real PostgreSQL: its functions return a Status for what the
-// database refuses (they never throw).
+// database refuses (they never throw), and the deployment facts it reads for the release status
+// rules (lib/ops/release_status_rules.h) are what the history holds.
 #include <catch2/catch.hpp>
 
 #include "harness/test_db.h"
@@ -63,6 +64,13 @@ struct Fixture {
     return *r;
   }
 
+  store::DeploymentFacts Facts(const v1::Release& r) {
+    auto f =
+        store::InTransaction(*db, [&](store::Tx& tx) { return store::ReadDeploymentFacts(tx, r); });
+    REQUIRE(f.ok());
+    return *f;
+  }
+
   // Runs `fn` in a transaction of its own, so that a statement the database refuses aborts
   // only that one.
   absl::Status Run(const std::function<absl::Status(store::Tx&)>& fn) {
@@ -95,9 +103,8 @@ TEST_CASE("store releases: what the database refuses comes back as a status", "[
   CHECK(bad_id.code() == absl::StatusCode::kInvalidArgument);
 
   // cub_set_release_status checks the values it writes.
-  const v1::Release release = f.Release(id);
   absl::Status bad_sync = f.Run([&](store::Tx& tx) {
-    return store::SetReleaseStatus(tx, release, {"Sinking", "Healthy", "", ""}).status();
+    return store::SetReleaseStatus(tx, id, {"Sinking", "Healthy", "", ""});
   });
   CHECK(bad_sync.code() == absl::StatusCode::kInvalidArgument);
   CHECK_THAT(std::string(bad_sync.message()), Catch::Contains("sync Sinking"));
@@ -111,6 +118,61 @@ TEST_CASE("store releases: what the database refuses comes back as a status", "[
   CHECK(twice.code() == absl::StatusCode::kFailedPrecondition);
   CHECK_THAT(std::string(twice.message()), Catch::Contains("written once"));
   CHECK(f.Release(id).commit() == "abc");
+
+  // A deployment's healthy time is written once too.
+  const std::string entry = f.Facts(f.Release(id)).entry_id;
+  REQUIRE(f.Run([&](store::Tx& tx) { return store::MarkDeploymentHealthy(tx, entry); }).ok());
+  absl::Status restamp =
+      f.Run([&](store::Tx& tx) { return store::MarkDeploymentHealthy(tx, entry); });
+  CHECK(restamp.code() == absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE("store releases: the deployment facts follow the history", "[store][db]") {
+  Fixture f;
+  const v1::Release r1 = f.Release(f.Publish(1));
+
+  store::DeploymentFacts facts = f.Facts(r1);
+  CHECK_FALSE(facts.entry_id.empty());
+  CHECK(facts.entry_open);
+  CHECK_FALSE(facts.entry_healthy);
+  CHECK(facts.space_open);
+  CHECK_FALSE(facts.newer_release);
+
+  REQUIRE(
+      f.Run([&](store::Tx& tx) { return store::MarkDeploymentHealthy(tx, facts.entry_id); }).ok());
+  CHECK(f.Facts(r1).entry_healthy);
+
+  REQUIRE(f.Run([&](store::Tx& tx) {
+             return store::EndDeployment(tx, facts.entry_id, "Degraded");
+           }).ok());
+  facts = f.Facts(r1);
+  CHECK_FALSE(facts.entry_open);
+  CHECK_FALSE(facts.space_open);
+  CHECK_FALSE(facts.newer_release);
+
+  // A recovery: a new entry, current and healthy.
+  REQUIRE(f.Run([&](store::Tx& tx) { return store::OpenHealthyDeployment(tx, r1); }).ok());
+  store::DeploymentFacts recovered = f.Facts(r1);
+  CHECK(recovered.entry_id != facts.entry_id);
+  CHECK(recovered.entry_open);
+  CHECK(recovered.entry_healthy);
+
+  // A newer publish supersedes it.
+  const v1::Release r2 = f.Release(f.Publish(2));
+  facts = f.Facts(r1);
+  CHECK_FALSE(facts.entry_open);
+  CHECK(facts.space_open);
+  CHECK(facts.newer_release);
+  CHECK(f.Facts(r2).entry_open);
+
+  auto history = store::InTransaction(
+      *f.db, [&](store::Tx& tx) { return store::DeploymentHistory(tx, f.space.space_id()); });
+  REQUIRE(history.ok());
+  REQUIRE(history->size() == 3);
+  CHECK((*history)[0].release_num() == 2);
+  CHECK((*history)[1].end_reason() == "Superseded");
+  CHECK((*history)[1].healthy_at() != "");
+  CHECK((*history)[2].end_reason() == "Degraded");
 }
 
 }  // namespace
