@@ -21,7 +21,7 @@ absl::StatusOr<std::pair<std::string, std::string>> Grantee(store::Tx& tx,
     return absl::InvalidArgumentError("name exactly one of a user or a group");
   }
   if (!req.username().empty()) {
-    auto u = store::FindUserByName(tx, req.username());
+    CUB_ASSIGN_OR_RETURN(auto u, store::FindUserByName(tx, req.username()));
     if (!u) return absl::NotFoundError(absl::StrCat("user '", req.username(), "' not found"));
     return std::make_pair(u->user_id(), std::string());
   }

@@ -1,0 +1,69 @@
+// lib/store's users against a real PostgreSQL: what the database refuses comes back
+// as a Status naming it (the functions never throw), and a row that is not there is NOT_FOUND
+// or nullopt.
+#include <catch2/catch.hpp>
+
+#include "harness/test_db.h"
+#include "lib/ops/spaces.h"
+#include "lib/ops/users.h"
+#include "lib/store/migrations.h"
+#include "lib/store/users.h"
+
+namespace cub {
+namespace {
+
+struct Fixture {
+  std::string url = testing::FreshDatabaseUrl("store_status");
+  std::unique_ptr<store::ConnectionPool> db;
+  v1::Space space;
+
+  Fixture() {
+    REQUIRE(store::ApplyMigrations(url).ok());
+    db = std::make_unique<store::ConnectionPool>(testing::RuntimeUrl(url), 4);
+    auto admin = ops::CreateUser(*db, store::NewUser{"admin", {"ops"}, true, false});
+    REQUIRE(admin.ok());
+    auto p = ops::Authenticate(*db, admin->token);
+    REQUIRE(p.ok());
+    v1::CreateSpaceRequest req;
+    req.set_slug("dev");
+    auto s = ops::CreateSpace(*db, *p, req);
+    REQUIRE(s.ok());
+    space = *s;
+  }
+
+  // Runs `fn` in a transaction of its own, so that a statement the database refuses aborts
+  // only that one.
+  absl::Status Run(const std::function<absl::Status(store::Tx&)>& fn) {
+    return store::WithTransaction(*db, fn);
+  }
+};
+
+TEST_CASE("store users: refusals are statuses, rows read by name", "[store][db]") {
+  Fixture f;
+  absl::Status taken = f.Run([&](store::Tx& tx) {
+    return store::InsertUser(tx, store::NewUser{"admin", {}, false, false}).status();
+  });
+  CHECK(taken.code() == absl::StatusCode::kAlreadyExists);
+  absl::Status bad_user = f.Run(
+      [&](store::Tx& tx) { return store::InsertToken(tx, "not-a-uuid", std::string(32, 'x')); });
+  CHECK(bad_user.code() == absl::StatusCode::kInvalidArgument);
+  absl::Status no_user = f.Run([&](store::Tx& tx) {
+    return store::InsertToken(tx, "00000000-0000-0000-0000-000000000001", std::string(32, 'x'));
+  });
+  CHECK(no_user.code() == absl::StatusCode::kFailedPrecondition);
+
+  auto found = store::InTransaction(
+      *f.db, [&](store::Tx& tx) { return store::FindUserByName(tx, "admin"); });
+  REQUIRE(found.ok());
+  REQUIRE(found->has_value());
+  CHECK((*found)->admin());
+  CHECK((*found)->groups_size() == 1);
+  CHECK((*found)->groups(0) == "ops");
+  auto missing = store::InTransaction(
+      *f.db, [&](store::Tx& tx) { return store::FindUserByTokenHash(tx, std::string(32, 'y')); });
+  REQUIRE(missing.ok());
+  CHECK_FALSE(missing->has_value());
+}
+
+}  // namespace
+}  // namespace cub
