@@ -1,11 +1,12 @@
-// lib/store's users against a real PostgreSQL: what the database refuses comes back
-// as a Status naming it (the functions never throw), and a row that is not there is NOT_FOUND
-// or nullopt.
+// lib/store's users and invocations against a real PostgreSQL: what the database refuses
+// comes back as a Status naming it (the functions never throw), and a row that is not there is
+// NOT_FOUND or nullopt.
 #include <catch2/catch.hpp>
 
 #include "harness/test_db.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/users.h"
+#include "lib/store/invocations.h"
 #include "lib/store/migrations.h"
 #include "lib/store/users.h"
 
@@ -63,6 +64,33 @@ TEST_CASE("store users: refusals are statuses, rows read by name", "[store][db]"
       *f.db, [&](store::Tx& tx) { return store::FindUserByTokenHash(tx, std::string(32, 'y')); });
   REQUIRE(missing.ok());
   CHECK_FALSE(missing->has_value());
+}
+
+TEST_CASE("store invocations: refusals are statuses", "[store][db]") {
+  Fixture f;
+  v1::Invocation inv;
+  inv.set_space_id(f.space.space_id());
+  inv.set_slug("images");
+  inv.set_toolchain_type("Kubernetes/YAML");
+  inv.set_function_name("set-image");
+  inv.add_arguments("web");
+  v1::InvocationParameter* param = inv.add_parameters();
+  param->set_name("tag");
+  param->set_type("string");
+  param->set_required(true);
+  auto saved = store::InTransaction(
+      *f.db, [&](store::Tx& tx) { return store::InsertInvocation(tx, inv, ""); });
+  REQUIRE(saved.ok());
+  CHECK(saved->arguments_size() == 1);
+  REQUIRE(saved->parameters_size() == 1);
+  CHECK(saved->parameters(0).required());
+
+  absl::Status taken =
+      f.Run([&](store::Tx& tx) { return store::InsertInvocation(tx, inv, "").status(); });
+  CHECK(taken.code() == absl::StatusCode::kAlreadyExists);
+  absl::Status bad_space =
+      f.Run([&](store::Tx& tx) { return store::ListInvocations(tx, "not-a-uuid").status(); });
+  CHECK(bad_space.code() == absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
