@@ -698,7 +698,7 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
                                                        "': name it as SPACE/WORKFLOW"));
       }
       CUB_ASSIGN_OR_RETURN(auto wf_space, ResolveSpace(tx, p, r.space, Access::kRead));
-      auto wf = store::FindWorkflow(tx, wf_space.space_id(), r.name);
+      CUB_ASSIGN_OR_RETURN(auto wf, store::FindWorkflow(tx, wf_space.space_id(), r.name));
       if (!wf) {
         return absl::NotFoundError(absl::StrCat("changeworkflow '", r.name,
                                                 "' not found in space '", wf_space.slug(), "'"));

@@ -1,11 +1,12 @@
-// lib/store's users and invocations against a real PostgreSQL: what the database refuses
-// comes back as a Status naming it (the functions never throw), and a row that is not there is
-// NOT_FOUND or nullopt.
+// lib/store's users, invocations and change_workflows against a real PostgreSQL: what the
+// database refuses comes back as a Status naming it (the functions never throw), and a row that
+// is not there is NOT_FOUND or nullopt.
 #include <catch2/catch.hpp>
 
 #include "harness/test_db.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/users.h"
+#include "lib/store/change_workflows.h"
 #include "lib/store/invocations.h"
 #include "lib/store/migrations.h"
 #include "lib/store/users.h"
@@ -91,6 +92,36 @@ TEST_CASE("store invocations: refusals are statuses", "[store][db]") {
   absl::Status bad_space =
       f.Run([&](store::Tx& tx) { return store::ListInvocations(tx, "not-a-uuid").status(); });
   CHECK(bad_space.code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("store change_workflows: refusals are statuses, a missing one NOT_FOUND", "[store][db]") {
+  Fixture f;
+  auto w = store::InTransaction(*f.db, [&](store::Tx& tx) {
+    return store::InsertWorkflow(tx, f.space.space_id(), "flow", "{\"Stages\":[]}");
+  });
+  REQUIRE(w.ok());
+  CHECK(w->version == 1);
+
+  absl::Status taken = f.Run([&](store::Tx& tx) {
+    return store::InsertWorkflow(tx, f.space.space_id(), "flow", "{}").status();
+  });
+  CHECK(taken.code() == absl::StatusCode::kAlreadyExists);
+  absl::Status not_json = f.Run([&](store::Tx& tx) {
+    return store::InsertWorkflow(tx, f.space.space_id(), "other", "{not json").status();
+  });
+  CHECK(not_json.code() == absl::StatusCode::kInvalidArgument);
+  absl::Status gone = f.Run([&](store::Tx& tx) {
+    return store::UpdateWorkflow(tx, "00000000-0000-0000-0000-000000000001", "{}").status();
+  });
+  CHECK(gone.code() == absl::StatusCode::kNotFound);
+  absl::Status bad_id = f.Run([&](store::Tx& tx) { return store::DeleteWorkflow(tx, "nope"); });
+  CHECK(bad_id.code() == absl::StatusCode::kInvalidArgument);
+
+  auto updated = store::InTransaction(
+      *f.db, [&](store::Tx& tx) { return store::UpdateWorkflow(tx, w->id, "{\"Stages\":[1]}"); });
+  REQUIRE(updated.ok());
+  CHECK(updated->version == 2);
+  CHECK(updated->slug == "flow");
 }
 
 }  // namespace
