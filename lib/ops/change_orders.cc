@@ -470,10 +470,10 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
     }
     std::vector<v1::Space> unreleased;
     for (const auto& s : members[k]) {
-      if (resolved.count(s.space_id()) &&
-          !store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id)) {
-        unreleased.push_back(s);
-      }
+      if (!resolved.count(s.space_id())) continue;
+      CUB_ASSIGN_OR_RETURN(bool released,
+                           store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id));
+      if (!released) unreleased.push_back(s);
     }
     CUB_RETURN_IF_ERROR(
         check(w.stages[k].name, "Release", w.stages[k].release_prerequisites, unreleased));
@@ -704,7 +704,7 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
                                                        "': name it as SPACE/WORKFLOW"));
       }
       CUB_ASSIGN_OR_RETURN(auto wf_space, ResolveSpace(tx, p, r.space, Access::kRead));
-      auto wf = store::FindWorkflow(tx, wf_space.space_id(), r.name);
+      CUB_ASSIGN_OR_RETURN(auto wf, store::FindWorkflow(tx, wf_space.space_id(), r.name));
       if (!wf) {
         return absl::NotFoundError(absl::StrCat("changeworkflow '", r.name,
                                                 "' not found in space '", wf_space.slug(), "'"));

@@ -86,7 +86,7 @@ absl::StatusOr<v1::ChangeWorkflow> ToProto(const store::StoredWorkflow& s) {
 
 absl::StatusOr<store::StoredWorkflow> Find(store::Tx& tx, const v1::Space& space,
                                            const std::string& ref) {
-  auto w = store::FindWorkflow(tx, space.space_id(), ref);
+  CUB_ASSIGN_OR_RETURN(auto w, store::FindWorkflow(tx, space.space_id(), ref));
   if (!w) {
     return absl::NotFoundError(
         absl::StrCat("changeworkflow '", ref, "' not found in space '", space.slug(), "'"));
@@ -116,12 +116,14 @@ absl::StatusOr<v1::ChangeWorkflow> CreateChangeWorkflow(
     }
     CUB_RETURN_IF_ERROR(ValidateSlug("changeworkflow", slug));
     CUB_ASSIGN_OR_RETURN(auto w, Definition(text, req.flags(), nullptr));
-    if (store::FindWorkflow(tx, space.space_id(), slug)) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindWorkflow(tx, space.space_id(), slug));
+    if (existing) {
       return absl::AlreadyExistsError(
           absl::StrCat("changeworkflow '", slug, "' already exists in space '", space.slug(), "'"));
     }
-    CUB_ASSIGN_OR_RETURN(auto proto, ToProto(store::InsertWorkflow(tx, space.space_id(), slug,
-                                                                   workflow::ToJson(w))));
+    CUB_ASSIGN_OR_RETURN(auto stored,
+                         store::InsertWorkflow(tx, space.space_id(), slug, workflow::ToJson(w)));
+    CUB_ASSIGN_OR_RETURN(auto proto, ToProto(stored));
     out = proto;
     return absl::OkStatus();
   });
@@ -147,7 +149,8 @@ absl::StatusOr<v1::ListChangeWorkflowsResponse> ListChangeWorkflows(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeWorkflowsResponse> {
         v1::ListChangeWorkflowsResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-        for (const auto& w : store::ListWorkflows(tx, space.space_id())) {
+        CUB_ASSIGN_OR_RETURN(auto workflows, store::ListWorkflows(tx, space.space_id()));
+        for (const auto& w : workflows) {
           CUB_ASSIGN_OR_RETURN(auto proto, ToProto(w));
           *out.add_change_workflows() = std::move(proto);
         }
@@ -166,8 +169,8 @@ absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
       return absl::InvalidArgumentError("nothing to update: give --filename or flags");
     }
     CUB_ASSIGN_OR_RETURN(auto w, Definition(req.definition(), req.flags(), &current));
-    CUB_ASSIGN_OR_RETURN(auto proto,
-                         ToProto(store::UpdateWorkflow(tx, stored.id, workflow::ToJson(w))));
+    CUB_ASSIGN_OR_RETURN(auto updated, store::UpdateWorkflow(tx, stored.id, workflow::ToJson(w)));
+    CUB_ASSIGN_OR_RETURN(auto proto, ToProto(updated));
     out = proto;
     return out;
   });
@@ -178,8 +181,7 @@ absl::Status DeleteChangeWorkflow(store::ConnectionPool& db, const Principal& p,
   return store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto stored, Find(tx, space, req.change_workflow()));
-    store::DeleteWorkflow(tx, stored.id);
-    return absl::OkStatus();
+    return store::DeleteWorkflow(tx, stored.id);
   });
 }
 

@@ -157,7 +157,7 @@ absl::StatusOr<v1::Invocation> ResolveInvocation(store::Tx& tx, const Principal&
     name = ref.substr(slash + 1);
   }
   CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, space_ref, Access::kRead));
-  auto inv = store::FindInvocation(tx, space.space_id(), name);
+  CUB_ASSIGN_OR_RETURN(auto inv, store::FindInvocation(tx, space.space_id(), name));
   if (!inv) {
     return absl::NotFoundError(
         absl::StrCat("invocation '", name, "' not found in space '", space.slug(), "'"));
@@ -209,7 +209,8 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
   v1::Invocation out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (store::FindInvocation(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindInvocation(tx, space.space_id(), req.slug()));
+    if (existing) {
       return absl::AlreadyExistsError(absl::StrCat(
           "invocation '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
@@ -239,7 +240,8 @@ absl::StatusOr<v1::ListInvocationsResponse> ListInvocations(store::ConnectionPoo
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListInvocationsResponse> {
         v1::ListInvocationsResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-        for (auto& inv : store::ListInvocations(tx, space.space_id())) {
+        CUB_ASSIGN_OR_RETURN(auto invocations, store::ListInvocations(tx, space.space_id()));
+        for (auto& inv : invocations) {
           *out.add_invocations() = std::move(inv);
         }
         return out;

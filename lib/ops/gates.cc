@@ -95,9 +95,8 @@ class GateEvaluator {
   absl::Status Validated() {
     std::map<std::string, const v1::Space*> by_id;
     for (const auto* s : taken_) by_id[s->space_id()] = s;
-    CUB_ASSIGN_OR_RETURN(
-        auto findings,
-        store::ValidationFindings(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_));
+    CUB_ASSIGN_OR_RETURN(auto findings, store::ValidationFindings(tx_, co_.start_tag_id,
+                                                                  co_.publish_tag_id, taken_ids_));
     for (const auto& f : findings) {
       failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *by_id[f.space_id]),
                                        ": requires Validated: unit '", f.unit_slug, "' revision ",
@@ -109,9 +108,10 @@ class GateEvaluator {
 
   absl::Status Released() {
     // A Space without a release Target has nothing to release, and passes.
-    auto with_target = store::SpacesWithTarget(tx_, taken_ids_);
-    auto released =
-        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false);
+    CUB_ASSIGN_OR_RETURN(auto with_target, store::SpacesWithTarget(tx_, taken_ids_));
+    CUB_ASSIGN_OR_RETURN(
+        auto released,
+        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false));
     for (const auto* s : taken_) {
       if (with_target.count(s->space_id()) && !released.count(s->space_id())) {
         failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s), " has taken change order '",
@@ -124,11 +124,13 @@ class GateEvaluator {
   absl::Status Healthy() {
     // Read now, never cached: the latest Release must carry the change and be reported
     // Synced and Healthy with no operation Running or Failed.
-    auto with_target = store::SpacesWithTarget(tx_, taken_ids_);
-    auto released =
-        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false);
-    auto healthy =
-        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, true);
+    CUB_ASSIGN_OR_RETURN(auto with_target, store::SpacesWithTarget(tx_, taken_ids_));
+    CUB_ASSIGN_OR_RETURN(
+        auto released,
+        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false));
+    CUB_ASSIGN_OR_RETURN(
+        auto healthy,
+        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, true));
     for (const auto* s : taken_) {
       if (!with_target.count(s->space_id())) {
         failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s),

@@ -15,6 +15,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
+#include "lib/ops/release_status_rules.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
@@ -36,7 +37,7 @@ constexpr char kConfigHubYaml[] = "ConfigHub/YAML";
 
 absl::StatusOr<v1::Target> FindTargetIn(store::Tx& tx, const v1::Space& space,
                                         const std::string& ref) {
-  auto t = store::FindTarget(tx, space.space_id(), ref);
+  CUB_ASSIGN_OR_RETURN(auto t, store::FindTarget(tx, space.space_id(), ref));
   if (!t) {
     return absl::NotFoundError(
         absl::StrCat("target '", ref, "' not found in space '", space.slug(), "'"));
@@ -149,7 +150,7 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
 // The bundle Release `num` holds, as its rows say now.
 absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
   Bundle b;
-  std::map<std::string, std::string> data = store::ReleaseData(tx, r.release_id());
+  CUB_ASSIGN_OR_RETURN(auto data, store::ReleaseData(tx, r.release_id()));
   for (const auto& u : r.units()) {
     auto it = data.find(u.unit());
     if (it == data.end()) {
@@ -399,7 +400,7 @@ void AdvanceStageOf(store::Tx& tx, const std::string& ref) {
 absl::StatusOr<v1::Space> ReleaseSpace(store::Tx& tx, const Principal& p, const std::string& ref) {
   auto space = ResolveSpace(tx, p, ref, Access::kRead);
   if (space.ok() || !p.admin || !absl::IsNotFound(space.status())) return space;
-  auto kept = store::DeletedSpacesWithReleases(tx, ref);
+  CUB_ASSIGN_OR_RETURN(auto kept, store::DeletedSpacesWithReleases(tx, ref));
   if (kept.empty()) return space.status();
   if (kept.size() > 1) {
     std::vector<std::string> ids;
@@ -414,9 +415,25 @@ absl::StatusOr<v1::Space> ReleaseSpace(store::Tx& tx, const Principal& p, const 
   return deleted;
 }
 
+// Writes the deployment-history step the release status rules decided on.
+absl::Status TakeDeploymentStep(store::Tx& tx, const v1::Release& r,
+                                const store::DeploymentFacts& facts, DeploymentStep step) {
+  switch (step) {
+    case DeploymentStep::kNone:
+      return absl::OkStatus();
+    case DeploymentStep::kEndDegraded:
+      return store::EndDeployment(tx, facts.entry_id, kDegradedEnd);
+    case DeploymentStep::kMarkHealthy:
+      return store::MarkDeploymentHealthy(tx, facts.entry_id);
+    case DeploymentStep::kOpenHealthy:
+      return store::OpenHealthyDeployment(tx, r);
+  }
+  return absl::InternalError("unknown deployment step");
+}
+
 // Release `num` of `space`, or NOT_FOUND naming both.
 absl::StatusOr<v1::Release> ReleaseOf(store::Tx& tx, const v1::Space& space, int64_t num) {
-  auto r = store::FindRelease(tx, space.space_id(), num);
+  CUB_ASSIGN_OR_RETURN(auto r, store::FindRelease(tx, space.space_id(), num));
   if (!r)
     return absl::NotFoundError(absl::StrCat("space '", space.slug(), "' has no release ", num));
   return *std::move(r);
@@ -439,11 +456,13 @@ absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Princip
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Target> {
     v1::Target out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
-    if (store::FindTarget(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindTarget(tx, space.space_id(), req.slug()));
+    if (existing) {
       return absl::AlreadyExistsError(
           absl::StrCat("target '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
-    out = store::InsertTarget(tx, {space.space_id(), req.slug(), req.provider(), params});
+    CUB_ASSIGN_OR_RETURN(
+        out, store::InsertTarget(tx, {space.space_id(), req.slug(), req.provider(), params}));
     return out;
   });
 }
@@ -465,7 +484,8 @@ absl::StatusOr<v1::ListTargetsResponse> ListTargets(store::ConnectionPool& db, c
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListTargetsResponse> {
         v1::ListTargetsResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-        for (auto& t : store::ListTargets(tx, space.space_id())) *out.add_targets() = std::move(t);
+        CUB_ASSIGN_OR_RETURN(auto targets, store::ListTargets(tx, space.space_id()));
+        for (auto& t : targets) *out.add_targets() = std::move(t);
         return out;
       });
 }
@@ -485,7 +505,7 @@ absl::StatusOr<v1::Target> UpdateTarget(store::ConnectionPool& db, const Princip
       }
     }
     CUB_RETURN_IF_ERROR(targets::ValidateParams(t.provider(), merged));
-    out = store::UpdateTargetParams(tx, t.target_id(), ToMap(req.params()));
+    CUB_ASSIGN_OR_RETURN(out, store::UpdateTargetParams(tx, t.target_id(), ToMap(req.params())));
     return out;
   });
 }
@@ -514,7 +534,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
           "space '", space.slug(),
           "' has no release Target: set one with cub space update --release-target SPACE/TARGET"));
     }
-    auto target = store::FindTargetByID(tx, space.release_target_id());
+    CUB_ASSIGN_OR_RETURN(auto target, store::FindTargetByID(tx, space.release_target_id()));
     if (!target) return absl::InternalError("release target vanished");
     std::string selector = req.revision().empty() ? "HeadRevisionNum" : req.revision();
     absl::StatusOr<Bundle> bundle;
@@ -575,7 +595,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
 
     // The row is written once, complete with its signed records, so the number, the time and
     // the approvals are settled first (under the Target's lock, which orders publishes).
-    const int64_t num = store::LockNextReleaseNum(tx, target->target_id());
+    CUB_ASSIGN_OR_RETURN(const int64_t num, store::LockNextReleaseNum(tx, target->target_id()));
     const std::string published_at = FormatRfc3339(absl::Now());
     store::NewRelease nr;
     nr.space_id = space.space_id();
@@ -600,10 +620,10 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
                                                     space, num, bundle->digest));
       nr.sealed_approvals = seal;
     }
-    const std::string release_id = store::InsertRelease(tx, nr);
+    CUB_ASSIGN_OR_RETURN(const std::string release_id, store::InsertRelease(tx, nr));
 
     // What goes to the Target is what the database now holds, checked against what was signed.
-    auto stored = store::FindReleaseByID(tx, release_id);
+    CUB_ASSIGN_OR_RETURN(auto stored, store::FindReleaseByID(tx, release_id));
     if (!stored) return absl::InternalError("release vanished");
     std::vector<std::string> checks;
     CUB_RETURN_IF_ERROR(VerifyStored(tx, env, *stored, &checks));
@@ -624,9 +644,10 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
                                                  "' did not take release ", num, ": ",
                                                  delivered.status().message()));
     }
-    store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit);
+    CUB_RETURN_IF_ERROR(
+        store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit));
     if (!bundle->change_order.empty()) AdvanceStageOf(tx, bundle->change_order);
-    auto done = store::FindReleaseByID(tx, release_id);
+    CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, release_id));
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);
     return out;
@@ -647,8 +668,8 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListReleasesResponse> {
         v1::ListReleasesResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-        for (auto& r : store::ListReleases(tx, space.space_id()))
-          *out.add_releases() = std::move(r);
+        CUB_ASSIGN_OR_RETURN(auto releases, store::ListReleases(tx, space.space_id()));
+        for (auto& r : releases) *out.add_releases() = std::move(r);
         return out;
       });
 }
@@ -679,18 +700,22 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kReport));
-    auto r = req.release() > 0
-                 ? store::FindRelease(tx, space.space_id(), req.release())
-                 : store::FindReleaseByDigest(tx, space.space_id(), req.bundle_digest());
+    CUB_ASSIGN_OR_RETURN(
+        auto r, req.release() > 0
+                    ? store::FindRelease(tx, space.space_id(), req.release())
+                    : store::FindReleaseByDigest(tx, space.space_id(), req.bundle_digest()));
     if (!r) {
       return absl::NotFoundError(absl::StrCat("space '", space.slug(), "' has no release ",
                                               req.release() > 0
                                                   ? std::to_string(req.release())
                                                   : "with digest " + req.bundle_digest()));
     }
-    bool first_healthy =
-        store::SetReleaseStatus(tx, *r, {req.sync(), req.health(), req.operation(), req.message()});
-    if (first_healthy) {
+    const store::StatusReport report{req.sync(), req.health(), req.operation(), req.message()};
+    CUB_RETURN_IF_ERROR(store::SetReleaseStatus(tx, r->release_id(), report));
+    CUB_ASSIGN_OR_RETURN(auto facts, store::ReadDeploymentFacts(tx, *r));
+    const DeploymentStep step = DeploymentStepFor(report, facts);
+    CUB_RETURN_IF_ERROR(TakeDeploymentStep(tx, *r, facts, step));
+    if (SignsDeploymentRecord(step)) {
       std::string predicate =
           absl::StrCat("{\"Space\":", JsonQuote(space.slug()), ",\"ReleaseNum\":", r->release_num(),
                        ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
@@ -700,12 +725,12 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
       std::string statement =
           sign::Statement({{SubjectName(space, r->release_num()), r->bundle_digest().substr(7)}},
                           kDeploymentPredicate, predicate);
-      store::SetDeploymentRecord(
+      CUB_RETURN_IF_ERROR(store::SetDeploymentRecord(
           tx, r->release_id(),
-          sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson());
+          sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson()));
     }
     if (!r->change_order().empty()) AdvanceStageOf(tx, r->change_order());
-    auto done = store::FindReleaseByID(tx, r->release_id());
+    CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, r->release_id()));
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);
     return out;
@@ -719,7 +744,8 @@ absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool&
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ReleaseHistoryResponse> {
         v1::ReleaseHistoryResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-        for (auto& d : store::DeploymentHistory(tx, space.space_id())) {
+        CUB_ASSIGN_OR_RETURN(auto history, store::DeploymentHistory(tx, space.space_id()));
+        for (auto& d : history) {
           *out.add_deployments() = std::move(d);
         }
         return out;

@@ -21,7 +21,7 @@ absl::StatusOr<std::pair<std::string, std::string>> Grantee(store::Tx& tx,
     return absl::InvalidArgumentError("name exactly one of a user or a group");
   }
   if (!req.username().empty()) {
-    auto u = store::FindUserByName(tx, req.username());
+    CUB_ASSIGN_OR_RETURN(auto u, store::FindUserByName(tx, req.username()));
     if (!u) return absl::NotFoundError(absl::StrCat("user '", req.username(), "' not found"));
     return std::make_pair(u->user_id(), std::string());
   }
@@ -111,7 +111,7 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
             absl::StrCat("--release-target '", req.release_target(), "': name it as SPACE/TARGET"));
       }
       CUB_ASSIGN_OR_RETURN(auto target_space, ResolveSpace(tx, p, r.space, Access::kRead));
-      auto target = store::FindTarget(tx, target_space.space_id(), r.name);
+      CUB_ASSIGN_OR_RETURN(auto target, store::FindTarget(tx, target_space.space_id(), r.name));
       if (!target) {
         return absl::NotFoundError(
             absl::StrCat("target '", r.name, "' not found in space '", target_space.slug(), "'"));

@@ -299,7 +299,9 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
                                                       "' has not taken change order '", ref,
                                                       "', so it has no release tag"));
   }
-  if (store::ChangeOrderReleasedIn(tx, space.space_id(), rco.co.id)) {
+  CUB_ASSIGN_OR_RETURN(bool released,
+                       store::ChangeOrderReleasedIn(tx, space.space_id(), rco.co.id));
+  if (released) {
     return absl::FailedPreconditionError(
         absl::StrCat("a release of change order '", ref, "' has been published in space '",
                      space.slug(), "': its release tag there is fixed"));

@@ -40,7 +40,8 @@ absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::N
   CUB_ASSIGN_OR_RETURN(auto token, NewToken());
   CreatedUser out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    if (store::FindUserByName(tx, nu.username)) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindUserByName(tx, nu.username));
+    if (existing) {
       return absl::AlreadyExistsError(absl::StrCat("user '", nu.username, "' already exists"));
     }
     CUB_ASSIGN_OR_RETURN(auto user, store::InsertUser(tx, nu));
@@ -56,7 +57,7 @@ absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::N
 absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::string& username) {
   CUB_ASSIGN_OR_RETURN(auto token, NewToken());
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    auto user = store::FindUserByName(tx, username);
+    CUB_ASSIGN_OR_RETURN(auto user, store::FindUserByName(tx, username));
     if (!user) return absl::NotFoundError(absl::StrCat("user '", username, "' not found"));
     return store::InsertToken(tx, user->user_id(), TokenHash(token));
   });
@@ -67,7 +68,7 @@ absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::st
 absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<std::vector<v1::User>> {
     std::vector<v1::User> out;
-    out = store::ListUsers(tx);
+    CUB_ASSIGN_OR_RETURN(out, store::ListUsers(tx));
     return out;
   });
 }
@@ -79,7 +80,7 @@ absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::str
   }
   std::optional<v1::User> user;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    user = store::FindUserByTokenHash(tx, TokenHash(token));
+    CUB_ASSIGN_OR_RETURN(user, store::FindUserByTokenHash(tx, TokenHash(token)));
     return absl::OkStatus();
   });
   if (!st.ok()) return st;

@@ -48,8 +48,11 @@ absl::Status RunValidators(store::Tx& tx, const v1::Space& space, const std::str
   for (const auto& ref : space.validating_invocations()) {
     auto slash = ref.find('/');
     auto inv_space = store::FindSpace(tx, ref.substr(0, slash));
-    auto inv = inv_space ? store::FindInvocation(tx, inv_space->space_id(), ref.substr(slash + 1))
-                         : std::nullopt;
+    std::optional<v1::Invocation> inv;
+    if (inv_space) {
+      CUB_ASSIGN_OR_RETURN(inv,
+                           store::FindInvocation(tx, inv_space->space_id(), ref.substr(slash + 1)));
+    }
     if (!inv) {
       rev->validation_errors.push_back(absl::StrCat(ref, ": validator not found"));
       continue;

@@ -102,9 +102,9 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
 // Guard: a database error may throw or come back as the Status.
 absl::Status ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
   RecheckInvokeSelection(tx, c);
-  auto targets = SpacesWithTarget(tx, c.in_scope_space_ids);
-  auto released = SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
-                                  {targets.begin(), targets.end()}, false);
+  CUB_ASSIGN_OR_RETURN(auto targets, SpacesWithTarget(tx, c.in_scope_space_ids));
+  CUB_ASSIGN_OR_RETURN(auto released, SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
+                                                      {targets.begin(), targets.end()}, false));
   c.target_space_ids.assign(targets.begin(), targets.end());
   c.released_space_ids.assign(released.begin(), released.end());
   pqxx::result restore = Pq(tx).exec_params(
@@ -114,8 +114,8 @@ absl::Status ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
   c.restore_tag_id = restore[0]["id"].as<std::string>();
   CUB_ASSIGN_OR_RETURN(auto restored, MarkedSpaces(tx, c.restore_tag_id, c.in_scope_space_ids));
   c.restored_space_ids.assign(restored.begin(), restored.end());
-  auto rereleased = SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
-                                    {restored.begin(), restored.end()}, false);
+  CUB_ASSIGN_OR_RETURN(auto rereleased, SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
+                                                        {restored.begin(), restored.end()}, false));
   c.restore_released_space_ids.assign(rereleased.begin(), rereleased.end());
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/store/errors.h"
+#include "lib/store/pq.h"
 #include "lib/util/sha256.h"
 
 namespace cub::store {
@@ -18,8 +19,9 @@ constexpr int64_t kMigrationLockKey = 0x63756221;  // "cub!"
 
 absl::StatusOr<std::vector<std::string>> ApplyMigrations(
     const std::string& url, const std::vector<EmbeddedMigration>& migrations) {
-  std::vector<std::string> applied;
-  try {
+  return Guard([&]() -> absl::StatusOr<std::vector<std::string>> {
+    std::vector<std::string> applied;
+    // The session's advisory lock goes with the connection, should a statement throw.
     pqxx::connection conn(url);
     {
       pqxx::nontransaction nt(conn);
@@ -37,10 +39,11 @@ absl::StatusOr<std::vector<std::string>> ApplyMigrations(
       pqxx::result r =
           tx.exec_params("SELECT checksum FROM schema_migrations WHERE version = $1", m.name);
       if (!r.empty()) {
-        if (r[0][0].as<std::string>() != checksum) {
+        const std::string recorded = r[0]["checksum"].as<std::string>();
+        if (recorded != checksum) {
           failure = absl::FailedPreconditionError(absl::StrCat(
               "migration ", m.name, " was changed after it was applied (applied checksum ",
-              r[0][0].as<std::string>(), ", embedded ", checksum,
+              recorded, ", embedded ", checksum,
               "); add a new migration instead of editing an applied one"));
           break;
         }
@@ -55,24 +58,23 @@ absl::StatusOr<std::vector<std::string>> ApplyMigrations(
     pqxx::nontransaction nt(conn);
     nt.exec_params("SELECT pg_advisory_unlock($1)", kMigrationLockKey);
     if (!failure.ok()) return failure;
-  } catch (const std::exception& e) {
-    return StatusFromException(e);
-  }
-  return applied;
+    return applied;
+  });
 }
 
 absl::Status CheckSchemaCurrent(const std::string& url,
                                 const std::vector<EmbeddedMigration>& migrations) {
-  try {
+  return Guard([&]() -> absl::Status {
     pqxx::connection conn(url);
     pqxx::nontransaction tx(conn);
     std::map<std::string, std::string> applied;
-    if (!tx.exec("SELECT to_regclass('schema_migrations') IS NOT NULL")[0][0].as<bool>()) {
+    if (!tx.exec1("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")["present"]
+             .as<bool>()) {
       return absl::FailedPreconditionError(
           "the database has no cub schema yet: run cubd migrate --database-url OWNER_URL first");
     }
     for (const auto& row : tx.exec("SELECT version, checksum FROM schema_migrations")) {
-      applied[row[0].as<std::string>()] = row[1].as<std::string>();
+      applied[row["version"].as<std::string>()] = row["checksum"].as<std::string>();
     }
     std::vector<std::string> pending;
     for (const auto& m : migrations) {
@@ -91,9 +93,7 @@ absl::Status CheckSchemaCurrent(const std::string& url,
                        ": run cubd migrate --database-url OWNER_URL (as the owner role) first"));
     }
     return absl::OkStatus();
-  } catch (const std::exception& e) {
-    return StatusFromException(e);
-  }
+  });
 }
 
 }  // namespace cub::store

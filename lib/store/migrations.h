@@ -5,6 +5,10 @@
 // session-level advisory lock, so several cubd processes starting at once apply each
 // migration exactly once; a migration whose text changed after it was applied is refused
 // (FAILED_PRECONDITION naming it) rather than silently skipped.
+//
+// Each function opens its own connection. None throws: a database error (a migration's failing
+// statement, a database that cannot be reached: UNAVAILABLE) comes back as the Status
+// lib/store/errors.h maps it to.
 #ifndef CUB_LIB_STORE_MIGRATIONS_H_
 #define CUB_LIB_STORE_MIGRATIONS_H_
 

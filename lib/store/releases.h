@@ -18,20 +18,29 @@
 
 namespace cub::store {
 
+// Every function here returns a Status and never throws: a database error comes back as the
+// Status lib/store/errors.h maps it to.
+
 struct NewTarget {
   std::string space_id;
   std::string slug;
   std::string provider;
   std::map<std::string, std::string> params;
 };
-v1::Target InsertTarget(Tx& tx, const NewTarget& t);
-std::optional<v1::Target> FindTarget(Tx& tx, const std::string& space_id,
-                                     const std::string& slug_or_id);
-std::optional<v1::Target> FindTargetByID(Tx& tx, const std::string& id);
-std::vector<v1::Target> ListTargets(Tx& tx, const std::string& space_id);
-v1::Target UpdateTargetParams(Tx& tx, const std::string& id,
-                              const std::map<std::string, std::string>& params);
-// FAILED_PRECONDITION naming the Spaces that release to it.
+// The Target as stored. ALREADY_EXISTS when the Space has a Target of that slug.
+absl::StatusOr<v1::Target> InsertTarget(Tx& tx, const NewTarget& t);
+// The Space's Target of that slug or ID; nullopt when it has none.
+absl::StatusOr<std::optional<v1::Target>> FindTarget(Tx& tx, const std::string& space_id,
+                                                     const std::string& slug_or_id);
+// nullopt when no Target has that ID.
+absl::StatusOr<std::optional<v1::Target>> FindTargetByID(Tx& tx, const std::string& id);
+// By slug.
+absl::StatusOr<std::vector<v1::Target>> ListTargets(Tx& tx, const std::string& space_id);
+// Merges `params` into the Target's (an empty value removes the key) and returns the Target
+// as stored; NOT_FOUND when no Target has that ID.
+absl::StatusOr<v1::Target> UpdateTargetParams(Tx& tx, const std::string& id,
+                                              const std::map<std::string, std::string>& params);
+// FAILED_PRECONDITION naming the Spaces that release to it, or when Releases keep it.
 absl::Status DeleteTarget(Tx& tx, const v1::Target& t);
 
 struct NewRelease {
@@ -53,52 +62,90 @@ struct NewRelease {
 };
 // Locks the Target's row (publishes to one Target take turns until the transaction ends) and
 // returns its next ReleaseNum.
-int64_t LockNextReleaseNum(Tx& tx, const std::string& target_id);
+absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& target_id);
 // Writes the Release, complete with its signed records (the row is append-only: see
 // migrations/0012), and its Units, moves each Unit's LastReleasedRevisionNum, supersedes the
 // Space's current deployment and opens a new one. Call under LockNextReleaseNum. Returns the
-// Release's ID.
-std::string InsertRelease(Tx& tx, const NewRelease& r);
-// Records where the Target put it (once: a second delivery of one Release is refused).
-void SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
-                        const std::string& commit);
+// Release's ID; ALREADY_EXISTS when the Target has a Release of that number.
+absl::StatusOr<std::string> InsertRelease(Tx& tx, const NewRelease& r);
+// Records where the Target put it, once: a second delivery of one Release is refused by the
+// database (FAILED_PRECONDITION); so is a Release ID that names none (a database error).
+absl::Status SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
+                                const std::string& commit);
 
-std::optional<v1::Release> FindRelease(Tx& tx, const std::string& space_id, int64_t release_num);
-std::optional<v1::Release> FindReleaseByDigest(Tx& tx, const std::string& space_id,
-                                               const std::string& bundle_digest);
-std::optional<v1::Release> FindReleaseByID(Tx& tx, const std::string& release_id);
+// The Space's Release of that number (the newest, should a deleted Space's and a new one's
+// share its ID); nullopt when there is none.
+absl::StatusOr<std::optional<v1::Release>> FindRelease(Tx& tx, const std::string& space_id,
+                                                       int64_t release_num);
+// The Space's newest Release of that bundle digest; nullopt when there is none.
+absl::StatusOr<std::optional<v1::Release>> FindReleaseByDigest(Tx& tx, const std::string& space_id,
+                                                               const std::string& bundle_digest);
+// nullopt when no Release has that ID.
+absl::StatusOr<std::optional<v1::Release>> FindReleaseByID(Tx& tx, const std::string& release_id);
 // Newest first.
-std::vector<v1::Release> ListReleases(Tx& tx, const std::string& space_id);
+absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id);
 // The deleted Spaces whose Releases are kept and carry `slug_or_id` as their Space's ID or
 // slug: (ID, slug) pairs, by ID.
-std::vector<std::pair<std::string, std::string>> DeletedSpacesWithReleases(
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> DeletedSpacesWithReleases(
     Tx& tx, const std::string& slug_or_id);
 
-// The data of every revision a Release bundled, keyed by Unit slug, in one query.
-std::map<std::string, std::string> ReleaseData(Tx& tx, const std::string& release_id);
+// The data of every revision a Release bundled, keyed by Unit slug, in one query. A revision
+// that is gone is missing from the map.
+absl::StatusOr<std::map<std::string, std::string>> ReleaseData(Tx& tx,
+                                                               const std::string& release_id);
 
+// A live status report, as cub release set-status sends it.
 struct StatusReport {
   std::string sync, health, operation, message;
 };
-// Writes the live status and keeps the deployment history in step: the first Healthy report
-// of the current deployment stamps healthy_at (returning true then, so the caller can sign the
-// record); Degraded ends it; Healthy after Degraded opens a new entry.
-bool SetReleaseStatus(Tx& tx, const v1::Release& release, const StatusReport& s);
-void SetDeploymentRecord(Tx& tx, const std::string& release_id, const std::string& record);
+// Writes the Release's live status (and its time) through cub_set_release_status, which
+// refuses a value it does not know (INVALID_ARGUMENT) and an ID that names no Release (a
+// database error). Only the live status: what the report
+// does to the deployment history is for the caller to decide (lib/ops/release_status_rules.h)
+// and write with the functions below.
+absl::Status SetReleaseStatus(Tx& tx, const std::string& release_id, const StatusReport& s);
+
+// What a Space's deployment history holds for one of its Releases: the facts the release
+// status rules decide on.
+struct DeploymentFacts {
+  // The Release's newest deployment entry in its Space; empty when it has none.
+  std::string entry_id;
+  // That entry is the Space's current deployment (it has not ended).
+  bool entry_open = false;
+  // That entry has its healthy time.
+  bool entry_healthy = false;
+  // The Space has a current deployment, this Release's or another's.
+  bool space_open = false;
+  // An entry of another Release began after that entry (a newer publish, possibly ended).
+  bool newer_release = false;
+};
+absl::StatusOr<DeploymentFacts> ReadDeploymentFacts(Tx& tx, const v1::Release& release);
+// Ends the deployment entry now, for `reason` ("Degraded"). The database refuses to end an
+// entry twice (FAILED_PRECONDITION).
+absl::Status EndDeployment(Tx& tx, const std::string& deployment_id, const std::string& reason);
+// Stamps the entry's healthy time now (once: FAILED_PRECONDITION for a second time).
+absl::Status MarkDeploymentHealthy(Tx& tx, const std::string& deployment_id);
+// Opens a new current deployment entry of the Release in its Space, healthy now.
+absl::Status OpenHealthyDeployment(Tx& tx, const v1::Release& release);
+// Writes the signed record onto the Release's newest deployment entry (once).
+absl::Status SetDeploymentRecord(Tx& tx, const std::string& release_id, const std::string& record);
 // The 16 most recent deployments, newest first.
-std::vector<v1::Deployment> DeploymentHistory(Tx& tx, const std::string& space_id);
+absl::StatusOr<std::vector<v1::Deployment>> DeploymentHistory(Tx& tx, const std::string& space_id);
 
 // For the gates: among `space_ids`, the Spaces whose Release carries the change, i.e. bundles,
 // for every Unit the change changed there (start and publish marks differ), at least the
 // revision the publish Tag marks. `latest_only` looks at each Space's latest Release only, and
 // also requires its live status to be Synced and Healthy with no operation Running or Failed.
-std::set<std::string> SpacesReleasing(Tx& tx, const std::string& start_tag_id,
-                                      const std::string& publish_tag_id,
-                                      const std::vector<std::string>& space_ids, bool latest_only);
+absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string& start_tag_id,
+                                                      const std::string& publish_tag_id,
+                                                      const std::vector<std::string>& space_ids,
+                                                      bool latest_only);
 // Whether a Release of the ChangeOrder has been published in the Space.
-bool ChangeOrderReleasedIn(Tx& tx, const std::string& space_id, const std::string& co_id);
+absl::StatusOr<bool> ChangeOrderReleasedIn(Tx& tx, const std::string& space_id,
+                                           const std::string& co_id);
 // Among `space_ids`, those with a release Target.
-std::set<std::string> SpacesWithTarget(Tx& tx, const std::vector<std::string>& space_ids);
+absl::StatusOr<std::set<std::string>> SpacesWithTarget(Tx& tx,
+                                                       const std::vector<std::string>& space_ids);
 
 }  // namespace cub::store
 

@@ -6,7 +6,9 @@
 // records, changes a Release only through the state functions, and owns nothing, so it can
 // neither run DDL nor drop or disable the triggers that keep the records append-only.
 //
-// Each function opens its own connection to `url`; thread-safe.
+// Each function opens its own connection to `url`; thread-safe. None throws: a database error
+// (one reaching the database included: UNAVAILABLE) comes back as the Status
+// lib/store/errors.h maps it to.
 #ifndef CUB_LIB_STORE_ROLES_H_
 #define CUB_LIB_STORE_ROLES_H_
 
