@@ -56,11 +56,12 @@ SpacedRef SplitRef(const std::string& ref, const std::string& default_space) {
 absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const std::string& ref,
                                        Access access) {
   if (ref.empty()) return absl::InvalidArgumentError("a space is required (--space)");
-  auto space = store::FindSpace(tx, ref);
+  CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, ref));
   if (!space) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
   if (p.admin) return *space;
   std::vector<Role> roles;
-  for (const auto& name : store::RolesOn(tx, space->space_id(), ToCaller(p))) {
+  CUB_ASSIGN_OR_RETURN(auto names, store::RolesOn(tx, space->space_id(), ToCaller(p)));
+  for (const auto& name : names) {
     Role r;
     if (ParseRole(name, &r)) roles.push_back(r);
   }

@@ -12,8 +12,9 @@ namespace cub::ops {
 namespace {
 
 std::string QualifiedName(store::Tx& tx, const v1::ChangeSet& c) {
+  // A name for messages: when the Space cannot be read, its ID names it.
   auto space = store::FindSpace(tx, c.space_id());
-  return absl::StrCat(space ? space->slug() : c.space_id(), "/", c.slug());
+  return absl::StrCat(space.ok() && *space ? (*space)->slug() : c.space_id(), "/", c.slug());
 }
 
 }  // namespace

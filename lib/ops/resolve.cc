@@ -192,7 +192,7 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
   const v1::Link& first = group.front();
   auto space_it = spaces->find(first.space_id());
   if (space_it == spaces->end()) {
-    auto space = store::FindSpace(tx, first.space_id());
+    CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, first.space_id()));
     if (!space) return absl::InternalError("space of an AutoUpdate link vanished");
     space_it = spaces->emplace(first.space_id(), *space).first;
   }

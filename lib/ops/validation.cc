@@ -47,7 +47,7 @@ absl::Status RunValidators(store::Tx& tx, const v1::Space& space, const std::str
   rev->validation_errors.clear();
   for (const auto& ref : space.validating_invocations()) {
     auto slash = ref.find('/');
-    auto inv_space = store::FindSpace(tx, ref.substr(0, slash));
+    CUB_ASSIGN_OR_RETURN(auto inv_space, store::FindSpace(tx, ref.substr(0, slash)));
     auto inv = inv_space ? store::FindInvocation(tx, inv_space->space_id(), ref.substr(slash + 1))
                          : std::nullopt;
     if (!inv) {

@@ -42,7 +42,8 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
   v1::CreateVariantResponse out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto upstream, ResolveSpace(tx, p, req.upstream_space(), Access::kRead));
-    if (store::FindSpace(tx, req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto taken, store::FindSpace(tx, req.slug()));
+    if (taken) {
       return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
     }
     store::NewSpace ns;
