@@ -80,7 +80,7 @@ absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const 
 absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space,
                                      const std::string& ref) {
   if (ref.empty()) return absl::InvalidArgumentError("a unit is required");
-  auto unit = store::FindUnit(tx, space.space_id(), ref);
+  CUB_ASSIGN_OR_RETURN(auto unit, store::FindUnit(tx, space.space_id(), ref));
   if (!unit) {
     return absl::NotFoundError(
         absl::StrCat("unit '", ref, "' not found in space '", space.slug(), "'"));

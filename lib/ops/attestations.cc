@@ -204,7 +204,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
           }
           return num.status();
         }
-        auto rev = store::FindRevision(tx, unit.unit_id(), *num);
+        CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), *num));
         if (!rev) return absl::InternalError("revision vanished");
         v1::AttestedRevision r;
         r.set_unit_id(unit.unit_id());

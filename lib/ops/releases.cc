@@ -65,7 +65,7 @@ std::string BundleDigest(std::vector<targets::BundleFile> files) {
 }
 
 absl::Status AddUnit(store::Tx& tx, const v1::Unit& unit, int64_t num, Bundle& b) {
-  auto rev = store::FindRevision(tx, unit.unit_id(), num);
+  CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
   if (!rev) return absl::InternalError("bundled revision missing");
   if (rev->validation_errors_size() > 0) {
     return absl::FailedPreconditionError(absl::StrCat(

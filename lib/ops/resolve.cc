@@ -48,7 +48,7 @@ class UpstreamDocs {
   absl::StatusOr<const std::vector<Node>*> Get(store::Tx& tx, const v1::Unit& unit, int64_t num) {
     auto key = std::make_pair(unit.unit_id(), num);
     if (auto it = docs_.find(key); it != docs_.end()) return &it->second;
-    auto rev = store::FindRevision(tx, unit.unit_id(), num);
+    CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
     if (!rev) {
       return absl::NotFoundError(
           absl::StrCat("revision ", num, " of unit '", UnitName(unit), "' not found"));
@@ -112,7 +112,8 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
   }
   std::vector<Node> docs;
   if (unit.head_revision_num() > 0) {
-    auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+    CUB_ASSIGN_OR_RETURN(auto head,
+                         store::FindRevision(tx, unit.unit_id(), unit.head_revision_num()));
     if (!head) return absl::InternalError("head revision missing");
     auto parsed = config::ParseYaml(head->data());
     if (!parsed.ok()) {
@@ -127,7 +128,7 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
   std::optional<std::pair<std::string, int64_t>> source;  // first upstream that changed data
   for (const v1::Link& link : selected) {
     const std::string context = absl::StrCat("link '", link.slug(), "': ");
-    auto upstream = store::FindUnit(tx, link.to_space_id(), link.to_unit_id());
+    CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (!upstream) return absl::InternalError(absl::StrCat(context, "upstream unit vanished"));
     if (opts.reader != nullptr) {
       auto readable = ResolveSpace(tx, *opts.reader, link.to_space_id(), Access::kRead);
@@ -198,8 +199,8 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
   }
   const v1::Space& space = space_it->second;
   // The Unit's own writers queue here too, as UpdateUnit's do.
-  store::LockUnit(tx, first.from_unit_id());
-  auto unit = store::FindUnit(tx, space.space_id(), first.from_unit_id());
+  CUB_RETURN_IF_ERROR(store::LockUnit(tx, first.from_unit_id()));
+  CUB_ASSIGN_OR_RETURN(auto unit, store::FindUnit(tx, space.space_id(), first.from_unit_id()));
   if (!unit) return absl::InternalError("unit of an AutoUpdate link vanished");
   if (!unit->change_set_id().empty()) return false;  // held by its ChangeSet: see resolve.h
 
@@ -214,7 +215,7 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
     CUB_ASSIGN_OR_RETURN(auto rev, ResolveInto(tx, space, *unit, resolved, opts, p.user_id, cache));
     if (rev.has_value()) {
       wrote = true;
-      unit = store::FindUnit(tx, space.space_id(), unit->unit_id());
+      CUB_ASSIGN_OR_RETURN(unit, store::FindUnit(tx, space.space_id(), unit->unit_id()));
     }
   }
   for (const v1::Link& link : group) {
@@ -232,13 +233,13 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
     }
     // Upgrade moves the cursor of the Link it found; this is the Link that asked, whatever
     // other Links the Unit merges through.
-    auto upstream = store::FindUnit(tx, link.to_space_id(), link.to_unit_id());
+    CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (upstream && upstream->head_revision_num() > link.upstream_revision_num()) {
       store::SetLinkCursor(tx, link.link_id(), upstream->head_revision_num());
     }
     if (out.revisions_size() > 0) {
       wrote = true;
-      unit = store::FindUnit(tx, space.space_id(), unit->unit_id());
+      CUB_ASSIGN_OR_RETURN(unit, store::FindUnit(tx, space.space_id(), unit->unit_id()));
     }
   }
   return wrote;
@@ -337,7 +338,7 @@ absl::StatusOr<std::vector<std::string>> LinkHeldPaths(
   for (const v1::Link& link : store::LinksFrom(tx, unit.unit_id(), "TransformPaths")) {
     if (!link.protect() || link.upstream_revision_num() == 0) continue;
     const std::string context = absl::StrCat("protect link '", link.slug(), "': ");
-    auto upstream = store::FindUnit(tx, link.to_space_id(), link.to_unit_id());
+    CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (!upstream) return absl::InternalError(absl::StrCat(context, "upstream unit vanished"));
     auto docs = cache.Get(tx, *upstream, link.upstream_revision_num());
     if (!docs.ok()) return WithContext(docs.status(), context);
