@@ -38,8 +38,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
                        "' has not been aborted: abort it first with cub changeorder"
                        " update --aborted-reason REASON"));
     }
-    std::optional<v1::Tag> restore_tag =
-        store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug));
+    CUB_ASSIGN_OR_RETURN(std::optional<v1::Tag> restore_tag,
+                         store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug)));
     if (!restore_tag && !req.dry_run()) {
       CUB_ASSIGN_OR_RETURN(
           auto made, store::InsertTag(tx, store::NewTag{rco.base.space_id(),

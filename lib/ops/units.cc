@@ -293,9 +293,10 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
         absl::StrCat("the release tag of change order '", ref,
                      "' is placed by promotion; pass --move to move it"));
   }
-  auto publish = store::FindTag(tx, rco.base.space_id(), rco.co.publish_tag_id);
-  auto current = store::FindMark(tx, rco.co.publish_tag_id, unit.unit_id());
-  auto landed = store::FindMark(tx, rco.co.end_tag_id, unit.unit_id());
+  CUB_ASSIGN_OR_RETURN(auto publish,
+                       store::FindTag(tx, rco.base.space_id(), rco.co.publish_tag_id));
+  CUB_ASSIGN_OR_RETURN(auto current, store::FindMark(tx, rco.co.publish_tag_id, unit.unit_id()));
+  CUB_ASSIGN_OR_RETURN(auto landed, store::FindMark(tx, rco.co.end_tag_id, unit.unit_id()));
   if (!publish || !current || !landed) {
     return absl::FailedPreconditionError(absl::StrCat("unit '", unit.slug(),
                                                       "' has not taken change order '", ref,
@@ -340,7 +341,7 @@ absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& 
       tag_space = other;
       tag_slug = req.tag().substr(slash + 1);
     }
-    auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
+    CUB_ASSIGN_OR_RETURN(auto tag, store::FindTag(tx, tag_space.space_id(), tag_slug));
     if (!tag) {
       return absl::NotFoundError(
           absl::StrCat("tag '", tag_slug, "' not found in space '", tag_space.slug(), "'"));
@@ -359,7 +360,8 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
   v1::Tag out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (auto existing = store::FindTag(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindTag(tx, space.space_id(), req.slug()));
+    if (existing) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(
             absl::StrCat("tag '", req.slug(), "' already exists in space '", space.slug(), "'"));
@@ -382,13 +384,14 @@ absl::StatusOr<v1::TagWithMarks> GetTag(store::ConnectionPool& db, const Princip
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::TagWithMarks> {
     v1::TagWithMarks out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    auto tag = store::FindTag(tx, space.space_id(), req.tag());
+    CUB_ASSIGN_OR_RETURN(auto tag, store::FindTag(tx, space.space_id(), req.tag()));
     if (!tag) {
       return absl::NotFoundError(
           absl::StrCat("tag '", req.tag(), "' not found in space '", space.slug(), "'"));
     }
     *out.mutable_tag() = *tag;
-    for (auto& m : store::ListTagMarks(tx, tag->tag_id())) *out.add_marks() = std::move(m);
+    CUB_ASSIGN_OR_RETURN(auto marks, store::ListTagMarks(tx, tag->tag_id()));
+    for (auto& m : marks) *out.add_marks() = std::move(m);
     return out;
   });
 }
