@@ -103,7 +103,7 @@ absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p, con
         absl::StrCat("filter '", ref, "': name its space as SPACE/FILTER"));
   }
   CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, space_ref, Access::kRead));
-  auto filter = store::FindFilter(tx, space.space_id(), name);
+  CUB_ASSIGN_OR_RETURN(auto filter, store::FindFilter(tx, space.space_id(), name));
   if (!filter) {
     return absl::NotFoundError(
         absl::StrCat("filter '", name, "' not found in space '", space.slug(), "'"));

@@ -161,7 +161,7 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
     if (end != link.upstream_revision_num()) cursors.emplace_back(link.link_id(), end);
     resolved.push_back(absl::StrCat(link.slug(), " from ", UnitName(*upstream), " revision ", end));
   }
-  store::SetLinkCursors(tx, cursors);
+  CUB_RETURN_IF_ERROR(store::SetLinkCursors(tx, cursors));
 
   std::string hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(docs)));
   if (hash == unit.data_hash() && unit.head_revision_num() > 0) return std::nullopt;
@@ -235,7 +235,7 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
     // other Links the Unit merges through.
     CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (upstream && upstream->head_revision_num() > link.upstream_revision_num()) {
-      store::SetLinkCursor(tx, link.link_id(), upstream->head_revision_num());
+      CUB_RETURN_IF_ERROR(store::SetLinkCursor(tx, link.link_id(), upstream->head_revision_num()));
     }
     if (out.revisions_size() > 0) {
       wrote = true;
@@ -295,7 +295,8 @@ absl::Status FollowAutoUpdates(store::Tx& tx, const Principal& p,
   // How each Unit written here was reached ("a -> b -> c"), for the message about a cycle.
   std::map<std::string, std::string> trail;
   for (int depth = 0; !written_unit_ids.empty(); ++depth) {
-    std::vector<v1::Link> found = store::AutoUpdateLinksTo(tx, written_unit_ids);
+    CUB_ASSIGN_OR_RETURN(std::vector<v1::Link> found,
+                         store::AutoUpdateLinksTo(tx, written_unit_ids));
     if (found.empty()) return absl::OkStatus();
     if (depth >= kMaxAutoUpdateDepth) {
       const v1::Link& l = found.front();
@@ -335,7 +336,8 @@ absl::StatusOr<std::vector<std::string>> LinkHeldPaths(
     store::Tx& tx, const v1::Unit& unit, const std::vector<const std::vector<Node>*>& states) {
   std::set<std::string> held;
   UpstreamDocs cache;
-  for (const v1::Link& link : store::LinksFrom(tx, unit.unit_id(), "TransformPaths")) {
+  CUB_ASSIGN_OR_RETURN(auto transforms, store::LinksFrom(tx, unit.unit_id(), "TransformPaths"));
+  for (const v1::Link& link : transforms) {
     if (!link.protect() || link.upstream_revision_num() == 0) continue;
     const std::string context = absl::StrCat("protect link '", link.slug(), "': ");
     CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));

@@ -31,8 +31,11 @@ absl::StatusOr<UpgradeSource> FindSource(store::Tx& tx, const Principal& p, cons
                                          const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
   UpgradeSource src;
   // The clone lineage first; a Unit that was not cloned merges over its MergeUnits Link.
-  std::vector<v1::Link> links = store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit");
-  if (links.empty()) links = store::LinksFrom(tx, unit.unit_id(), "MergeUnits");
+  CUB_ASSIGN_OR_RETURN(std::vector<v1::Link> links,
+                       store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit"));
+  if (links.empty()) {
+    CUB_ASSIGN_OR_RETURN(links, store::LinksFrom(tx, unit.unit_id(), "MergeUnits"));
+  }
   std::string space_ref, unit_ref;
   if (req.merge_source().empty()) {
     if (links.size() != 1) {
@@ -177,7 +180,7 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
   }
   if (out->revisions_size() == 0) out->set_unchanged(true);
   if (src.link && end > src.link->upstream_revision_num()) {
-    store::SetLinkCursor(tx, src.link->link_id(), end);
+    CUB_RETURN_IF_ERROR(store::SetLinkCursor(tx, src.link->link_id(), end));
   }
   return absl::OkStatus();
 }
