@@ -111,7 +111,7 @@ absl::StatusOr<std::optional<v1::Link>> FindLink(Tx& tx, const std::string& spac
     std::string p = q.Param(ref);
     q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid AND (l.slug = ", p,
                           " OR l.id::text = ", p, ")"));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return LinkFromRow(r[0]);
   });
@@ -125,7 +125,7 @@ absl::StatusOr<std::optional<v1::Link>> FindLinkBetween(Tx& tx, const std::strin
     q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
                           "::uuid AND l.to_unit_id = ", q.Param(to_unit_id),
                           "::uuid AND l.update_type = ", q.Param(update_type)));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return LinkFromRow(r[0]);
   });
@@ -137,7 +137,8 @@ absl::StatusOr<std::vector<v1::Link>> LinksFrom(Tx& tx, const std::string& from_
     Query q(kLinkSelect);
     q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
                           "::uuid AND l.update_type = ", q.Param(update_type), " ORDER BY l.slug"));
-    return LinksFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
   });
 }
 
@@ -176,7 +177,8 @@ absl::StatusOr<std::vector<v1::Link>> ResolvedLinksFrom(Tx& tx, const std::strin
                           "::uuid AND l.update_type IN ('TransformPaths', 'Insert', 'Upsert')"));
     CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
     q.Append(" ORDER BY l.slug");
-    return LinksFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
   });
 }
 
@@ -188,7 +190,8 @@ absl::StatusOr<std::vector<v1::Link>> AutoUpdateLinksTo(
     q.Append(absl::StrCat(" AND l.auto_update AND l.to_unit_id = ANY(",
                           q.Param(TextArrayLiteral(to_unit_ids)),
                           "::uuid[]) ORDER BY l.from_unit_id, l.slug"));
-    return LinksFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
   });
 }
 
@@ -203,7 +206,8 @@ absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
     AndVisible(q, caller, "l.space_id");
     CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
     q.Append(" ORDER BY l.slug");
-    return LinksFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
   });
 }
 
@@ -226,7 +230,7 @@ absl::StatusOr<std::optional<v1::Filter>> FindFilter(Tx& tx, const std::string& 
     std::string p = q.Param(ref);
     q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid AND (f.slug = ", p,
                           " OR f.id::text = ", p, ")"));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return FilterFromRow(r[0]);
   });
@@ -240,7 +244,8 @@ absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& s
     CUB_RETURN_IF_ERROR(q.AndWhere(where, FilterSchema()));
     q.Append(" ORDER BY f.slug");
     std::vector<v1::Filter> out;
-    for (const auto& row : q.Exec(tx)) out.push_back(FilterFromRow(row));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    for (const auto& row : r) out.push_back(FilterFromRow(row));
     return out;
   });
 }

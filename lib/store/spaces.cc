@@ -74,7 +74,7 @@ absl::StatusOr<std::optional<v1::Space>> FindSpace(Tx& tx, const std::string& re
     Query q(kSpaceSelect);
     std::string p = q.Param(ref);
     q.Append(absl::StrCat(" AND (s.slug = ", p, " OR s.id::text = ", p, ")"));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return SpaceFromRow(r[0]);
   });
@@ -89,7 +89,8 @@ absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
     CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
     CUB_RETURN_IF_ERROR(q.AndWhere(filter_where, SpaceSchema()));
     q.Append(" ORDER BY s.slug");
-    return SpacesFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return SpacesFromResult(r);
   });
 }
 
@@ -100,7 +101,8 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std
     q.Append(absl::StrCat(" AND s.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
     CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
     q.Append(" ORDER BY s.slug");
-    return SpacesFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return SpacesFromResult(r);
   });
 }
 
@@ -134,7 +136,8 @@ absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const
           absl::StrCat(" AND version = ", q.Param(std::to_string(c.expected_version)), "::bigint"));
     }
     q.Append(" RETURNING id");
-    if (q.Exec(tx).empty()) {
+    CUB_ASSIGN_OR_RETURN(pqxx::result updated, q.Run(tx));
+    if (updated.empty()) {
       return absl::AbortedError(absl::StrCat("space was changed by someone else (expected version ",
                                              c.expected_version, ")"));
     }

@@ -52,7 +52,7 @@ absl::StatusOr<std::optional<v1::Tag>> FindTag(Tx& tx, const std::string& space_
     std::string p = q.Param(ref);
     q.Append(absl::StrCat(" AND t.space_id = ", q.Param(space_id), "::uuid AND (t.slug = ", p,
                           " OR t.id::text = ", p, ")"));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return TagFromRow(r[0]);
   });
@@ -66,7 +66,8 @@ absl::StatusOr<std::vector<v1::Tag>> ListTags(Tx& tx, const std::string& space_i
     CUB_RETURN_IF_ERROR(q.AndWhere(where, TagSchema()));
     q.Append(" ORDER BY t.slug");
     std::vector<v1::Tag> out;
-    for (const auto& row : q.Exec(tx)) out.push_back(TagFromRow(row));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    for (const auto& row : r) out.push_back(TagFromRow(row));
     return out;
   });
 }

@@ -164,7 +164,7 @@ absl::StatusOr<std::optional<v1::Unit>> FindUnit(Tx& tx, const std::string& spac
     std::string p = q.Param(ref);
     q.Append(absl::StrCat(" AND u.space_id = ", q.Param(space_id), "::uuid AND (u.slug = ", p,
                           " OR u.id::text = ", p, ")"));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return UnitFromRow(r[0]);
   });
@@ -182,7 +182,7 @@ absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller, co
     CUB_RETURN_IF_ERROR(q.AndWhere(uq.where_space, SpaceSchema()));
     q.Append(" ORDER BY s.slug, u.slug");
     std::vector<v1::Unit> out;
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     out.reserve(r.size());
     for (const auto& row : r) out.push_back(UnitFromRow(row));
     return out;
@@ -200,7 +200,7 @@ absl::Status UpdateUnitMetadata(Tx& tx, const std::string& unit_id, const UnitCh
       q.Append(absl::StrCat(", annotations = ", MergeMapExpr(q, "annotations", c.annotations)));
     }
     q.Append(absl::StrCat(" WHERE id = ", q.Param(unit_id), "::uuid"));
-    q.Exec(tx);
+    CUB_RETURN_IF_ERROR(q.Run(tx));
     return absl::OkStatus();
   });
 }
@@ -230,7 +230,7 @@ absl::StatusOr<std::optional<v1::Revision>> FindRevision(Tx& tx, const std::stri
     Query q(kRevisionSelect);
     q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id), "::uuid AND r.revision_num = ",
                           q.Param(std::to_string(num)), "::bigint"));
-    pqxx::result r = q.Exec(tx);
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return RevisionFromRow(r[0]);
   });
@@ -244,7 +244,8 @@ absl::StatusOr<std::vector<v1::Revision>> RevisionRange(Tx& tx, const std::strin
                           "::uuid AND r.revision_num BETWEEN ", q.Param(std::to_string(first)),
                           "::bigint AND ", q.Param(std::to_string(last)),
                           "::bigint ORDER BY r.revision_num"));
-    return RevisionsFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return RevisionsFromResult(r);
   });
 }
 
@@ -268,7 +269,8 @@ absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::strin
     q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id), "::uuid"));
     CUB_RETURN_IF_ERROR(q.AndWhere(where, RevisionSchema()));
     q.Append(" ORDER BY r.revision_num");
-    return RevisionsFromResult(q.Exec(tx));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return RevisionsFromResult(r);
   });
 }
 

@@ -12,6 +12,7 @@
 #include "lib/store/links.h"
 #include "lib/store/migrations.h"
 #include "lib/store/spaces.h"
+#include "lib/store/sql.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 
@@ -150,6 +151,32 @@ TEST_CASE("a value the column's type refuses is INVALID_ARGUMENT, also from a lo
              &returned);
   CHECK(returned);
   CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Query::Run returns the rows, or the failing statement's status") {
+  Fixture f;
+  bool returned = false;
+  absl::Status s = f.Call(
+      [&](store::Tx& tx) {
+        store::Query q("SELECT ");
+        q.Append(q.Param("not-a-uuid") + "::uuid AS id");
+        return q.Run(tx).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+
+  int one = 0;
+  REQUIRE(f.Call(
+               [&](store::Tx& tx) -> absl::Status {
+                 auto r = store::Query("SELECT 1 AS one").Run(tx);
+                 if (!r.ok()) return r.status();
+                 one = (*r)[0]["one"].as<int>();
+                 return absl::OkStatus();
+               },
+               &returned)
+              .ok());
+  CHECK(one == 1);
 }
 
 TEST_CASE("what the store wrote reads back field by field") {
