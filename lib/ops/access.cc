@@ -56,11 +56,12 @@ SpacedRef SplitRef(const std::string& ref, const std::string& default_space) {
 absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const std::string& ref,
                                        Access access) {
   if (ref.empty()) return absl::InvalidArgumentError("a space is required (--space)");
-  auto space = store::FindSpace(tx, ref);
+  CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, ref));
   if (!space) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
   if (p.admin) return *space;
   std::vector<Role> roles;
-  for (const auto& name : store::RolesOn(tx, space->space_id(), ToCaller(p))) {
+  CUB_ASSIGN_OR_RETURN(auto names, store::RolesOn(tx, space->space_id(), ToCaller(p)));
+  for (const auto& name : names) {
     Role r;
     if (ParseRole(name, &r)) roles.push_back(r);
   }
@@ -79,7 +80,7 @@ absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const 
 absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space,
                                      const std::string& ref) {
   if (ref.empty()) return absl::InvalidArgumentError("a unit is required");
-  auto unit = store::FindUnit(tx, space.space_id(), ref);
+  CUB_ASSIGN_OR_RETURN(auto unit, store::FindUnit(tx, space.space_id(), ref));
   if (!unit) {
     return absl::NotFoundError(
         absl::StrCat("unit '", ref, "' not found in space '", space.slug(), "'"));
@@ -102,7 +103,7 @@ absl::StatusOr<std::string> ResolveFilter(store::Tx& tx, const Principal& p, con
         absl::StrCat("filter '", ref, "': name its space as SPACE/FILTER"));
   }
   CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, space_ref, Access::kRead));
-  auto filter = store::FindFilter(tx, space.space_id(), name);
+  CUB_ASSIGN_OR_RETURN(auto filter, store::FindFilter(tx, space.space_id(), name));
   if (!filter) {
     return absl::NotFoundError(
         absl::StrCat("filter '", name, "' not found in space '", space.slug(), "'"));

@@ -193,7 +193,9 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
         absl::StatusOr<int64_t> num = absl::NotFoundError(
             absl::StrCat("change order '", rco ? rco->co.slug : "", "' has not reached it"));
         if (rco && req.revision().empty()) {
-          if (auto mark = store::FindMark(tx, rco->co.publish_tag_id, unit.unit_id())) num = *mark;
+          CUB_ASSIGN_OR_RETURN(auto mark,
+                               store::FindMark(tx, rco->co.publish_tag_id, unit.unit_id()));
+          if (mark) num = *mark;
         } else {
           num = ResolveRevision(tx, p, space, unit, selector);
         }
@@ -204,7 +206,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
           }
           return num.status();
         }
-        auto rev = store::FindRevision(tx, unit.unit_id(), *num);
+        CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), *num));
         if (!rev) return absl::InternalError("revision vanished");
         v1::AttestedRevision r;
         r.set_unit_id(unit.unit_id());

@@ -223,7 +223,8 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
                                                  std::string* skipped_json) {
   std::map<std::string, int64_t> end_marks;
   if (end_tag) {
-    for (const auto& m : store::ListTagMarks(tx, end_tag->tag_id())) {
+    CUB_ASSIGN_OR_RETURN(auto marks, store::ListTagMarks(tx, end_tag->tag_id()));
+    for (const auto& m : marks) {
       end_marks[m.unit_id()] = m.revision_num();
     }
   }
@@ -333,7 +334,8 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
   }
   std::map<std::string, int64_t> end_marks;
   if (end_tag) {
-    for (const auto& m : store::ListTagMarks(tx, end_tag->tag_id())) {
+    CUB_ASSIGN_OR_RETURN(auto marks, store::ListTagMarks(tx, end_tag->tag_id()));
+    for (const auto& m : marks) {
       end_marks[m.unit_id()] = m.revision_num();
     }
   }
@@ -387,7 +389,7 @@ absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Princi
   if (ref.empty()) return std::optional<v1::Tag>();
   SpacedRef r = SplitRef(ref, base.slug());
   CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, r.space, Access::kRead));
-  auto tag = store::FindTag(tx, space.space_id(), r.name);
+  CUB_ASSIGN_OR_RETURN(auto tag, store::FindTag(tx, space.space_id(), r.name));
   if (!tag) {
     return absl::NotFoundError(
         absl::StrCat("tag '", r.name, "' not found in space '", space.slug(), "'"));
@@ -413,7 +415,8 @@ absl::StatusOr<v1::Tag> NewChangeOrderTag(store::Tx& tx, const v1::Space& base,
                                           const std::string& slug, const std::string& suffix,
                                           const std::string& what) {
   std::string name = absl::StrCat(slug, suffix);
-  if (store::FindTag(tx, base.space_id(), name)) {
+  CUB_ASSIGN_OR_RETURN(auto taken, store::FindTag(tx, base.space_id(), name));
+  if (taken) {
     return absl::AlreadyExistsError(absl::StrCat("tag '", name, "' already exists in space '",
                                                  base.slug(),
                                                  "'; a change order needs it for its own marks"));

@@ -12,8 +12,9 @@ namespace cub::ops {
 namespace {
 
 std::string QualifiedName(store::Tx& tx, const v1::ChangeSet& c) {
+  // A name for messages: when the Space cannot be read, its ID names it.
   auto space = store::FindSpace(tx, c.space_id());
-  return absl::StrCat(space ? space->slug() : c.space_id(), "/", c.slug());
+  return absl::StrCat(space.ok() && *space ? (*space)->slug() : c.space_id(), "/", c.slug());
 }
 
 }  // namespace
@@ -69,9 +70,10 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
   // Joining: the start Tag marks the state before the change (kept if the Unit was in this
   // ChangeSet before and left it).
   if (unit.head_revision_num() > 0) {
-    auto start = store::FindTag(tx, c.space_id(), c.start_tag_id());
+    CUB_ASSIGN_OR_RETURN(auto start, store::FindTag(tx, c.space_id(), c.start_tag_id()));
     if (!start) return absl::InternalError("changeset start tag missing");
-    if (!store::FindMark(tx, start->tag_id(), unit.unit_id())) {
+    CUB_ASSIGN_OR_RETURN(auto marked, store::FindMark(tx, start->tag_id(), unit.unit_id()));
+    if (!marked) {
       CUB_RETURN_IF_ERROR(store::MarkRevision(tx, *start, unit, unit.head_revision_num(), false));
     }
   }
@@ -97,7 +99,8 @@ absl::StatusOr<v1::ChangeSet> CreateChangeSet(store::ConnectionPool& db, const P
     const char* suffixes[2] = {"-start", "-end"};
     for (int i = 0; i < 2; ++i) {
       std::string slug = absl::StrCat(req.slug(), suffixes[i]);
-      if (store::FindTag(tx, space.space_id(), slug)) {
+      CUB_ASSIGN_OR_RETURN(auto taken, store::FindTag(tx, space.space_id(), slug));
+      if (taken) {
         return absl::AlreadyExistsError(
             absl::StrCat("tag '", slug, "' already exists in space '", space.slug(),
                          "'; a changeset needs its own start and end tags, so pick another name"));

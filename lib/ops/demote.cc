@@ -27,8 +27,8 @@ namespace {
 absl::StatusOr<std::optional<v1::Tag>> RestoreTag(store::Tx& tx, const ResolvedChangeOrder& rco,
                                                   bool dry_run) {
   const auto& co = rco.co;
-  std::optional<v1::Tag> restore_tag =
-      store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug));
+  CUB_ASSIGN_OR_RETURN(std::optional<v1::Tag> restore_tag,
+                       store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug)));
   if (!restore_tag && !dry_run) {
     CUB_ASSIGN_OR_RETURN(
         auto made, store::InsertTag(tx, store::NewTag{rco.base.space_id(),

@@ -51,7 +51,8 @@ absl::Status RunOnUnit(store::Tx& tx, const Principal& p, const v1::Space& space
   out->set_unit_slug(unit.slug());
   std::string data;
   if (unit.head_revision_num() > 0) {
-    auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+    CUB_ASSIGN_OR_RETURN(auto head,
+                         store::FindRevision(tx, unit.unit_id(), unit.head_revision_num()));
     if (!head) return absl::InternalError("head revision missing");
     data = head->data();
   }
@@ -310,8 +311,8 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
       if (unit.toolchain_type() != args.spec().toolchain) continue;
       if (writes) {
         // Edit the head as it is once no one else can write it, so no write is lost.
-        store::LockUnit(tx, unit.unit_id());
-        auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
+        CUB_RETURN_IF_ERROR(store::LockUnit(tx, unit.unit_id()));
+        CUB_ASSIGN_OR_RETURN(auto fresh, store::FindUnit(tx, space.space_id(), unit.unit_id()));
         if (!fresh) return absl::NotFoundError(absl::StrCat("unit '", unit.slug(), "' vanished"));
         unit = *fresh;
       }

@@ -361,7 +361,7 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   if (plan.failed()) return absl::FailedPreconditionError(plan.report.error());
   CUB_RETURN_IF_ERROR(store::WritePromotion(tx, plan.writes));
   for (const auto& r : plan.writes.revisions) {
-    auto written = store::FindRevision(tx, r.unit_id, r.num);
+    CUB_ASSIGN_OR_RETURN(auto written, store::FindRevision(tx, r.unit_id, r.num));
     if (!written) return absl::InternalError("promoted revision missing");
     *out->add_revisions() = *written;
     *out->mutable_revision() = *written;

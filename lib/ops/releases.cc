@@ -66,7 +66,7 @@ std::string BundleDigest(std::vector<targets::BundleFile> files) {
 }
 
 absl::Status AddUnit(store::Tx& tx, const v1::Unit& unit, int64_t num, Bundle& b) {
-  auto rev = store::FindRevision(tx, unit.unit_id(), num);
+  CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
   if (!rev) return absl::InternalError("bundled revision missing");
   if (rev->validation_errors_size() > 0) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -110,7 +110,8 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
   }
   std::map<std::string, int64_t> marks;
   if (!tag_id.empty()) {
-    for (const auto& m : store::ListTagMarks(tx, tag_id)) marks[m.unit_id()] = m.revision_num();
+    CUB_ASSIGN_OR_RETURN(auto tag_marks, store::ListTagMarks(tx, tag_id));
+    for (const auto& m : tag_marks) marks[m.unit_id()] = m.revision_num();
   }
   // A selector no Unit answers to (a mistyped Tag) is an error, not a quiet republish of what
   // is deployed; a Unit it does not reach goes out as deployed.

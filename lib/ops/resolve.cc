@@ -48,7 +48,7 @@ class UpstreamDocs {
   absl::StatusOr<const std::vector<Node>*> Get(store::Tx& tx, const v1::Unit& unit, int64_t num) {
     auto key = std::make_pair(unit.unit_id(), num);
     if (auto it = docs_.find(key); it != docs_.end()) return &it->second;
-    auto rev = store::FindRevision(tx, unit.unit_id(), num);
+    CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
     if (!rev) {
       return absl::NotFoundError(
           absl::StrCat("revision ", num, " of unit '", UnitName(unit), "' not found"));
@@ -112,7 +112,8 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
   }
   std::vector<Node> docs;
   if (unit.head_revision_num() > 0) {
-    auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+    CUB_ASSIGN_OR_RETURN(auto head,
+                         store::FindRevision(tx, unit.unit_id(), unit.head_revision_num()));
     if (!head) return absl::InternalError("head revision missing");
     auto parsed = config::ParseYaml(head->data());
     if (!parsed.ok()) {
@@ -127,7 +128,7 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
   std::optional<std::pair<std::string, int64_t>> source;  // first upstream that changed data
   for (const v1::Link& link : selected) {
     const std::string context = absl::StrCat("link '", link.slug(), "': ");
-    auto upstream = store::FindUnit(tx, link.to_space_id(), link.to_unit_id());
+    CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (!upstream) return absl::InternalError(absl::StrCat(context, "upstream unit vanished"));
     if (opts.reader != nullptr) {
       auto readable = ResolveSpace(tx, *opts.reader, link.to_space_id(), Access::kRead);
@@ -160,7 +161,7 @@ absl::StatusOr<std::optional<v1::Revision>> ResolveInto(store::Tx& tx, const v1:
     if (end != link.upstream_revision_num()) cursors.emplace_back(link.link_id(), end);
     resolved.push_back(absl::StrCat(link.slug(), " from ", UnitName(*upstream), " revision ", end));
   }
-  store::SetLinkCursors(tx, cursors);
+  CUB_RETURN_IF_ERROR(store::SetLinkCursors(tx, cursors));
 
   std::string hash = absl::StrCat("sha256:", Sha256Hex(config::CanonicalJson(docs)));
   if (hash == unit.data_hash() && unit.head_revision_num() > 0) return std::nullopt;
@@ -192,14 +193,14 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
   const v1::Link& first = group.front();
   auto space_it = spaces->find(first.space_id());
   if (space_it == spaces->end()) {
-    auto space = store::FindSpace(tx, first.space_id());
+    CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, first.space_id()));
     if (!space) return absl::InternalError("space of an AutoUpdate link vanished");
     space_it = spaces->emplace(first.space_id(), *space).first;
   }
   const v1::Space& space = space_it->second;
   // The Unit's own writers queue here too, as UpdateUnit's do.
-  store::LockUnit(tx, first.from_unit_id());
-  auto unit = store::FindUnit(tx, space.space_id(), first.from_unit_id());
+  CUB_RETURN_IF_ERROR(store::LockUnit(tx, first.from_unit_id()));
+  CUB_ASSIGN_OR_RETURN(auto unit, store::FindUnit(tx, space.space_id(), first.from_unit_id()));
   if (!unit) return absl::InternalError("unit of an AutoUpdate link vanished");
   if (!unit->change_set_id().empty()) return false;  // held by its ChangeSet: see resolve.h
 
@@ -214,7 +215,7 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
     CUB_ASSIGN_OR_RETURN(auto rev, ResolveInto(tx, space, *unit, resolved, opts, p.user_id, cache));
     if (rev.has_value()) {
       wrote = true;
-      unit = store::FindUnit(tx, space.space_id(), unit->unit_id());
+      CUB_ASSIGN_OR_RETURN(unit, store::FindUnit(tx, space.space_id(), unit->unit_id()));
     }
   }
   for (const v1::Link& link : group) {
@@ -232,13 +233,13 @@ absl::StatusOr<bool> AutoUpdateUnit(store::Tx& tx, const Principal& p,
     }
     // Upgrade moves the cursor of the Link it found; this is the Link that asked, whatever
     // other Links the Unit merges through.
-    auto upstream = store::FindUnit(tx, link.to_space_id(), link.to_unit_id());
+    CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (upstream && upstream->head_revision_num() > link.upstream_revision_num()) {
-      store::SetLinkCursor(tx, link.link_id(), upstream->head_revision_num());
+      CUB_RETURN_IF_ERROR(store::SetLinkCursor(tx, link.link_id(), upstream->head_revision_num()));
     }
     if (out.revisions_size() > 0) {
       wrote = true;
-      unit = store::FindUnit(tx, space.space_id(), unit->unit_id());
+      CUB_ASSIGN_OR_RETURN(unit, store::FindUnit(tx, space.space_id(), unit->unit_id()));
     }
   }
   return wrote;
@@ -294,7 +295,8 @@ absl::Status FollowAutoUpdates(store::Tx& tx, const Principal& p,
   // How each Unit written here was reached ("a -> b -> c"), for the message about a cycle.
   std::map<std::string, std::string> trail;
   for (int depth = 0; !written_unit_ids.empty(); ++depth) {
-    std::vector<v1::Link> found = store::AutoUpdateLinksTo(tx, written_unit_ids);
+    CUB_ASSIGN_OR_RETURN(std::vector<v1::Link> found,
+                         store::AutoUpdateLinksTo(tx, written_unit_ids));
     if (found.empty()) return absl::OkStatus();
     if (depth >= kMaxAutoUpdateDepth) {
       const v1::Link& l = found.front();
@@ -334,10 +336,11 @@ absl::StatusOr<std::vector<std::string>> LinkHeldPaths(
     store::Tx& tx, const v1::Unit& unit, const std::vector<const std::vector<Node>*>& states) {
   std::set<std::string> held;
   UpstreamDocs cache;
-  for (const v1::Link& link : store::LinksFrom(tx, unit.unit_id(), "TransformPaths")) {
+  CUB_ASSIGN_OR_RETURN(auto transforms, store::LinksFrom(tx, unit.unit_id(), "TransformPaths"));
+  for (const v1::Link& link : transforms) {
     if (!link.protect() || link.upstream_revision_num() == 0) continue;
     const std::string context = absl::StrCat("protect link '", link.slug(), "': ");
-    auto upstream = store::FindUnit(tx, link.to_space_id(), link.to_unit_id());
+    CUB_ASSIGN_OR_RETURN(auto upstream, store::FindUnit(tx, link.to_space_id(), link.to_unit_id()));
     if (!upstream) return absl::InternalError(absl::StrCat(context, "upstream unit vanished"));
     auto docs = cache.Get(tx, *upstream, link.upstream_revision_num());
     if (!docs.ok()) return WithContext(docs.status(), context);

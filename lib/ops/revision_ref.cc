@@ -21,12 +21,12 @@ absl::StatusOr<int64_t> TagMark(store::Tx& tx, const Principal& p, const v1::Spa
     tag_space = other;
     tag_slug = tag_ref.substr(slash + 1);
   }
-  auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
+  CUB_ASSIGN_OR_RETURN(auto tag, store::FindTag(tx, tag_space.space_id(), tag_slug));
   if (!tag) {
     return absl::NotFoundError(
         absl::StrCat("tag '", tag_slug, "' not found in space '", tag_space.slug(), "'"));
   }
-  auto mark = store::FindMark(tx, tag->tag_id(), unit.unit_id());
+  CUB_ASSIGN_OR_RETURN(auto mark, store::FindMark(tx, tag->tag_id(), unit.unit_id()));
   if (!mark) {
     return absl::NotFoundError(
         absl::StrCat("tag '", tag_ref, "' marks no revision of unit '", unit.slug(), "'"));
@@ -57,9 +57,10 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
       return absl::FailedPreconditionError(
           absl::StrCat("changeset '", ref, "' is still open: it has no end revision yet"));
     }
-    auto tag = store::FindTag(tx, c.space_id(), before ? c.start_tag_id() : c.end_tag_id());
+    CUB_ASSIGN_OR_RETURN(
+        auto tag, store::FindTag(tx, c.space_id(), before ? c.start_tag_id() : c.end_tag_id()));
     if (!tag) return absl::InternalError("changeset tag missing");
-    auto mark = store::FindMark(tx, tag->tag_id(), unit.unit_id());
+    CUB_ASSIGN_OR_RETURN(auto mark, store::FindMark(tx, tag->tag_id(), unit.unit_id()));
     if (!mark) {
       return absl::NotFoundError(
           absl::StrCat("changeset '", ref, "' did not change unit '", unit.slug(), "'"));
@@ -72,8 +73,9 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
     const bool before = absl::StartsWith(selector, "Before:");
     std::string ref = selector.substr(before ? 19 : 12);
     CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, ref, space.slug(), false));
-    auto mark =
-        store::FindMark(tx, before ? rco.co.start_tag_id : rco.co.publish_tag_id, unit.unit_id());
+    CUB_ASSIGN_OR_RETURN(
+        auto mark,
+        store::FindMark(tx, before ? rco.co.start_tag_id : rco.co.publish_tag_id, unit.unit_id()));
     if (!mark) {
       return absl::NotFoundError(
           absl::StrCat("change order '", ref, "' has not reached unit '", unit.slug(), "'"));

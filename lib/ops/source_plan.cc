@@ -52,7 +52,7 @@ absl::Status PromoteSpace(store::Tx& tx, const PlanOptions& opts, const v1::Spac
     r->set_unit(u.slug);
     r->set_start_revision_num(static_cast<int32_t>(u.head));
     for (const auto* l : it->second) {
-      auto current = store::FindUnit(tx, space.space_id(), u.id);
+      CUB_ASSIGN_OR_RETURN(auto current, store::FindUnit(tx, space.space_id(), u.id));
       if (!current) return absl::InternalError("unit vanished");
       v1::UpdateUnitRequest req;
       req.set_space(space.slug());
@@ -69,7 +69,7 @@ absl::Status PromoteSpace(store::Tx& tx, const PlanOptions& opts, const v1::Spac
         return absl::FailedPreconditionError("some of its units cannot take the change");
       }
     }
-    auto after = store::FindUnit(tx, space.space_id(), u.id);
+    CUB_ASSIGN_OR_RETURN(auto after, store::FindUnit(tx, space.space_id(), u.id));
     if (!after) return absl::InternalError("unit vanished");
     int64_t end = after->head_revision_num();
     r->set_end_revision_num(static_cast<int32_t>(end));

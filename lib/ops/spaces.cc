@@ -37,7 +37,8 @@ absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal
   CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
   v1::Space out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    if (auto existing = store::FindSpace(tx, req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindSpace(tx, req.slug()));
+    if (existing) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
       }
@@ -49,7 +50,7 @@ absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal
                        ToMap(req.annotations())};
     if (!req.component().empty()) {
       CUB_RETURN_IF_ERROR(ValidateSlug("component", req.component()));
-      ns.component_id = store::EnsureComponent(tx, req.component());
+      CUB_ASSIGN_OR_RETURN(ns.component_id, store::EnsureComponent(tx, req.component()));
     }
     CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
     CUB_RETURN_IF_ERROR(store::GrantRole(tx, space.space_id(), "admin", p.user_id, ""));
@@ -95,7 +96,7 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
     c.annotations = ToMap(req.annotations());
     if (!req.component().empty()) {
       CUB_RETURN_IF_ERROR(ValidateSlug("component", req.component()));
-      c.component_id = store::EnsureComponent(tx, req.component());
+      CUB_ASSIGN_OR_RETURN(c.component_id, store::EnsureComponent(tx, req.component()));
     }
     c.add_validators.assign(req.add_validating_invocations().begin(),
                             req.add_validating_invocations().end());
@@ -178,7 +179,8 @@ absl::StatusOr<v1::ListPermissionsResponse> ListPermissions(store::ConnectionPoo
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListPermissionsResponse> {
         v1::ListPermissionsResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-        for (auto& perm : store::ListPermissions(tx, space.space_id())) {
+        CUB_ASSIGN_OR_RETURN(auto perms, store::ListPermissions(tx, space.space_id()));
+        for (auto& perm : perms) {
           *out.add_permissions() = std::move(perm);
         }
         return out;

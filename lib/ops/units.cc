@@ -53,7 +53,7 @@ absl::Status ValidateToolchain(const std::string& toolchain) {
 
 absl::StatusOr<std::string> HeadData(store::Tx& tx, const v1::Unit& unit) {
   if (unit.head_revision_num() == 0) return std::string();
-  auto rev = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+  CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), unit.head_revision_num()));
   if (!rev) return absl::InternalError("head revision missing");
   return rev->data();
 }
@@ -71,7 +71,8 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
   v1::UnitWithData out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (auto existing = store::FindUnit(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindUnit(tx, space.space_id(), req.slug()));
+    if (existing) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(
             absl::StrCat("unit '", req.slug(), "' already exists in space '", space.slug(), "'"));
@@ -88,7 +89,7 @@ absl::StatusOr<v1::UnitWithData> CreateUnit(store::ConnectionPool& db, const Pri
                            req.change_desc().empty() ? "Created" : req.change_desc()};
     CUB_RETURN_IF_ERROR(RunValidators(tx, space, toolchain, &rev));
     CUB_RETURN_IF_ERROR(store::AppendRevision(tx, unit.unit_id(), rev));
-    auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
+    CUB_ASSIGN_OR_RETURN(auto fresh, store::FindUnit(tx, space.space_id(), unit.unit_id()));
     *out.mutable_unit() = *fresh;
     out.set_data(std::move(rev.data));  // not a third copy of a large Unit
     return absl::OkStatus();
@@ -168,13 +169,14 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     // Writers of one Unit queue here, so each compares its data with the head as it is when
     // its turn comes (two identical concurrent writes make one revision, not two).
-    store::LockUnit(tx, unit.unit_id());
+    CUB_RETURN_IF_ERROR(store::LockUnit(tx, unit.unit_id()));
     CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
     CUB_RETURN_IF_ERROR(store::UpdateUnitMetadata(tx, unit.unit_id(),
                                                   {ToMap(req.labels()), ToMap(req.annotations())}));
     if (!req.protect().empty() || !req.unprotect().empty()) {
-      store::ChangeProtectedPaths(tx, unit.unit_id(), {req.protect().begin(), req.protect().end()},
-                                  {req.unprotect().begin(), req.unprotect().end()});
+      CUB_RETURN_IF_ERROR(store::ChangeProtectedPaths(
+          tx, unit.unit_id(), {req.protect().begin(), req.protect().end()},
+          {req.unprotect().begin(), req.unprotect().end()}));
       CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
     }
     if (upgrade) {
@@ -208,7 +210,7 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
       rev.expected_head = req.expected_head_revision_num();
       if (!req.restore().empty()) {
         CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.restore()));
-        auto source = store::FindRevision(tx, unit.unit_id(), num);
+        CUB_ASSIGN_OR_RETURN(auto source, store::FindRevision(tx, unit.unit_id(), num));
         if (!source) return absl::InternalError("restored revision missing");
         rev.data = source->data();
         rev.data_hash = source->data_hash();
@@ -233,7 +235,7 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
       // The Units that follow this one through AutoUpdate Links take the new revision now.
       CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, {unit.unit_id()}));
     }
-    auto fresh = store::FindUnit(tx, space.space_id(), unit.unit_id());
+    CUB_ASSIGN_OR_RETURN(auto fresh, store::FindUnit(tx, space.space_id(), unit.unit_id()));
     *out.mutable_unit() = *fresh;
     return out;
   });
@@ -270,7 +272,7 @@ absl::StatusOr<v1::Revision> GetRevision(store::ConnectionPool& db, const Princi
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
     CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
     CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.revision()));
-    auto rev = store::FindRevision(tx, unit.unit_id(), num);
+    CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
     if (!rev) return absl::NotFoundError("revision not found");
     out = *rev;
     return out;
@@ -291,9 +293,10 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
         absl::StrCat("the release tag of change order '", ref,
                      "' is placed by promotion; pass --move to move it"));
   }
-  auto publish = store::FindTag(tx, rco.base.space_id(), rco.co.publish_tag_id);
-  auto current = store::FindMark(tx, rco.co.publish_tag_id, unit.unit_id());
-  auto landed = store::FindMark(tx, rco.co.end_tag_id, unit.unit_id());
+  CUB_ASSIGN_OR_RETURN(auto publish,
+                       store::FindTag(tx, rco.base.space_id(), rco.co.publish_tag_id));
+  CUB_ASSIGN_OR_RETURN(auto current, store::FindMark(tx, rco.co.publish_tag_id, unit.unit_id()));
+  CUB_ASSIGN_OR_RETURN(auto landed, store::FindMark(tx, rco.co.end_tag_id, unit.unit_id()));
   if (!publish || !current || !landed) {
     return absl::FailedPreconditionError(absl::StrCat("unit '", unit.slug(),
                                                       "' has not taken change order '", ref,
@@ -312,7 +315,7 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
         "revision ", num, " of unit '", unit.slug(), "' is before where the change landed (",
         *landed, ") or what is released (", unit.last_released_revision_num(), ")"));
   }
-  auto rev = store::FindRevision(tx, unit.unit_id(), num);
+  CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
   if (rev && rev->validation_errors_size() > 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("revision ", num, " of unit '", unit.slug(),
@@ -340,7 +343,7 @@ absl::StatusOr<v1::TagMark> TagUnit(store::ConnectionPool& db, const Principal& 
       tag_space = other;
       tag_slug = req.tag().substr(slash + 1);
     }
-    auto tag = store::FindTag(tx, tag_space.space_id(), tag_slug);
+    CUB_ASSIGN_OR_RETURN(auto tag, store::FindTag(tx, tag_space.space_id(), tag_slug));
     if (!tag) {
       return absl::NotFoundError(
           absl::StrCat("tag '", tag_slug, "' not found in space '", tag_space.slug(), "'"));
@@ -359,7 +362,8 @@ absl::StatusOr<v1::Tag> CreateTag(store::ConnectionPool& db, const Principal& p,
   v1::Tag out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (auto existing = store::FindTag(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindTag(tx, space.space_id(), req.slug()));
+    if (existing) {
       if (!req.allow_exists()) {
         return absl::AlreadyExistsError(
             absl::StrCat("tag '", req.slug(), "' already exists in space '", space.slug(), "'"));
@@ -382,13 +386,14 @@ absl::StatusOr<v1::TagWithMarks> GetTag(store::ConnectionPool& db, const Princip
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::TagWithMarks> {
     v1::TagWithMarks out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    auto tag = store::FindTag(tx, space.space_id(), req.tag());
+    CUB_ASSIGN_OR_RETURN(auto tag, store::FindTag(tx, space.space_id(), req.tag()));
     if (!tag) {
       return absl::NotFoundError(
           absl::StrCat("tag '", req.tag(), "' not found in space '", space.slug(), "'"));
     }
     *out.mutable_tag() = *tag;
-    for (auto& m : store::ListTagMarks(tx, tag->tag_id())) *out.add_marks() = std::move(m);
+    CUB_ASSIGN_OR_RETURN(auto marks, store::ListTagMarks(tx, tag->tag_id()));
+    for (auto& m : marks) *out.add_marks() = std::move(m);
     return out;
   });
 }

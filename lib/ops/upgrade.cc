@@ -31,8 +31,11 @@ absl::StatusOr<UpgradeSource> FindSource(store::Tx& tx, const Principal& p, cons
                                          const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
   UpgradeSource src;
   // The clone lineage first; a Unit that was not cloned merges over its MergeUnits Link.
-  std::vector<v1::Link> links = store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit");
-  if (links.empty()) links = store::LinksFrom(tx, unit.unit_id(), "MergeUnits");
+  CUB_ASSIGN_OR_RETURN(std::vector<v1::Link> links,
+                       store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit"));
+  if (links.empty()) {
+    CUB_ASSIGN_OR_RETURN(links, store::LinksFrom(tx, unit.unit_id(), "MergeUnits"));
+  }
   std::string space_ref, unit_ref;
   if (req.merge_source().empty()) {
     if (links.size() != 1) {
@@ -117,8 +120,9 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
   }
 
   // Parse each upstream revision of the range once.
-  std::vector<v1::Revision> upstream =
-      store::RevisionRange(tx, src.unit.unit_id(), std::max<int64_t>(base, 1), end);
+  CUB_ASSIGN_OR_RETURN(
+      std::vector<v1::Revision> upstream,
+      store::RevisionRange(tx, src.unit.unit_id(), std::max<int64_t>(base, 1), end));
   std::vector<std::vector<config::Node>> docs;  // docs[i] = state at revision base + i
   if (base == 0) docs.emplace_back();
   for (const auto& rev : upstream) {
@@ -126,7 +130,8 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
                          Parse(rev, absl::StrCat("upstream unit '", src.unit.slug(), "'")));
     docs.push_back(std::move(parsed));
   }
-  auto head = store::FindRevision(tx, unit.unit_id(), unit.head_revision_num());
+  CUB_ASSIGN_OR_RETURN(auto head,
+                       store::FindRevision(tx, unit.unit_id(), unit.head_revision_num()));
   std::vector<config::Node> current;
   if (head) {
     CUB_ASSIGN_OR_RETURN(auto parsed, Parse(*head, absl::StrCat("unit '", unit.slug(), "'")));
@@ -175,7 +180,7 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
   }
   if (out->revisions_size() == 0) out->set_unchanged(true);
   if (src.link && end > src.link->upstream_revision_num()) {
-    store::SetLinkCursor(tx, src.link->link_id(), end);
+    CUB_RETURN_IF_ERROR(store::SetLinkCursor(tx, src.link->link_id(), end));
   }
   return absl::OkStatus();
 }
@@ -199,7 +204,7 @@ absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, c
                            {last, &after},
                            {unit.head_revision_num(), &head}}) {
     if (num == 0) continue;
-    auto rev = store::FindRevision(tx, unit.unit_id(), num);
+    CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
     if (!rev) return absl::InternalError("revision missing");
     CUB_ASSIGN_OR_RETURN(auto parsed, Parse(*rev, absl::StrCat("unit '", unit.slug(), "'")));
     *docs = std::move(parsed);
@@ -245,7 +250,7 @@ absl::StatusOr<v1::DiffUnitResponse> DiffUnit(store::ConnectionPool& db, const P
     for (auto& [num, docs] : {std::pair<int64_t, std::vector<config::Node>*>{from, &before},
                               std::pair<int64_t, std::vector<config::Node>*>{to, &after}}) {
       if (num == 0) continue;
-      auto rev = store::FindRevision(tx, unit.unit_id(), num);
+      CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
       if (!rev) return absl::NotFoundError(absl::StrCat("revision ", num, " not found"));
       CUB_ASSIGN_OR_RETURN(auto parsed, Parse(*rev, absl::StrCat("unit '", unit.slug(), "'")));
       *docs = std::move(parsed);

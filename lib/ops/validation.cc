@@ -47,7 +47,7 @@ absl::Status RunValidators(store::Tx& tx, const v1::Space& space, const std::str
   rev->validation_errors.clear();
   for (const auto& ref : space.validating_invocations()) {
     auto slash = ref.find('/');
-    auto inv_space = store::FindSpace(tx, ref.substr(0, slash));
+    CUB_ASSIGN_OR_RETURN(auto inv_space, store::FindSpace(tx, ref.substr(0, slash)));
     std::optional<v1::Invocation> inv;
     if (inv_space) {
       CUB_ASSIGN_OR_RETURN(inv,

@@ -42,7 +42,8 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
   v1::CreateVariantResponse out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto upstream, ResolveSpace(tx, p, req.upstream_space(), Access::kRead));
-    if (store::FindSpace(tx, req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto taken, store::FindSpace(tx, req.slug()));
+    if (taken) {
       return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
     }
     store::NewSpace ns;
@@ -54,10 +55,11 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
     ns.component_id = upstream.component_id();
     ns.upstream_space_id = upstream.space_id();
     CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
-    store::CopyPermissions(tx, upstream.space_id(), space.space_id());
+    CUB_RETURN_IF_ERROR(store::CopyPermissions(tx, upstream.space_id(), space.space_id()));
     CUB_RETURN_IF_ERROR(store::GrantRole(tx, space.space_id(), "admin", p.user_id, ""));
-    int64_t links = store::CloneUnits(tx, upstream.space_id(), space.space_id(), p.user_id,
-                                      absl::StrCat("Cloned from ", upstream.slug()));
+    CUB_ASSIGN_OR_RETURN(int64_t links,
+                         store::CloneUnits(tx, upstream.space_id(), space.space_id(), p.user_id,
+                                           absl::StrCat("Cloned from ", upstream.slug())));
     store::UnitQuery q;
     q.space_id = space.space_id();
     CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, store::Caller{true, "", {}}, q));
@@ -128,7 +130,9 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
           absl::StrCat("upstream revision ", req.upstream_revision_num(), " of unit '", to.slug(),
                        "' does not exist (head is ", to.head_revision_num(), ")"));
     }
-    if (auto existing = store::FindLinkBetween(tx, from.unit_id(), to.unit_id(), update_type)) {
+    CUB_ASSIGN_OR_RETURN(auto existing,
+                         store::FindLinkBetween(tx, from.unit_id(), to.unit_id(), update_type));
+    if (existing) {
       return absl::AlreadyExistsError(absl::StrCat(
           "unit '", from.slug(), "' already has ", update_type, " link '", existing->slug(),
           "' to unit '", to.slug(), "' of space '", to_space.slug(), "'"));
@@ -136,7 +140,8 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
     std::string slug = req.slug();
     if (slug.empty() || slug == "-") slug = absl::StrCat(from.slug(), "-to-", to.slug());
     CUB_RETURN_IF_ERROR(ValidateSlug("link", slug));
-    if (store::FindLink(tx, space.space_id(), slug)) {
+    CUB_ASSIGN_OR_RETURN(auto slug_taken, store::FindLink(tx, space.space_id(), slug));
+    if (slug_taken) {
       return absl::AlreadyExistsError(
           absl::StrCat("link '", slug, "' already exists in space '", space.slug(), "'"));
     }
@@ -158,7 +163,7 @@ absl::StatusOr<v1::Link> GetLink(store::ConnectionPool& db, const Principal& p,
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Link> {
     v1::Link out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    auto link = store::FindLink(tx, space.space_id(), req.link());
+    CUB_ASSIGN_OR_RETURN(auto link, store::FindLink(tx, space.space_id(), req.link()));
     if (!link) {
       return absl::NotFoundError(
           absl::StrCat("link '", req.link(), "' not found in space '", space.slug(), "'"));
@@ -203,7 +208,8 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
   v1::Filter out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (store::FindFilter(tx, space.space_id(), req.slug())) {
+    CUB_ASSIGN_OR_RETURN(auto existing, store::FindFilter(tx, space.space_id(), req.slug()));
+    if (existing) {
       return absl::AlreadyExistsError(
           absl::StrCat("filter '", req.slug(), "' already exists in space '", space.slug(), "'"));
     }
@@ -223,7 +229,7 @@ absl::StatusOr<v1::Filter> GetFilter(store::ConnectionPool& db, const Principal&
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Filter> {
     v1::Filter out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-    auto f = store::FindFilter(tx, space.space_id(), req.filter());
+    CUB_ASSIGN_OR_RETURN(auto f, store::FindFilter(tx, space.space_id(), req.filter()));
     if (!f) {
       return absl::NotFoundError(
           absl::StrCat("filter '", req.filter(), "' not found in space '", space.slug(), "'"));

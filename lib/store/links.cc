@@ -11,10 +11,14 @@
 namespace cub::store {
 namespace {
 
+// A Link with the slugs of the Units it joins; callers append " AND ..." to it.
 const std::string kLinkSelect = absl::StrCat(
-    "SELECT l.id, l.space_id, l.slug, l.from_unit_id, fu.slug, l.to_unit_id, tu.slug,"
-    " tu.space_id, ts.slug, l.update_type, l.auto_update, l.protect, l.upstream_revision_num, ",
-    Rfc3339("l.created_at"), ", l.definition::text",
+    "SELECT l.id AS link_id, l.space_id AS space_id, l.slug AS slug,"
+    " l.from_unit_id AS from_unit_id, fu.slug AS from_unit_slug, l.to_unit_id AS to_unit_id,"
+    " tu.slug AS to_unit_slug, tu.space_id AS to_space_id, ts.slug AS to_space_slug,"
+    " l.update_type AS update_type, l.auto_update AS auto_update, l.protect AS protect,"
+    " l.upstream_revision_num AS upstream_revision_num, ",
+    Rfc3339("l.created_at"), " AS created_at, l.definition::text AS definition",
     " FROM links l JOIN units fu ON fu.id = l.from_unit_id JOIN units tu ON tu.id = l.to_unit_id"
     " JOIN spaces ts ON ts.id = tu.space_id WHERE TRUE");
 
@@ -37,209 +41,254 @@ void ReadDefinition(const std::string& json, v1::Link* l) {
   *l->mutable_downstream_setters() = std::move(*def.mutable_downstream_setters());
 }
 
-v1::Link ReadLink(const pqxx::row& r) {
+// A row of kLinkSelect.
+v1::Link LinkFromRow(const pqxx::row& row) {
   v1::Link l;
-  l.set_link_id(r[0].as<std::string>());
-  l.set_space_id(r[1].as<std::string>());
-  l.set_slug(r[2].as<std::string>());
-  l.set_from_unit_id(r[3].as<std::string>());
-  l.set_from_unit_slug(r[4].as<std::string>());
-  l.set_to_unit_id(r[5].as<std::string>());
-  l.set_to_unit_slug(r[6].as<std::string>());
-  l.set_to_space_id(r[7].as<std::string>());
-  l.set_to_space_slug(r[8].as<std::string>());
-  l.set_update_type(r[9].as<std::string>());
-  l.set_auto_update(r[10].as<bool>());
-  l.set_protect(r[11].as<bool>());
-  l.set_upstream_revision_num(r[12].as<int64_t>());
-  l.set_created_at(r[13].as<std::string>());
-  ReadDefinition(r[14].as<std::string>(), &l);
+  l.set_link_id(row["link_id"].as<std::string>());
+  l.set_space_id(row["space_id"].as<std::string>());
+  l.set_slug(row["slug"].as<std::string>());
+  l.set_from_unit_id(row["from_unit_id"].as<std::string>());
+  l.set_from_unit_slug(row["from_unit_slug"].as<std::string>());
+  l.set_to_unit_id(row["to_unit_id"].as<std::string>());
+  l.set_to_unit_slug(row["to_unit_slug"].as<std::string>());
+  l.set_to_space_id(row["to_space_id"].as<std::string>());
+  l.set_to_space_slug(row["to_space_slug"].as<std::string>());
+  l.set_update_type(row["update_type"].as<std::string>());
+  l.set_auto_update(row["auto_update"].as<bool>());
+  l.set_protect(row["protect"].as<bool>());
+  l.set_upstream_revision_num(row["upstream_revision_num"].as<int64_t>());
+  l.set_created_at(row["created_at"].as<std::string>());
+  ReadDefinition(row["definition"].as<std::string>(), &l);
   return l;
 }
 
-const std::string kFilterSelect =
-    absl::StrCat("SELECT f.id, f.space_id, f.slug, f.from_entity, f.where_field, ",
-                 Rfc3339("f.created_at"), " FROM filters f WHERE TRUE");
+std::vector<v1::Link> LinksFromResult(const pqxx::result& r) {
+  std::vector<v1::Link> out;
+  out.reserve(r.size());
+  for (const auto& row : r) out.push_back(LinkFromRow(row));
+  return out;
+}
 
-v1::Filter ReadFilter(const pqxx::row& r) {
+// A Filter; callers append " AND ..." to it.
+const std::string kFilterSelect = absl::StrCat(
+    "SELECT f.id AS filter_id, f.space_id AS space_id, f.slug AS slug, f.from_entity AS "
+    "from_entity,"
+    " f.where_field AS where_field, ",
+    Rfc3339("f.created_at"), " AS created_at FROM filters f WHERE TRUE");
+
+// A row of kFilterSelect.
+v1::Filter FilterFromRow(const pqxx::row& row) {
   v1::Filter f;
-  f.set_filter_id(r[0].as<std::string>());
-  f.set_space_id(r[1].as<std::string>());
-  f.set_slug(r[2].as<std::string>());
-  f.set_from(r[3].as<std::string>());
-  f.set_where_field(r[4].as<std::string>());
-  f.set_created_at(r[5].as<std::string>());
+  f.set_filter_id(row["filter_id"].as<std::string>());
+  f.set_space_id(row["space_id"].as<std::string>());
+  f.set_slug(row["slug"].as<std::string>());
+  f.set_from(row["from_entity"].as<std::string>());
+  f.set_where_field(row["where_field"].as<std::string>());
+  f.set_created_at(row["created_at"].as<std::string>());
   return f;
 }
 
 }  // namespace
 
 absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& nl) {
-  pqxx::row r = Pq(tx).exec_params1(
-      "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type, auto_update,"
-      " protect, upstream_revision_num, definition) VALUES ($1::uuid, $2, $3::uuid, $4::uuid,"
-      " $5, $6, $7, $8, $9::jsonb) RETURNING id",
-      nl.space_id, nl.slug, nl.from_unit_id, nl.to_unit_id, nl.update_type, nl.auto_update,
-      nl.protect, nl.upstream_revision_num, DefinitionJson(nl.definition));
-  auto l = FindLink(tx, nl.space_id, r[0].as<std::string>());
-  if (!l) return absl::InternalError("link vanished after insert");
-  return *l;
+  return Guard([&]() -> absl::StatusOr<v1::Link> {
+    pqxx::row r = Pq(tx).exec_params1(
+        "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type, auto_update,"
+        " protect, upstream_revision_num, definition) VALUES ($1::uuid, $2, $3::uuid, $4::uuid,"
+        " $5, $6, $7, $8, $9::jsonb) RETURNING id",
+        nl.space_id, nl.slug, nl.from_unit_id, nl.to_unit_id, nl.update_type, nl.auto_update,
+        nl.protect, nl.upstream_revision_num, DefinitionJson(nl.definition));
+    CUB_ASSIGN_OR_RETURN(auto l, FindLink(tx, nl.space_id, r["id"].as<std::string>()));
+    if (!l) return absl::InternalError("link vanished after insert");
+    return *l;
+  });
 }
 
-std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id, const std::string& ref) {
-  Query q(kLinkSelect);
-  std::string p = q.Param(ref);
-  q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid AND (l.slug = ", p,
-                        " OR l.id::text = ", p, ")"));
-  pqxx::result r = q.Exec(tx);
-  if (r.empty()) return std::nullopt;
-  return ReadLink(r[0]);
+absl::StatusOr<std::optional<v1::Link>> FindLink(Tx& tx, const std::string& space_id,
+                                                 const std::string& ref) {
+  return Guard([&]() -> absl::StatusOr<std::optional<v1::Link>> {
+    Query q(kLinkSelect);
+    std::string p = q.Param(ref);
+    q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid AND (l.slug = ", p,
+                          " OR l.id::text = ", p, ")"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    if (r.empty()) return std::nullopt;
+    return LinkFromRow(r[0]);
+  });
 }
 
-std::optional<v1::Link> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
-                                        const std::string& to_unit_id,
-                                        const std::string& update_type) {
-  Query q(kLinkSelect);
-  q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
-                        "::uuid AND l.to_unit_id = ", q.Param(to_unit_id),
-                        "::uuid AND l.update_type = ", q.Param(update_type)));
-  pqxx::result r = q.Exec(tx);
-  if (r.empty()) return std::nullopt;
-  return ReadLink(r[0]);
+absl::StatusOr<std::optional<v1::Link>> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
+                                                        const std::string& to_unit_id,
+                                                        const std::string& update_type) {
+  return Guard([&]() -> absl::StatusOr<std::optional<v1::Link>> {
+    Query q(kLinkSelect);
+    q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
+                          "::uuid AND l.to_unit_id = ", q.Param(to_unit_id),
+                          "::uuid AND l.update_type = ", q.Param(update_type)));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    if (r.empty()) return std::nullopt;
+    return LinkFromRow(r[0]);
+  });
 }
 
-std::vector<v1::Link> LinksFrom(Tx& tx, const std::string& from_unit_id,
-                                const std::string& update_type) {
-  Query q(kLinkSelect);
-  q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
-                        "::uuid AND l.update_type = ", q.Param(update_type), " ORDER BY l.slug"));
-  std::vector<v1::Link> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
-  return out;
+absl::StatusOr<std::vector<v1::Link>> LinksFrom(Tx& tx, const std::string& from_unit_id,
+                                                const std::string& update_type) {
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Link>> {
+    Query q(kLinkSelect);
+    q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
+                          "::uuid AND l.update_type = ", q.Param(update_type), " ORDER BY l.slug"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
+  });
 }
 
-void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num) {
-  Pq(tx).exec_params(
-      "UPDATE links SET upstream_revision_num = $2, updated_at = now(), version = version + 1"
-      " WHERE id = $1::uuid",
-      link_id, upstream_revision_num);
+absl::Status SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params(
+        "UPDATE links SET upstream_revision_num = $2, updated_at = now(), version = version + 1"
+        " WHERE id = $1::uuid",
+        link_id, upstream_revision_num);
+    return absl::OkStatus();
+  });
 }
 
-void SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& cursors) {
-  if (cursors.empty()) return;
-  std::vector<std::string> ids, nums;
-  for (const auto& [id, num] : cursors) {
-    ids.push_back(id);
-    nums.push_back(std::to_string(num));
-  }
-  Pq(tx).exec_params(
-      "UPDATE links l SET upstream_revision_num = v.num, updated_at = now(),"
-      " version = l.version + 1 FROM unnest($1::uuid[], $2::bigint[]) AS v(id, num)"
-      " WHERE l.id = v.id",
-      TextArrayLiteral(ids), TextArrayLiteral(nums));
+absl::Status SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& cursors) {
+  if (cursors.empty()) return absl::OkStatus();
+  return Guard([&]() -> absl::Status {
+    std::vector<std::string> ids, nums;
+    for (const auto& [id, num] : cursors) {
+      ids.push_back(id);
+      nums.push_back(std::to_string(num));
+    }
+    Pq(tx).exec_params(
+        "UPDATE links l SET upstream_revision_num = v.num, updated_at = now(),"
+        " version = l.version + 1 FROM unnest($1::uuid[], $2::bigint[]) AS v(id, num)"
+        " WHERE l.id = v.id",
+        TextArrayLiteral(ids), TextArrayLiteral(nums));
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<std::vector<v1::Link>> ResolvedLinksFrom(Tx& tx, const std::string& from_unit_id,
                                                         std::string_view where) {
-  Query q(kLinkSelect);
-  q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
-                        "::uuid AND l.update_type IN ('TransformPaths', 'Insert', 'Upsert')"));
-  CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
-  q.Append(" ORDER BY l.slug");
-  std::vector<v1::Link> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
-  return out;
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Link>> {
+    Query q(kLinkSelect);
+    q.Append(absl::StrCat(" AND l.from_unit_id = ", q.Param(from_unit_id),
+                          "::uuid AND l.update_type IN ('TransformPaths', 'Insert', 'Upsert')"));
+    CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
+    q.Append(" ORDER BY l.slug");
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
+  });
 }
 
-std::vector<v1::Link> AutoUpdateLinksTo(Tx& tx, const std::vector<std::string>& to_unit_ids) {
-  std::vector<v1::Link> out;
-  if (to_unit_ids.empty()) return out;
-  Query q(kLinkSelect);
-  q.Append(absl::StrCat(" AND l.auto_update AND l.to_unit_id = ANY(",
-                        q.Param(TextArrayLiteral(to_unit_ids)),
-                        "::uuid[]) ORDER BY l.from_unit_id, l.slug"));
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
-  return out;
+absl::StatusOr<std::vector<v1::Link>> AutoUpdateLinksTo(
+    Tx& tx, const std::vector<std::string>& to_unit_ids) {
+  if (to_unit_ids.empty()) return std::vector<v1::Link>();
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Link>> {
+    Query q(kLinkSelect);
+    q.Append(absl::StrCat(" AND l.auto_update AND l.to_unit_id = ANY(",
+                          q.Param(TextArrayLiteral(to_unit_ids)),
+                          "::uuid[]) ORDER BY l.from_unit_id, l.slug"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
+  });
 }
 
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,
                                                 std::string_view where) {
-  Query q(kLinkSelect);
-  if (!space_id.empty()) {
-    q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid"));
-  }
-  AndVisible(q, caller, "l.space_id");
-  CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
-  q.Append(" ORDER BY l.slug");
-  std::vector<v1::Link> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadLink(row));
-  return out;
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Link>> {
+    Query q(kLinkSelect);
+    if (!space_id.empty()) {
+      q.Append(absl::StrCat(" AND l.space_id = ", q.Param(space_id), "::uuid"));
+    }
+    AndVisible(q, caller, "l.space_id");
+    CUB_RETURN_IF_ERROR(q.AndWhere(where, LinkSchema()));
+    q.Append(" ORDER BY l.slug");
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return LinksFromResult(r);
+  });
 }
 
 absl::StatusOr<v1::Filter> InsertFilter(Tx& tx, const NewFilter& nf) {
-  pqxx::row r = Pq(tx).exec_params1(
-      "INSERT INTO filters (space_id, slug, from_entity, where_field)"
-      " VALUES ($1::uuid, $2, $3, $4) RETURNING id",
-      nf.space_id, nf.slug, nf.from, nf.where_field);
-  auto f = FindFilter(tx, nf.space_id, r[0].as<std::string>());
-  if (!f) return absl::InternalError("filter vanished after insert");
-  return *f;
+  return Guard([&]() -> absl::StatusOr<v1::Filter> {
+    pqxx::row r = Pq(tx).exec_params1(
+        "INSERT INTO filters (space_id, slug, from_entity, where_field)"
+        " VALUES ($1::uuid, $2, $3, $4) RETURNING id",
+        nf.space_id, nf.slug, nf.from, nf.where_field);
+    CUB_ASSIGN_OR_RETURN(auto f, FindFilter(tx, nf.space_id, r["id"].as<std::string>()));
+    if (!f) return absl::InternalError("filter vanished after insert");
+    return *f;
+  });
 }
 
-std::optional<v1::Filter> FindFilter(Tx& tx, const std::string& space_id, const std::string& ref) {
-  Query q(kFilterSelect);
-  std::string p = q.Param(ref);
-  q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid AND (f.slug = ", p,
-                        " OR f.id::text = ", p, ")"));
-  pqxx::result r = q.Exec(tx);
-  if (r.empty()) return std::nullopt;
-  return ReadFilter(r[0]);
+absl::StatusOr<std::optional<v1::Filter>> FindFilter(Tx& tx, const std::string& space_id,
+                                                     const std::string& ref) {
+  return Guard([&]() -> absl::StatusOr<std::optional<v1::Filter>> {
+    Query q(kFilterSelect);
+    std::string p = q.Param(ref);
+    q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid AND (f.slug = ", p,
+                          " OR f.id::text = ", p, ")"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    if (r.empty()) return std::nullopt;
+    return FilterFromRow(r[0]);
+  });
 }
 
 absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& space_id,
                                                     std::string_view where) {
-  Query q(kFilterSelect);
-  q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid"));
-  CUB_RETURN_IF_ERROR(q.AndWhere(where, FilterSchema()));
-  q.Append(" ORDER BY f.slug");
-  std::vector<v1::Filter> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadFilter(row));
-  return out;
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Filter>> {
+    Query q(kFilterSelect);
+    q.Append(absl::StrCat(" AND f.space_id = ", q.Param(space_id), "::uuid"));
+    CUB_RETURN_IF_ERROR(q.AndWhere(where, FilterSchema()));
+    q.Append(" ORDER BY f.slug");
+    std::vector<v1::Filter> out;
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    for (const auto& row : r) out.push_back(FilterFromRow(row));
+    return out;
+  });
 }
 
-int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::string& space_id,
-                   const std::string& author_id, const std::string& description) {
-  pqxx::result units = Pq(tx).exec_params(
-      "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations,"
-      " head_revision_num, upstream_unit_id)"
-      " SELECT $2::uuid, u.slug, u.toolchain_type, u.labels, u.annotations, 1, u.id"
-      " FROM units u WHERE u.space_id = $1::uuid AND u.head_revision_num > 0 RETURNING id",
-      upstream_space_id, space_id);
-  Pq(tx).exec_params(
-      "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
-      " description, upstream_unit_id, upstream_revision_num)"
-      " SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULLIF($2, '')::uuid, $3, uu.id,"
-      " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
-      " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num"
-      " WHERE nu.space_id = $1::uuid",
-      space_id, author_id, description);
-  Pq(tx).exec_params(
-      "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type,"
-      " upstream_revision_num)"
-      " SELECT nu.space_id, nu.slug || '-upstream', nu.id, uu.id, 'UpgradeUnit',"
-      " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
-      " WHERE nu.space_id = $1::uuid",
-      space_id);
-  return static_cast<int64_t>(units.size());
+absl::StatusOr<int64_t> CloneUnits(Tx& tx, const std::string& upstream_space_id,
+                                   const std::string& space_id, const std::string& author_id,
+                                   const std::string& description) {
+  return Guard([&]() -> absl::StatusOr<int64_t> {
+    pqxx::result units = Pq(tx).exec_params(
+        "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations,"
+        " head_revision_num, upstream_unit_id)"
+        " SELECT $2::uuid, u.slug, u.toolchain_type, u.labels, u.annotations, 1, u.id"
+        " FROM units u WHERE u.space_id = $1::uuid AND u.head_revision_num > 0 RETURNING id",
+        upstream_space_id, space_id);
+    Pq(tx).exec_params(
+        "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
+        " description, upstream_unit_id, upstream_revision_num)"
+        " SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULLIF($2, '')::uuid, $3, uu.id,"
+        " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
+        " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num"
+        " WHERE nu.space_id = $1::uuid",
+        space_id, author_id, description);
+    Pq(tx).exec_params(
+        "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type,"
+        " upstream_revision_num)"
+        " SELECT nu.space_id, nu.slug || '-upstream', nu.id, uu.id, 'UpgradeUnit',"
+        " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
+        " WHERE nu.space_id = $1::uuid",
+        space_id);
+    return static_cast<int64_t>(units.size());
+  });
 }
 
-void CopyPermissions(Tx& tx, const std::string& from_space_id, const std::string& to_space_id) {
-  Pq(tx).exec_params(
-      "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
-      " SELECT $2::uuid, role, user_id, group_name FROM space_permissions"
-      " WHERE space_id = $1::uuid ON CONFLICT DO NOTHING",
-      from_space_id, to_space_id);
+absl::Status CopyPermissions(Tx& tx, const std::string& from_space_id,
+                             const std::string& to_space_id) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params(
+        "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
+        " SELECT $2::uuid, role, user_id, group_name FROM space_permissions"
+        " WHERE space_id = $1::uuid ON CONFLICT DO NOTHING",
+        from_space_id, to_space_id);
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace cub::store

@@ -1,5 +1,9 @@
 // Links between Units (downstream "from" Unit takes changes from the upstream "to" Unit),
 // saved Filters, and the set-based clone behind `cub variant create`.
+//
+// Every function returns a Status and never throws: a database error comes back as
+// lib/store/errors.h maps it (a violated constraint as ALREADY_EXISTS or FAILED_PRECONDITION,
+// a conflict as ABORTED, ...).
 #ifndef CUB_LIB_STORE_LINKS_H_
 #define CUB_LIB_STORE_LINKS_H_
 
@@ -29,27 +33,31 @@ struct NewLink {
   v1::Link definition;
 };
 
+// ALREADY_EXISTS if the slug is taken in the Space, FAILED_PRECONDITION if a Unit it names
+// does not exist.
 absl::StatusOr<v1::Link> InsertLink(Tx& tx, const NewLink& l);
-std::optional<v1::Link> FindLink(Tx& tx, const std::string& space_id,
-                                 const std::string& slug_or_id);
-// The Link of `update_type` from `from_unit_id` to `to_unit_id`, if there is one.
-std::optional<v1::Link> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
-                                        const std::string& to_unit_id,
-                                        const std::string& update_type);
-// The Links of `update_type` that `from_unit_id` takes changes through.
-std::vector<v1::Link> LinksFrom(Tx& tx, const std::string& from_unit_id,
-                                const std::string& update_type);
+// The Link of the Space by slug or ID; nullopt when there is none.
+absl::StatusOr<std::optional<v1::Link>> FindLink(Tx& tx, const std::string& space_id,
+                                                 const std::string& slug_or_id);
+// The Link of `update_type` from `from_unit_id` to `to_unit_id`; nullopt when there is none.
+absl::StatusOr<std::optional<v1::Link>> FindLinkBetween(Tx& tx, const std::string& from_unit_id,
+                                                        const std::string& to_unit_id,
+                                                        const std::string& update_type);
+// The Links of `update_type` that `from_unit_id` takes changes through, ordered by slug.
+absl::StatusOr<std::vector<v1::Link>> LinksFrom(Tx& tx, const std::string& from_unit_id,
+                                                const std::string& update_type);
 // Moves a Link's merge cursor.
-void SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num);
+absl::Status SetLinkCursor(Tx& tx, const std::string& link_id, int64_t upstream_revision_num);
 // Moves the cursors of several Links in one statement: (link ID, upstream revision) pairs.
-void SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& cursors);
+absl::Status SetLinkCursors(Tx& tx, const std::vector<std::pair<std::string, int64_t>>& cursors);
 // The TransformPaths, Insert and Upsert Links that `from_unit_id` takes changes through and
 // that the where expression over Links selects ("" selects all), ordered by slug.
 absl::StatusOr<std::vector<v1::Link>> ResolvedLinksFrom(Tx& tx, const std::string& from_unit_id,
                                                         std::string_view where);
 // The AutoUpdate Links (of every type) whose upstream is one of `to_unit_ids`, in one query,
 // ordered by downstream Unit and then slug.
-std::vector<v1::Link> AutoUpdateLinksTo(Tx& tx, const std::vector<std::string>& to_unit_ids);
+absl::StatusOr<std::vector<v1::Link>> AutoUpdateLinksTo(
+    Tx& tx, const std::vector<std::string>& to_unit_ids);
 // space_id empty: every Space the caller can see.
 absl::StatusOr<std::vector<v1::Link>> ListLinks(Tx& tx, const Caller& caller,
                                                 const std::string& space_id,
@@ -61,9 +69,11 @@ struct NewFilter {
   std::string from;
   std::string where_field;
 };
+// ALREADY_EXISTS if the slug is taken in the Space.
 absl::StatusOr<v1::Filter> InsertFilter(Tx& tx, const NewFilter& f);
-std::optional<v1::Filter> FindFilter(Tx& tx, const std::string& space_id,
-                                     const std::string& slug_or_id);
+// The Filter of the Space by slug or ID; nullopt when there is none.
+absl::StatusOr<std::optional<v1::Filter>> FindFilter(Tx& tx, const std::string& space_id,
+                                                     const std::string& slug_or_id);
 absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& space_id,
                                                     std::string_view where);
 
@@ -71,10 +81,12 @@ absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& s
 // `space_id` in three statements: Units, their first revisions (the upstream head's data),
 // and one UpgradeUnit Link per clone with its merge cursor at the cloned revision. Returns
 // the number of Units cloned.
-int64_t CloneUnits(Tx& tx, const std::string& upstream_space_id, const std::string& space_id,
-                   const std::string& author_id, const std::string& description);
+absl::StatusOr<int64_t> CloneUnits(Tx& tx, const std::string& upstream_space_id,
+                                   const std::string& space_id, const std::string& author_id,
+                                   const std::string& description);
 // Copies the upstream Space's grants to the new Space.
-void CopyPermissions(Tx& tx, const std::string& from_space_id, const std::string& to_space_id);
+absl::Status CopyPermissions(Tx& tx, const std::string& from_space_id,
+                             const std::string& to_space_id);
 
 }  // namespace cub::store
 

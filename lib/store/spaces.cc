@@ -11,195 +11,229 @@
 namespace cub::store {
 namespace {
 
-const std::string kSpaceSelect =
-    absl::StrCat("SELECT s.id, s.slug, s.display_name, ", MapAsArray("s.labels"), ", ",
-                 MapAsArray("s.annotations"),
-                 ", coalesce(s.component_id::text, ''), coalesce(c.slug, ''),"
-                 " coalesce(s.upstream_space_id::text, ''), ",
-                 Rfc3339("s.created_at"), ", ", Rfc3339("s.updated_at"),
-                 ", s.version, s.validating_invocations,"
-                 " coalesce(s.release_target_id::text, ''),"
-                 " coalesce(rts.slug || '/' || rt.slug, '')"
-                 " FROM spaces s LEFT JOIN components c ON c.id = s.component_id"
-                 " LEFT JOIN targets rt ON rt.id = s.release_target_id"
-                 " LEFT JOIN spaces rts ON rts.id = rt.space_id WHERE TRUE");
+// A Space with its component's and release target's names; callers append " AND ..." to it.
+const std::string kSpaceSelect = absl::StrCat(
+    "SELECT s.id AS space_id, s.slug AS slug, s.display_name AS display_name, ",
+    MapAsArray("s.labels"), " AS labels, ", MapAsArray("s.annotations"),
+    " AS annotations, coalesce(s.component_id::text, '') AS component_id,"
+    " coalesce(c.slug, '') AS component_slug,"
+    " coalesce(s.upstream_space_id::text, '') AS upstream_space_id, ",
+    Rfc3339("s.created_at"), " AS created_at, ", Rfc3339("s.updated_at"),
+    " AS updated_at, s.version AS version, s.validating_invocations AS validating_invocations,"
+    " coalesce(s.release_target_id::text, '') AS release_target_id,"
+    " coalesce(rts.slug || '/' || rt.slug, '') AS release_target"
+    " FROM spaces s LEFT JOIN components c ON c.id = s.component_id"
+    " LEFT JOIN targets rt ON rt.id = s.release_target_id"
+    " LEFT JOIN spaces rts ON rts.id = rt.space_id WHERE TRUE");
 
-v1::Space ReadSpace(const pqxx::row& r) {
+// A row of kSpaceSelect.
+v1::Space SpaceFromRow(const pqxx::row& row) {
   v1::Space s;
-  s.set_space_id(r[0].as<std::string>());
-  s.set_slug(r[1].as<std::string>());
-  s.set_display_name(r[2].as<std::string>());
-  FillMap(ReadMap(r[3]), s.mutable_labels());
-  FillMap(ReadMap(r[4]), s.mutable_annotations());
-  s.set_component_id(r[5].as<std::string>());
-  s.set_component_slug(r[6].as<std::string>());
-  s.set_upstream_space_id(r[7].as<std::string>());
-  s.set_created_at(r[8].as<std::string>());
-  s.set_updated_at(r[9].as<std::string>());
-  s.set_version(r[10].as<int64_t>());
-  for (auto& v : ReadTextArray(r[11])) s.add_validating_invocations(v);
-  s.set_release_target_id(r[12].as<std::string>());
-  s.set_release_target(r[13].as<std::string>());
+  s.set_space_id(row["space_id"].as<std::string>());
+  s.set_slug(row["slug"].as<std::string>());
+  s.set_display_name(row["display_name"].as<std::string>());
+  FillMap(ReadMap(row["labels"]), s.mutable_labels());
+  FillMap(ReadMap(row["annotations"]), s.mutable_annotations());
+  s.set_component_id(row["component_id"].as<std::string>());
+  s.set_component_slug(row["component_slug"].as<std::string>());
+  s.set_upstream_space_id(row["upstream_space_id"].as<std::string>());
+  s.set_created_at(row["created_at"].as<std::string>());
+  s.set_updated_at(row["updated_at"].as<std::string>());
+  s.set_version(row["version"].as<int64_t>());
+  for (auto& v : ReadTextArray(row["validating_invocations"])) s.add_validating_invocations(v);
+  s.set_release_target_id(row["release_target_id"].as<std::string>());
+  s.set_release_target(row["release_target"].as<std::string>());
   return s;
+}
+
+std::vector<v1::Space> SpacesFromResult(const pqxx::result& r) {
+  std::vector<v1::Space> out;
+  out.reserve(r.size());
+  for (const auto& row : r) out.push_back(SpaceFromRow(row));
+  return out;
 }
 
 }  // namespace
 
 absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& ns) {
-  pqxx::row r = Pq(tx).exec_params1(
-      "INSERT INTO spaces (slug, display_name, labels, annotations, component_id,"
-      " upstream_space_id) VALUES ($1, $2, $3::jsonb, $4::jsonb, NULLIF($5, '')::uuid,"
-      " NULLIF($6, '')::uuid) RETURNING id",
-      ns.slug, ns.display_name, JsonObject(ns.labels), JsonObject(ns.annotations), ns.component_id,
-      ns.upstream_space_id);
-  auto s = FindSpace(tx, r[0].as<std::string>());
-  if (!s) return absl::InternalError("space vanished after insert");
-  return *s;
+  return Guard([&]() -> absl::StatusOr<v1::Space> {
+    pqxx::row r = Pq(tx).exec_params1(
+        "INSERT INTO spaces (slug, display_name, labels, annotations, component_id,"
+        " upstream_space_id) VALUES ($1, $2, $3::jsonb, $4::jsonb, NULLIF($5, '')::uuid,"
+        " NULLIF($6, '')::uuid) RETURNING id",
+        ns.slug, ns.display_name, JsonObject(ns.labels), JsonObject(ns.annotations),
+        ns.component_id, ns.upstream_space_id);
+    CUB_ASSIGN_OR_RETURN(auto s, FindSpace(tx, r["id"].as<std::string>()));
+    if (!s) return absl::InternalError("space vanished after insert");
+    return *s;
+  });
 }
 
-std::optional<v1::Space> FindSpace(Tx& tx, const std::string& ref) {
-  Query q(kSpaceSelect);
-  std::string p = q.Param(ref);
-  q.Append(absl::StrCat(" AND (s.slug = ", p, " OR s.id::text = ", p, ")"));
-  pqxx::result r = q.Exec(tx);
-  if (r.empty()) return std::nullopt;
-  return ReadSpace(r[0]);
+absl::StatusOr<std::optional<v1::Space>> FindSpace(Tx& tx, const std::string& ref) {
+  return Guard([&]() -> absl::StatusOr<std::optional<v1::Space>> {
+    Query q(kSpaceSelect);
+    std::string p = q.Param(ref);
+    q.Append(absl::StrCat(" AND (s.slug = ", p, " OR s.id::text = ", p, ")"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    if (r.empty()) return std::nullopt;
+    return SpaceFromRow(r[0]);
+  });
 }
 
 absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view where,
                                                   std::string_view filter_where) {
-  Query q(kSpaceSelect);
-  AndVisible(q, caller, "s.id");
-  CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
-  CUB_RETURN_IF_ERROR(q.AndWhere(filter_where, SpaceSchema()));
-  q.Append(" ORDER BY s.slug");
-  std::vector<v1::Space> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadSpace(row));
-  return out;
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Space>> {
+    Query q(kSpaceSelect);
+    AndVisible(q, caller, "s.id");
+    CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
+    CUB_RETURN_IF_ERROR(q.AndWhere(filter_where, SpaceSchema()));
+    q.Append(" ORDER BY s.slug");
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return SpacesFromResult(r);
+  });
 }
 
 absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std::string>& ids,
                                                    std::string_view where) {
-  Query q(kSpaceSelect);
-  q.Append(absl::StrCat(" AND s.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
-  CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
-  q.Append(" ORDER BY s.slug");
-  std::vector<v1::Space> out;
-  for (const auto& row : q.Exec(tx)) out.push_back(ReadSpace(row));
-  return out;
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Space>> {
+    Query q(kSpaceSelect);
+    q.Append(absl::StrCat(" AND s.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
+    CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
+    q.Append(" ORDER BY s.slug");
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    return SpacesFromResult(r);
+  });
 }
 
 absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const SpaceChanges& c) {
-  Query q("UPDATE spaces SET updated_at = now(), version = version + 1");
-  if (c.display_name) q.Append(absl::StrCat(", display_name = ", q.Param(*c.display_name)));
-  if (!c.labels.empty()) {
-    q.Append(absl::StrCat(", labels = ", MergeMapExpr(q, "labels", c.labels)));
-  }
-  if (!c.annotations.empty()) {
-    q.Append(absl::StrCat(", annotations = ", MergeMapExpr(q, "annotations", c.annotations)));
-  }
-  if (c.component_id) {
-    q.Append(absl::StrCat(", component_id = NULLIF(", q.Param(*c.component_id), ", '')::uuid"));
-  }
-  if (!c.add_validators.empty() || !c.remove_validators.empty()) {
-    q.Append(absl::StrCat(
-        ", validating_invocations = ARRAY(SELECT DISTINCT v FROM unnest(validating_invocations || ",
-        q.Param(TextArrayLiteral(c.add_validators)), "::text[]) v WHERE v <> ALL(",
-        q.Param(TextArrayLiteral(c.remove_validators)), "::text[]) ORDER BY v)"));
-  }
-  if (c.release_target_id) {
-    q.Append(absl::StrCat(", release_target_id = NULLIF(", q.Param(*c.release_target_id),
-                          ", '')::uuid"));
-  }
-  q.Append(absl::StrCat(" WHERE id = ", q.Param(space_id), "::uuid"));
-  if (c.expected_version != 0) {
-    q.Append(
-        absl::StrCat(" AND version = ", q.Param(std::to_string(c.expected_version)), "::bigint"));
-  }
-  q.Append(" RETURNING id");
-  if (q.Exec(tx).empty()) {
-    return absl::AbortedError(absl::StrCat("space was changed by someone else (expected version ",
-                                           c.expected_version, ")"));
-  }
-  auto s = FindSpace(tx, space_id);
-  if (!s) return absl::NotFoundError("space vanished during update");
-  return *s;
+  return Guard([&]() -> absl::StatusOr<v1::Space> {
+    Query q("UPDATE spaces SET updated_at = now(), version = version + 1");
+    if (c.display_name) q.Append(absl::StrCat(", display_name = ", q.Param(*c.display_name)));
+    if (!c.labels.empty()) {
+      q.Append(absl::StrCat(", labels = ", MergeMapExpr(q, "labels", c.labels)));
+    }
+    if (!c.annotations.empty()) {
+      q.Append(absl::StrCat(", annotations = ", MergeMapExpr(q, "annotations", c.annotations)));
+    }
+    if (c.component_id) {
+      q.Append(absl::StrCat(", component_id = NULLIF(", q.Param(*c.component_id), ", '')::uuid"));
+    }
+    if (!c.add_validators.empty() || !c.remove_validators.empty()) {
+      q.Append(
+          absl::StrCat(", validating_invocations = ARRAY(SELECT DISTINCT v FROM"
+                       " unnest(validating_invocations || ",
+                       q.Param(TextArrayLiteral(c.add_validators)), "::text[]) v WHERE v <> ALL(",
+                       q.Param(TextArrayLiteral(c.remove_validators)), "::text[]) ORDER BY v)"));
+    }
+    if (c.release_target_id) {
+      q.Append(absl::StrCat(", release_target_id = NULLIF(", q.Param(*c.release_target_id),
+                            ", '')::uuid"));
+    }
+    q.Append(absl::StrCat(" WHERE id = ", q.Param(space_id), "::uuid"));
+    if (c.expected_version != 0) {
+      q.Append(
+          absl::StrCat(" AND version = ", q.Param(std::to_string(c.expected_version)), "::bigint"));
+    }
+    q.Append(" RETURNING id");
+    CUB_ASSIGN_OR_RETURN(pqxx::result updated, q.Run(tx));
+    if (updated.empty()) {
+      return absl::AbortedError(absl::StrCat("space was changed by someone else (expected version ",
+                                             c.expected_version, ")"));
+    }
+    CUB_ASSIGN_OR_RETURN(auto s, FindSpace(tx, space_id));
+    if (!s) return absl::NotFoundError("space vanished during update");
+    return *s;
+  });
 }
 
 absl::Status DeleteSpace(Tx& tx, const v1::Space& space) {
-  pqxx::result deps = Pq(tx).exec_params(
-      "SELECT DISTINCT ds.slug FROM spaces ds WHERE ds.upstream_space_id = $1::uuid "
-      "UNION SELECT DISTINCT ls.slug FROM links l JOIN units tu ON tu.id = l.to_unit_id"
-      " JOIN spaces ls ON ls.id = l.space_id"
-      " WHERE tu.space_id = $1::uuid AND l.space_id <> $1::uuid ORDER BY 1",
-      space.space_id());
-  if (!deps.empty()) {
-    std::vector<std::string> names;
-    for (const auto& r : deps) names.push_back(r[0].as<std::string>());
-    return absl::FailedPreconditionError(
-        absl::StrCat("space '", space.slug(), "' has variants or links depending on it: ",
-                     absl::StrJoin(names, ", "), "; delete those first"));
-  }
-  Pq(tx).exec_params("DELETE FROM spaces WHERE id = $1::uuid", space.space_id());
-  return absl::OkStatus();
+  return Guard([&]() -> absl::Status {
+    pqxx::result deps = Pq(tx).exec_params(
+        "SELECT DISTINCT ds.slug AS slug FROM spaces ds WHERE ds.upstream_space_id = $1::uuid "
+        "UNION SELECT DISTINCT ls.slug AS slug FROM links l JOIN units tu ON tu.id = l.to_unit_id"
+        " JOIN spaces ls ON ls.id = l.space_id"
+        " WHERE tu.space_id = $1::uuid AND l.space_id <> $1::uuid ORDER BY 1",
+        space.space_id());
+    if (!deps.empty()) {
+      std::vector<std::string> names;
+      for (const auto& row : deps) names.push_back(row["slug"].as<std::string>());
+      return absl::FailedPreconditionError(
+          absl::StrCat("space '", space.slug(), "' has variants or links depending on it: ",
+                       absl::StrJoin(names, ", "), "; delete those first"));
+    }
+    Pq(tx).exec_params("DELETE FROM spaces WHERE id = $1::uuid", space.space_id());
+    return absl::OkStatus();
+  });
 }
 
-std::string EnsureComponent(Tx& tx, const std::string& slug) {
-  pqxx::row r = Pq(tx).exec_params1(
-      "WITH ins AS (INSERT INTO components (slug) VALUES ($1) ON CONFLICT (slug) DO NOTHING"
-      " RETURNING id) SELECT id FROM ins UNION ALL SELECT id FROM components WHERE slug = $1"
-      " LIMIT 1",
-      slug);
-  return r[0].as<std::string>();
+absl::StatusOr<std::string> EnsureComponent(Tx& tx, const std::string& slug) {
+  return Guard([&]() -> absl::StatusOr<std::string> {
+    pqxx::row r = Pq(tx).exec_params1(
+        "WITH ins AS (INSERT INTO components (slug) VALUES ($1) ON CONFLICT (slug) DO NOTHING"
+        " RETURNING id) SELECT id FROM ins UNION ALL SELECT id FROM components WHERE slug = $1"
+        " LIMIT 1",
+        slug);
+    return r["id"].as<std::string>();
+  });
 }
 
-std::vector<std::string> RolesOn(Tx& tx, const std::string& space_id, const Caller& caller) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT DISTINCT role FROM space_permissions WHERE space_id = $1::uuid"
-      " AND (user_id = $2::uuid OR group_name = ANY($3::text[]))",
-      space_id, caller.user_id, TextArrayLiteral(caller.groups));
-  std::vector<std::string> out;
-  for (const auto& row : r) out.push_back(row[0].as<std::string>());
-  return out;
+absl::StatusOr<std::vector<std::string>> RolesOn(Tx& tx, const std::string& space_id,
+                                                 const Caller& caller) {
+  return Guard([&]() -> absl::StatusOr<std::vector<std::string>> {
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT DISTINCT role FROM space_permissions WHERE space_id = $1::uuid"
+        " AND (user_id = $2::uuid OR group_name = ANY($3::text[]))",
+        space_id, caller.user_id, TextArrayLiteral(caller.groups));
+    std::vector<std::string> out;
+    for (const auto& row : r) out.push_back(row["role"].as<std::string>());
+    return out;
+  });
 }
 
 absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& role,
                        const std::string& user_id, const std::string& group) {
-  Pq(tx).exec_params(
-      "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
-      " VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, '')) ON CONFLICT DO NOTHING",
-      space_id, role, user_id, group);
-  return absl::OkStatus();
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params(
+        "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
+        " VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, '')) ON CONFLICT DO NOTHING",
+        space_id, role, user_id, group);
+    return absl::OkStatus();
+  });
 }
 
 absl::Status RevokeRole(Tx& tx, const std::string& space_id, const std::string& role,
                         const std::string& user_id, const std::string& group) {
-  pqxx::result r = Pq(tx).exec_params(
-      "DELETE FROM space_permissions WHERE space_id = $1::uuid AND role = $2"
-      " AND user_id IS NOT DISTINCT FROM NULLIF($3, '')::uuid"
-      " AND group_name IS NOT DISTINCT FROM NULLIF($4, '') RETURNING role",
-      space_id, role, user_id, group);
-  if (r.empty()) return absl::NotFoundError(absl::StrCat("no ", role, " grant to remove"));
-  return absl::OkStatus();
+  return Guard([&]() -> absl::Status {
+    pqxx::result r = Pq(tx).exec_params(
+        "DELETE FROM space_permissions WHERE space_id = $1::uuid AND role = $2"
+        " AND user_id IS NOT DISTINCT FROM NULLIF($3, '')::uuid"
+        " AND group_name IS NOT DISTINCT FROM NULLIF($4, '') RETURNING role",
+        space_id, role, user_id, group);
+    if (r.empty()) return absl::NotFoundError(absl::StrCat("no ", role, " grant to remove"));
+    return absl::OkStatus();
+  });
 }
 
-std::vector<v1::Permission> ListPermissions(Tx& tx, const std::string& space_id) {
-  pqxx::result r = Pq(tx).exec_params(
-      "SELECT p.role, coalesce(u.username, ''), coalesce(p.group_name, '')"
-      " FROM space_permissions p LEFT JOIN users u ON u.id = p.user_id"
-      " WHERE p.space_id = $1::uuid ORDER BY 2, 3, 1",
-      space_id);
-  std::vector<v1::Permission> out;
-  for (const auto& row : r) {
-    v1::Permission p;
-    p.set_space_id(space_id);
-    p.set_role(row[0].as<std::string>());
-    p.set_username(row[1].as<std::string>());
-    p.set_group(row[2].as<std::string>());
-    out.push_back(p);
-  }
-  return out;
+absl::StatusOr<std::vector<v1::Permission>> ListPermissions(Tx& tx, const std::string& space_id) {
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Permission>> {
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT p.role AS role, coalesce(u.username, '') AS username,"
+        " coalesce(p.group_name, '') AS group_name"
+        " FROM space_permissions p LEFT JOIN users u ON u.id = p.user_id"
+        " WHERE p.space_id = $1::uuid ORDER BY 2, 3, 1",
+        space_id);
+    std::vector<v1::Permission> out;
+    for (const auto& row : r) {
+      v1::Permission p;
+      p.set_space_id(space_id);
+      p.set_role(row["role"].as<std::string>());
+      p.set_username(row["username"].as<std::string>());
+      p.set_group(row["group_name"].as<std::string>());
+      out.push_back(p);
+    }
+    return out;
+  });
 }
 
 }  // namespace cub::store

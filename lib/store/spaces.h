@@ -1,4 +1,8 @@
 // Spaces, components and per-Space permissions.
+//
+// Every function returns a Status and never throws: a database error comes back as
+// lib/store/errors.h maps it (a violated constraint as ALREADY_EXISTS or FAILED_PRECONDITION,
+// a conflict as ABORTED, ...).
 #ifndef CUB_LIB_STORE_SPACES_H_
 #define CUB_LIB_STORE_SPACES_H_
 
@@ -25,8 +29,8 @@ struct NewSpace {
 
 // Inserts a Space; ALREADY_EXISTS if the slug is taken.
 absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& s);
-// By slug or ID, regardless of who asks (callers check access).
-std::optional<v1::Space> FindSpace(Tx& tx, const std::string& slug_or_id);
+// By slug or ID, regardless of who asks (callers check access); nullopt when there is none.
+absl::StatusOr<std::optional<v1::Space>> FindSpace(Tx& tx, const std::string& slug_or_id);
 // The Spaces `caller` can see that match both where expressions (either may be empty).
 absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view where,
@@ -54,17 +58,20 @@ absl::StatusOr<v1::Space> UpdateSpace(Tx& tx, const std::string& space_id, const
 absl::Status DeleteSpace(Tx& tx, const v1::Space& space);
 
 // Returns the component's ID, creating it if new.
-std::string EnsureComponent(Tx& tx, const std::string& slug);
+absl::StatusOr<std::string> EnsureComponent(Tx& tx, const std::string& slug);
 
 // Role names the caller holds on the Space, directly or through a group.
-std::vector<std::string> RolesOn(Tx& tx, const std::string& space_id, const Caller& caller);
+absl::StatusOr<std::vector<std::string>> RolesOn(Tx& tx, const std::string& space_id,
+                                                 const Caller& caller);
 // Grants a role to exactly one of user_id / group (the other empty). Idempotent.
+// FAILED_PRECONDITION if the Space or the user does not exist, or the role is unknown.
 absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& role,
                        const std::string& user_id, const std::string& group);
 // NOT_FOUND if there was no such grant.
 absl::Status RevokeRole(Tx& tx, const std::string& space_id, const std::string& role,
                         const std::string& user_id, const std::string& group);
-std::vector<v1::Permission> ListPermissions(Tx& tx, const std::string& space_id);
+// The Space's grants, by username, then group, then role.
+absl::StatusOr<std::vector<v1::Permission>> ListPermissions(Tx& tx, const std::string& space_id);
 
 }  // namespace cub::store
 

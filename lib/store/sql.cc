@@ -78,4 +78,8 @@ std::string MergeMapExpr(Query& q, const std::string& column,
                       q.Param(JsonObject(set)), "::jsonb)");
 }
 
+absl::StatusOr<pqxx::result> Query::Run(Tx& tx) const {
+  return Guard([&]() -> absl::StatusOr<pqxx::result> { return Exec(tx); });
+}
+
 }  // namespace cub::store

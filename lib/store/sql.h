@@ -26,6 +26,9 @@ class Query {
   // Compiles `expr` against `schema` and appends "AND (<sql>)"; no-op for an empty expr.
   absl::Status AndWhere(std::string_view expr, const where::Schema& schema);
   pqxx::result Exec(Tx& tx) const;
+  // Runs the statement and returns its rows, or the database's error as a Status
+  // (StatusFromException); never throws.
+  absl::StatusOr<pqxx::result> Run(Tx& tx) const;
   const std::string& sql() const { return sql_; }
 
  private:

@@ -1,0 +1,256 @@
+// The store's error contract for Spaces, Units, Tags and Links against a real PostgreSQL: a
+// statement that fails (a taken slug, a missing row a foreign key names, a value the column's
+// type refuses) comes back from the store function as the mapped Status, and the caller's code
+// after the call runs; nothing is thrown past lib/store. Rows are read by column name, so a
+// round trip returns every field as it was written.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "harness/test_db.h"
+#include "lib/store/links.h"
+#include "lib/store/migrations.h"
+#include "lib/store/spaces.h"
+#include "lib/store/sql.h"
+#include "lib/store/tags.h"
+#include "lib/store/units.h"
+
+namespace cub {
+namespace {
+
+constexpr char kNoSuchId[] = "00000000-0000-0000-0000-0000000000ff";
+
+struct Fixture {
+  std::string url = testing::FreshDatabaseUrl("store_core");
+  std::unique_ptr<store::ConnectionPool> db;
+  v1::Space space;
+  v1::Unit unit;
+
+  Fixture() {
+    REQUIRE(store::ApplyMigrations(url).ok());
+    db = std::make_unique<store::ConnectionPool>(testing::RuntimeUrl(url), 2);
+    REQUIRE(store::WithTransaction(*db, [&](store::Tx& tx) -> absl::Status {
+              store::NewSpace ns{"home", "Home", {{"Stage", "dev"}}, {{"note", "x"}}};
+              auto component = store::EnsureComponent(tx, "web");
+              if (!component.ok()) return component.status();
+              ns.component_id = *component;
+              auto s = store::InsertSpace(tx, ns);
+              if (!s.ok()) return s.status();
+              space = *s;
+              auto u = store::InsertUnit(tx, {space.space_id(), "app", "Kubernetes/YAML", {}, {}});
+              if (!u.ok()) return u.status();
+              unit = *u;
+              return absl::OkStatus();
+            }).ok());
+  }
+
+  // Runs `call` (one store function) in a transaction of its own and returns its status.
+  // `returned` tells that the call came back instead of throwing through the transaction.
+  absl::Status Call(const std::function<absl::Status(store::Tx&)>& call, bool* returned) {
+    absl::Status got = absl::UnknownError("not run");
+    *returned = false;
+    absl::Status tx_status = store::WithTransaction(*db, [&](store::Tx& tx) -> absl::Status {
+      got = call(tx);
+      *returned = true;
+      return got;
+    });
+    if (got.ok()) REQUIRE(tx_status.ok());
+    return got;
+  }
+};
+
+TEST_CASE("a taken slug is ALREADY_EXISTS from the store function itself") {
+  Fixture f;
+  bool returned = false;
+  absl::Status s = f.Call(
+      [&](store::Tx& tx) {
+        return store::InsertSpace(tx, {"home", "", {}, {}, "", ""}).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kAlreadyExists);
+
+  s = f.Call(
+      [&](store::Tx& tx) {
+        return store::InsertUnit(tx, {f.space.space_id(), "app", "Kubernetes/YAML", {}, {}})
+            .status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kAlreadyExists);
+
+  REQUIRE(f.Call(
+               [&](store::Tx& tx) {
+                 return store::InsertTag(tx, {f.space.space_id(), "v1", "", {}}).status();
+               },
+               &returned)
+              .ok());
+  s = f.Call(
+      [&](store::Tx& tx) {
+        return store::InsertTag(tx, {f.space.space_id(), "v1", "", {}}).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kAlreadyExists);
+}
+
+TEST_CASE("a row a foreign key or check names that is missing is FAILED_PRECONDITION") {
+  Fixture f;
+  bool returned = false;
+  absl::Status s =
+      f.Call([&](store::Tx& tx) { return store::GrantRole(tx, kNoSuchId, "viewer", "", "team-a"); },
+             &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
+
+  s = f.Call(
+      [&](store::Tx& tx) {
+        return store::GrantRole(tx, f.space.space_id(), "owner", "", "team-a");
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
+
+  s = f.Call(
+      [&](store::Tx& tx) {
+        return store::InsertUnit(tx, {kNoSuchId, "app", "Kubernetes/YAML", {}, {}}).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
+
+  s = f.Call(
+      [&](store::Tx& tx) {
+        store::NewLink nl;
+        nl.space_id = f.space.space_id();
+        nl.slug = "dangling";
+        nl.from_unit_id = f.unit.unit_id();
+        nl.to_unit_id = kNoSuchId;
+        nl.update_type = "MergeUnits";
+        return store::InsertLink(tx, nl).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE("a value the column's type refuses is INVALID_ARGUMENT, also from a lookup") {
+  Fixture f;
+  bool returned = false;
+  absl::Status s = f.Call(
+      [&](store::Tx& tx) { return store::FindUnit(tx, "not-a-uuid", "app").status(); }, &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+
+  s = f.Call([&](store::Tx& tx) { return store::SetLinkCursor(tx, "not-a-uuid", 3); }, &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+
+  s = f.Call([&](store::Tx& tx) { return store::FindMark(tx, "not-a-uuid", kNoSuchId).status(); },
+             &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Query::Run returns the rows, or the failing statement's status") {
+  Fixture f;
+  bool returned = false;
+  absl::Status s = f.Call(
+      [&](store::Tx& tx) {
+        store::Query q("SELECT ");
+        q.Append(q.Param("not-a-uuid") + "::uuid AS id");
+        return q.Run(tx).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+
+  int one = 0;
+  REQUIRE(f.Call(
+               [&](store::Tx& tx) -> absl::Status {
+                 auto r = store::Query("SELECT 1 AS one").Run(tx);
+                 if (!r.ok()) return r.status();
+                 one = (*r)[0]["one"].as<int>();
+                 return absl::OkStatus();
+               },
+               &returned)
+              .ok());
+  CHECK(one == 1);
+}
+
+TEST_CASE("what the store wrote reads back field by field") {
+  Fixture f;
+  CHECK(f.space.slug() == "home");
+  CHECK(f.space.display_name() == "Home");
+  CHECK(f.space.labels().at("Stage") == "dev");
+  CHECK(f.space.annotations().at("note") == "x");
+  CHECK(f.space.component_slug() == "web");
+  CHECK(!f.space.component_id().empty());
+  CHECK(f.space.version() == 1);
+  CHECK(!f.space.created_at().empty());
+
+  absl::StatusOr<v1::Revision> rev;
+  absl::StatusOr<std::optional<v1::Unit>> unit;
+  absl::StatusOr<std::optional<int64_t>> mark;
+  absl::StatusOr<std::vector<v1::Link>> links;
+  REQUIRE(
+      store::WithTransaction(*f.db, [&](store::Tx& tx) -> absl::Status {
+        store::NewRevision nr;
+        nr.data = "a: 1\n";
+        nr.data_hash = "sha256:abc";
+        nr.description = "first";
+        nr.validation_errors = {"v: bad"};
+        rev = store::AppendRevision(tx, f.unit.unit_id(), nr);
+        if (!rev.ok()) return rev.status();
+        unit = store::FindUnit(tx, f.space.space_id(), "app");
+        auto tag = store::InsertTag(tx, {f.space.space_id(), "v1", "", {}});
+        if (!tag.ok()) return tag.status();
+        auto marked = store::MarkRevision(tx, *tag, f.unit, 1, false);
+        if (!marked.ok()) return marked.status();
+        mark = store::FindMark(tx, tag->tag_id(), f.unit.unit_id());
+        auto other = store::InsertUnit(tx, {f.space.space_id(), "db", "Kubernetes/YAML", {}, {}});
+        if (!other.ok()) return other.status();
+        store::NewLink nl;
+        nl.space_id = f.space.space_id();
+        nl.slug = "app-to-db";
+        nl.from_unit_id = f.unit.unit_id();
+        nl.to_unit_id = other->unit_id();
+        nl.update_type = "MergeUnits";
+        nl.upstream_revision_num = 4;
+        auto link = store::InsertLink(tx, nl);
+        if (!link.ok()) return link.status();
+        links = store::LinksFrom(tx, f.unit.unit_id(), "MergeUnits");
+        return absl::OkStatus();
+      }).ok());
+  REQUIRE(rev.ok());
+  CHECK(rev->revision_num() == 1);
+  CHECK(rev->data() == "a: 1\n");
+  CHECK(rev->data_hash() == "sha256:abc");
+  CHECK(rev->description() == "first");
+  CHECK(rev->space_id() == f.space.space_id());
+  REQUIRE(rev->validation_errors_size() == 1);
+  CHECK(rev->validation_errors(0) == "v: bad");
+
+  REQUIRE(unit.ok());
+  REQUIRE(unit->has_value());
+  CHECK((*unit)->head_revision_num() == 1);
+  CHECK((*unit)->space_slug() == "home");
+  CHECK((*unit)->data_hash() == "sha256:abc");
+
+  REQUIRE(mark.ok());
+  CHECK(*mark == std::optional<int64_t>(1));
+
+  REQUIRE(links.ok());
+  REQUIRE(links->size() == 1);
+  const v1::Link& l = links->front();
+  CHECK(l.slug() == "app-to-db");
+  CHECK(l.from_unit_slug() == "app");
+  CHECK(l.to_unit_slug() == "db");
+  CHECK(l.to_space_slug() == "home");
+  CHECK(l.upstream_revision_num() == 4);
+  CHECK(!l.auto_update());
+}
+
+}  // namespace
+}  // namespace cub
