@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/config/yaml.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/validation.h"
@@ -35,8 +36,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
     if (co.aborted_reason.empty()) {
       return absl::FailedPreconditionError(
           absl::StrCat("change order '", co.slug,
-                       "' has not been aborted: abort it first with cub changeorder"
-                       " update --aborted-reason REASON"));
+                       "' has not been aborted: abort it first with UpdateChangeOrder,"
+                       " giving an AbortedReason"));
     }
     std::optional<v1::Tag> restore_tag =
         store::FindTag(tx, rco.base.space_id(), RestoreTagSlug(co.slug));
@@ -85,7 +86,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
         du->set_unit(u.slug);
         du->set_start_revision_num(static_cast<int32_t>(*u.start_mark));
         if (u.publish_mark) {  // the restore Tag's mark
-          du->set_action("AlreadyRestored");
+          du->set_action(
+              std::string(domain::DemotionActionName(domain::DemotionAction::kAlreadyRestored)));
           du->set_revision_num(static_cast<int32_t>(*u.publish_mark));
           continue;
         }
@@ -97,7 +99,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
                                            : absl::StrCat(n, " (", it->second.description, ")"));
         }
         if (u.head == *u.start_mark) {
-          du->set_action("Unchanged");
+          du->set_action(
+              std::string(domain::DemotionActionName(domain::DemotionAction::kUnchanged)));
           du->set_revision_num(static_cast<int32_t>(u.head));
           if (restore_tag) w.marks.push_back({restore_tag->tag_id(), u.id, u.head});
           continue;
@@ -129,10 +132,13 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
         w.revisions.push_back(std::move(r));
         w.heads.push_back({u.id, u.head + 1});
         if (restore_tag) w.marks.push_back({restore_tag->tag_id(), u.id, u.head + 1});
-        du->set_action("Restored");
+        du->set_action(std::string(domain::DemotionActionName(domain::DemotionAction::kRestored)));
         du->set_revision_num(static_cast<int32_t>(u.head + 1));
       }
-      report->set_status(!any ? "AlreadyDemoted" : req.dry_run() ? "WouldDemote" : "Demoted");
+      report->set_status(std::string(
+          domain::DemotionStatusName(!any            ? domain::DemotionStatus::kAlreadyDemoted
+                                     : req.dry_run() ? domain::DemotionStatus::kWouldDemote
+                                                     : domain::DemotionStatus::kDemoted)));
       if (!req.dry_run()) CUB_RETURN_IF_ERROR(store::WritePromotion(tx, w));
     }
     return out;

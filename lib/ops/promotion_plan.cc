@@ -9,6 +9,7 @@
 #include "lib/config/merge.h"
 #include "lib/config/protection.h"
 #include "lib/config/yaml.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
 #include "lib/store/spaces.h"
@@ -79,6 +80,9 @@ struct Job {
   const store::PromotionUnit* upstream = nullptr;
   int64_t cursor = 0, start = 0, end = 0;
   bool merge_prior = false;  // merge cursor..start first, outside the change
+  // PriorRevisions::kError and the Link has not merged cursor..start: the Unit fails, listing
+  // those revisions (merge_prior is set only so that their descriptions are loaded).
+  bool refuse_prior = false;
 };
 
 // The state of one Unit as its revisions are replayed: text, and the parsed form when needed.
@@ -138,9 +142,9 @@ class Planner {
     CUB_RETURN_IF_ERROR(Replay(job, space, unit_id, toolchain, job.start, job.end, co.id,
                                protection, cur, head, w));
     if (head != start_mark || !job.target) {
-      report.set_action(job.target ? "Upgraded" : "Added");
+      SetAction(report, job.target ? PromotionAction::kUpgraded : PromotionAction::kAdded);
     } else {
-      report.set_action("AlreadyHadChange");
+      SetAction(report, PromotionAction::kAlreadyHadChange);
     }
     if (job.link && job.end > job.link->cursor) w.cursors.push_back({job.link->id, job.end});
     if (head != (job.target ? job.target->head : 0)) w.heads.push_back({unit_id, head});
@@ -292,7 +296,7 @@ std::string RevisionList(const RevisionMap& data, const std::string& unit, int64
 std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
                                      const std::vector<v1::Space>& targets) {
   const auto& co = opts.rco->co;
-  const bool upgrade = co.update_type == "UpgradeUnit";
+  const bool upgrade = opts.rco->update_type == domain::UpdateType::kUpgradeUnit;
   std::vector<SpacePlan> plans(targets.size());
   std::vector<std::string> target_ids;
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -301,7 +305,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
     target_ids.push_back(targets[i].space_id());
   }
   auto fail = [](SpacePlan& plan, const std::string& error) {
-    plan.report.set_status("Failed");
+    SetStatus(plan.report, PromotionStatus::kFailed);
     plan.report.set_error(error);
   };
 
@@ -345,7 +349,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
     const v1::Space& space = targets[t];
     const bool single = !opts.only_unit_id.empty();
     if (!single && opts.resolved.count(space.space_id())) {
-      plan.report.set_status("AlreadyPromoted");
+      SetStatus(plan.report, PromotionStatus::kAlreadyPromoted);
       continue;
     }
     // The Space this one takes the change from.
@@ -362,8 +366,8 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       for (const auto& s : sources) names.push_back(spaces.count(s) ? spaces[s].slug() : s);
       fail(plan, absl::StrCat("'", space.slug(), "' takes changes from several Spaces (",
                               absl::StrJoin(names, ", "),
-                              "); upgrade its Units one by one with cub unit update --upgrade"
-                              " --change-order"));
+                              "); upgrade its Units one by one with UpdateUnit, giving"
+                              " Upgrade and ChangeOrder"));
       continue;
     }
     bool blocked = false;
@@ -384,7 +388,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       v1::PromotedUnit* r = plan.report.add_units();
       r->set_unit_id(u.id);
       r->set_unit(u.slug);
-      r->set_action("Failed");
+      SetAction(*r, PromotionAction::kFailed);
       r->set_error(error);
     };
     for (const auto* d : units_by_space[space.space_id()]) {
@@ -393,8 +397,8 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       if (lit == links_from_unit.end()) continue;
       if (lit->second.size() > 1) {
         plan_unit_error(*d, absl::StrCat("it follows ", lit->second.size(), " ", co.update_type,
-                                         " links; upgrade it with cub unit update --upgrade"
-                                         " --merge-source"));
+                                         " links; upgrade it with UpdateUnit, giving"
+                                         " Upgrade and MergeSource"));
         continue;
       }
       const store::PromotionLink* l = lit->second[0];
@@ -414,7 +418,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
         v1::PromotedUnit* r = plan.report.add_units();
         r->set_unit_id(d->id);
         r->set_unit(d->slug);
-        r->set_action("AlreadyHadChange");
+        SetAction(*r, PromotionAction::kAlreadyHadChange);
         r->set_start_revision_num(static_cast<int32_t>(d->start_mark.value_or(*d->end_mark)));
         r->set_end_revision_num(static_cast<int32_t>(*d->end_mark));
         if (!d->publish_mark && !single) {
@@ -438,16 +442,16 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
           continue;
         }
       } else if (job.cursor < job.start) {
-        const std::string& mode = opts.prior_revisions;
-        if (mode == "Error") {
+        const domain::PriorRevisions mode = opts.prior_revisions;
+        if (mode == domain::PriorRevisions::kError) {
           spans.push_back({up.id, job.cursor + 1, job.start});
           jobs[t].push_back(job);  // resolved into an error once descriptions are loaded
           jobs[t].back().merge_prior = true;
-          jobs[t].back().target = nullptr;
-          jobs[t].back().link = l;
+          jobs[t].back().refuse_prior = true;
           continue;
         }
-        job.merge_prior = mode == "Include" || mode == "All";
+        job.merge_prior =
+            mode == domain::PriorRevisions::kInclude || mode == domain::PriorRevisions::kAll;
         if (!job.merge_prior) job.cursor = job.start;
       }
       if (job.start == job.end && !job.merge_prior) {
@@ -459,7 +463,7 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
         v1::PromotedUnit* r = plan.report.add_units();
         r->set_unit_id(d->id);
         r->set_unit(d->slug);
-        r->set_action(had_it ? "AlreadyHadChange" : "Unchanged");
+        SetAction(*r, had_it ? PromotionAction::kAlreadyHadChange : PromotionAction::kUnchanged);
         r->set_start_revision_num(static_cast<int32_t>(d->head));
         r->set_end_revision_num(static_cast<int32_t>(d->head));
         continue;
@@ -478,14 +482,16 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
           if (up->head > 0) {
             v1::PromotedUnit* r = plan.report.add_units();
             r->set_unit(up->slug);
-            r->set_action("OutsideChange");
+            SetAction(*r, PromotionAction::kOutsideChange);
             r->set_error(
                 "created upstream after the change order was fixed; a promotion without"
-                " --change-order adds it");
+                " ChangeOrder adds it");
           }
           continue;
         }
-        if (*up->start_mark == *up->end_mark && opts.prior_revisions != "All") continue;
+        if (*up->start_mark == *up->end_mark &&
+            opts.prior_revisions != domain::PriorRevisions::kAll)
+          continue;
         if (*up->end_mark == 0) continue;
         jobs[t].push_back(
             Job{nullptr, nullptr, up, *up->start_mark, *up->start_mark, *up->end_mark, false});
@@ -530,11 +536,11 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
     for (const auto& job : jobs[t]) {
       v1::PromotedUnit* r = plan.report.add_units();
       r->set_unit(job.upstream->slug);
-      if (job.merge_prior && !job.target && job.link) {  // --prior-revisions Error
-        const store::PromotionUnit* d = by_id[job.link->from_unit_id];
+      if (job.refuse_prior) {
+        const store::PromotionUnit* d = job.target;
         r->set_unit_id(d->id);
         r->set_unit(d->slug);
-        r->set_action("Failed");
+        SetAction(*r, PromotionAction::kFailed);
         r->set_error(absl::StrCat("link '", job.link->slug, "' has not merged revisions ",
                                   job.cursor + 1, "..", job.start, " of ",
                                   spaces[job.upstream->space_id].slug(), "/", job.upstream->slug,
@@ -545,17 +551,17 @@ std::vector<SpacePlan> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
       if (job.target) r->set_unit(job.target->slug);
       auto s = planner.Run(job, targets[t], plan.writes, *r);
       if (!s.ok()) {
-        r->set_action("Failed");
+        SetAction(*r, PromotionAction::kFailed);
         r->set_error(std::string(s.message()));
       }
     }
     bool any_failed = false;
-    for (const auto& u : plan.report.units()) any_failed |= u.action() == "Failed";
+    for (const auto& u : plan.report.units()) any_failed |= ActionOf(u) == PromotionAction::kFailed;
     if (any_failed) {
       fail(plan, "some of its units cannot take the change");
       plan.writes = store::PromotionWrites();
     } else {
-      plan.report.set_status("Promoted");
+      SetStatus(plan.report, PromotionStatus::kPromoted);
     }
   }
   return plans;
