@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/config.h"
+#include "cli/flag_names.h"
 
 namespace cub::cli {
 namespace {
@@ -169,7 +170,7 @@ std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
 }
 
 std::string Client::Describe(const grpc::Status& status) const {
-  const std::string& message = status.error_message();
+  const std::string message = WithFlagNames(status.error_message());
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
       return absl::StrCat("cannot reach cubd at ", server_, ": ",

@@ -2,7 +2,8 @@
 // CUB_SERVER/CUB_TOKEN environment, then the config file's context), creating the gRPC
 // channel (plaintext, TLS with system roots, or TLS verified against --tls-ca), and making
 // calls with the bearer token and a deadline. A failed call prints one line on stderr,
-// "Failed: <the server's message>", which is what exit code 1 means to the user.
+// "Failed: <the server's message>" (naming flags where cubd names fields), which is what exit
+// code 1 means to the user.
 #ifndef CUB_CLI_CLIENT_H_
 #define CUB_CLI_CLIENT_H_
 
@@ -78,8 +79,8 @@ class Client {
     return false;
   }
 
-  // The user-facing text of a failed call: the server's message, or for UNAVAILABLE
-  // "cannot reach cubd at ADDR: ...".
+  // The user-facing text of a failed call: the server's message with this CLI's flags in place
+  // of the API's field names (WithFlagNames), or for UNAVAILABLE "cannot reach cubd at ADDR: ...".
   std::string Describe(const grpc::Status& status) const;
 
   const std::string& server() const { return server_; }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/flag_names.h"
 #include "cub/v1/attestation.grpc.pb.h"
 
 namespace cub::cli {
@@ -33,7 +34,7 @@ int PrintApproval(Env& env, const cub::v1::ApproveResponse& resp, const std::str
   }
   for (const auto& s : resp.skipped()) {
     absl::StrAppend(&text, "Skipped ", s.space(), s.unit().empty() ? "" : "/" + s.unit(), ": ",
-                    s.reason(), "\n");
+                    WithFlagNames(s.reason()), "\n");
   }
   if (resp.attestations_size() == 0) {
     absl::StrAppend(&text, "Nothing to ", verb, "\n");

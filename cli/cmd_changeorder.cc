@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/flag_names.h"
 #include "cub/v1/changeorder.grpc.pb.h"
+#include "lib/domain/vocabulary.h"
 
 namespace cub::cli {
 namespace {
@@ -67,7 +69,8 @@ std::string Describe(const ChangeOrder& c) {
 
   std::vector<std::string> skipped;
   for (const auto& s : c.skipped_units()) {
-    skipped.push_back(absl::StrCat(s.unit().empty() ? s.unit_id() : s.unit(), ": ", s.reason()));
+    skipped.push_back(
+        absl::StrCat(s.unit().empty() ? s.unit_id() : s.unit(), ": ", WithFlagNames(s.reason())));
   }
   if (skipped.empty()) skipped.push_back("none");
   rows("Skipped Units", skipped);
@@ -89,9 +92,9 @@ std::string Describe(const ChangeOrder& c) {
     lines.push_back(head);
     for (const auto& s : last->spaces()) {
       lines.push_back(absl::StrCat("  ", s.space().empty() ? s.space_id() : s.space(), ": ",
-                                   s.error().empty() ? "failed" : s.error()));
+                                   s.error().empty() ? "failed" : WithFlagNames(s.error())));
       for (const auto& u : s.units())
-        lines.push_back(absl::StrCat("    ", u.unit(), ": ", u.error()));
+        lines.push_back(absl::StrCat("    ", u.unit(), ": ", WithFlagNames(u.error())));
     }
     rows("Promotion Failure", lines);
   }
@@ -155,13 +158,13 @@ void AddCreate(CLI::App* group, Env& env) {
                   "Default for its promotions: what to do with revisions a target wrote before "
                   "the change's start; All also marks unchanged Units at their heads")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
+      ->check(
+          CLI::IsMember(domain::AllNames(domain::kAllPriorRevisions, domain::PriorRevisionsName)));
   cmd->add_option("--update-type", o->update_type,
                   "UpgradeUnit (follow the clone lineage, default), MergeUnits (follow MergeUnits "
                   "Links) or Invoke (run --invocation in each Space)")
       ->type_name("TYPE")
-      ->check(CLI::IsMember(
-          {"UpgradeUnit", "MergeUnits", "Invoke", "TransformPaths", "Insert", "Upsert"}));
+      ->check(CLI::IsMember(domain::AllNames(domain::kAllUpdateTypes, domain::UpdateTypeName)));
   cmd->add_option("--invocation", o->invocation,
                   "Invoke: the Invocation (SPACE/NAME) each promotion runs in its Spaces");
   AddKeyValueFlag(

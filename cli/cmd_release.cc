@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cub/v1/release.grpc.pb.h"
+#include "lib/domain/vocabulary.h"
 
 namespace cub::cli {
 namespace {
@@ -123,14 +124,15 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
   by_num->excludes(by_digest);
   cmd->add_option("--sync", o->sync, "Synced, OutOfSync or Unknown")
       ->required()
-      ->check(CLI::IsMember({"Synced", "OutOfSync", "Unknown"}));
+      ->check(CLI::IsMember(domain::AllNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
   cmd->add_option("--health", o->health,
                   "Healthy, Progressing, Degraded, Suspended, Missing or Unknown")
       ->required()
       ->check(
-          CLI::IsMember({"Healthy", "Progressing", "Degraded", "Suspended", "Missing", "Unknown"}));
+          CLI::IsMember(domain::AllNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
   cmd->add_option("--operation", o->operation, "Running, Succeeded or Failed")
-      ->check(CLI::IsMember({"Running", "Succeeded", "Failed"}));
+      ->check(CLI::IsMember(
+          domain::AllNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
   cmd->add_option("--message", o->message, "What the operator said");
   OnRun(cmd, env, [&env, o] {
     if (o->release == 0 && o->digest.empty()) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cub/v1/unit.grpc.pb.h"
+#include "lib/domain/vocabulary.h"
 
 namespace cub::cli {
 namespace {
@@ -172,7 +173,8 @@ CLI::App* AddUpdateFlags(CLI::App* group, UpdateOpts* o) {
                   "With --change-order: what to do with revisions the Unit wrote before the "
                   "change's start (default: the ChangeOrder's)")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
+      ->check(
+          CLI::IsMember(domain::AllNames(domain::kAllPriorRevisions, domain::PriorRevisionsName)));
   cmd->add_option("--protect", o->protect, "Hold this path against merges (repeatable)")
       ->type_name("PATH")
       ->allow_extra_args(false);

@@ -10,8 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/flag_names.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "lib/domain/vocabulary.h"
 
 namespace cub::cli {
 namespace {
@@ -73,10 +75,10 @@ std::string MutationsText(const cub::v1::PromoteResponse& resp) {
   std::string out;
   for (const auto& s : resp.spaces()) {
     absl::StrAppend(&out, "Space ", s.space().empty() ? s.space_id() : s.space(), ": ", s.status(),
-                    s.error().empty() ? "" : absl::StrCat(": ", s.error()), "\n");
+                    s.error().empty() ? "" : absl::StrCat(": ", WithFlagNames(s.error())), "\n");
     for (const auto& u : s.units()) {
       absl::StrAppend(&out, "  Unit ", u.unit().empty() ? u.unit_id() : u.unit(), ": ", u.action(),
-                      u.error().empty() ? "" : absl::StrCat(": ", u.error()), "\n");
+                      u.error().empty() ? "" : absl::StrCat(": ", WithFlagNames(u.error())), "\n");
       if (u.mutations_size() == 0) continue;
       Table t;  // No header: Render's first line is empty and dropped below.
       for (const auto& m : u.mutations()) {
@@ -104,12 +106,12 @@ std::string PromoteTable(const cub::v1::PromoteResponse& resp) {
   for (const auto& s : resp.spaces()) {
     const std::string space = s.space().empty() ? s.space_id() : s.space();
     if (s.units_size() == 0 || !s.error().empty()) {
-      t.rows.push_back({space, "", s.status(), "", "", "", s.error()});
+      t.rows.push_back({space, "", s.status(), "", "", "", WithFlagNames(s.error())});
     }
     for (const auto& u : s.units()) {
       t.rows.push_back({space, u.unit().empty() ? u.unit_id() : u.unit(), u.action(),
                         num(u.start_revision_num()), num(u.end_revision_num()),
-                        absl::StrCat(u.revisions_written()), u.error()});
+                        absl::StrCat(u.revisions_written()), WithFlagNames(u.error())});
     }
   }
   return t.rows.empty() ? "" : t.Render();
@@ -167,7 +169,8 @@ void AddPromote(CLI::App* group, Env& env) {
                   "What to do with revisions a target wrote before the change's start "
                   "(default: the ChangeOrder's)")
       ->type_name("MODE")
-      ->check(CLI::IsMember({"Include", "Skip", "Error", "All"}));
+      ->check(
+          CLI::IsMember(domain::AllNames(domain::kAllPriorRevisions, domain::PriorRevisionsName)));
   cmd->add_flag("--dry-run", o->dry_run,
                 "Report what would be upgraded and added, and what would fail; write nothing "
                 "(-o mutations: the values that would change)");
@@ -202,12 +205,14 @@ void AddPromote(CLI::App* group, Env& env) {
     const bool dry_run = resp.dry_run() || o->dry_run;
     std::vector<std::string> failed;
     for (const auto& s : resp.spaces()) {
-      if (s.status() != "Failed") continue;
+      if (domain::ParsePromotionStatus(s.status()) != domain::PromotionStatus::kFailed) continue;
       // Each failure with its reasons, so a script reading stderr learns what to repair.
-      std::string line =
-          absl::StrCat(s.space().empty() ? s.space_id() : s.space(), ": ", s.error());
+      std::string line = absl::StrCat(s.space().empty() ? s.space_id() : s.space(), ": ",
+                                      WithFlagNames(s.error()));
       for (const auto& u : s.units()) {
-        if (u.action() == "Failed") absl::StrAppend(&line, "; unit '", u.unit(), "': ", u.error());
+        if (domain::ParsePromotionAction(u.action()) == domain::PromotionAction::kFailed) {
+          absl::StrAppend(&line, "; unit '", u.unit(), "': ", WithFlagNames(u.error()));
+        }
       }
       failed.push_back(std::move(line));
     }

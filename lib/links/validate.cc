@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/functions/arguments.h"
 #include "lib/functions/registry.h"
 #include "lib/functions/template.h"
@@ -153,11 +154,13 @@ absl::Status ValidateSetter(const DownstreamSetter& setter, const std::string& a
 }  // namespace
 
 bool IsKnownUpdateType(std::string_view t) {
-  return t == "UpgradeUnit" || t == "MergeUnits" || IsResolvedType(t);
+  auto type = domain::ParseUpdateType(t);
+  return type && *type != domain::UpdateType::kInvoke;
 }
 
 bool IsResolvedType(std::string_view t) {
-  return t == "TransformPaths" || t == "Insert" || t == "Upsert";
+  auto type = domain::ParseUpdateType(t);
+  return type && domain::CopiesFromSources(*type);
 }
 
 absl::StatusOr<std::string> ArgumentText(const SetterArgument& arg,
@@ -179,7 +182,7 @@ absl::Status ValidateDefinition(const std::string& update_type, const Definition
                      "or Upsert"));
   }
   const bool has_transform = !def.upstream_paths.empty() || !def.setters.empty();
-  if (update_type != "TransformPaths") {
+  if (domain::ParseUpdateType(update_type) != domain::UpdateType::kTransformPaths) {
     if (has_transform) {
       return absl::InvalidArgumentError(absl::StrCat(
           "only TransformPaths links have UpstreamPaths and DownstreamSetters; this one is ",

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/store/links.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
@@ -55,20 +56,19 @@ SpacedRef SplitRef(const std::string& ref, const std::string& default_space) {
 
 absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const std::string& ref,
                                        Access access) {
-  if (ref.empty()) return absl::InvalidArgumentError("a space is required (--space)");
+  if (ref.empty()) return absl::InvalidArgumentError("a space is required (Space)");
   CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, ref));
   if (!space) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
   if (p.admin) return *space;
   std::vector<Role> roles;
   CUB_ASSIGN_OR_RETURN(auto names, store::RolesOn(tx, space->space_id(), ToCaller(p)));
   for (const auto& name : names) {
-    Role r;
-    if (ParseRole(name, &r)) roles.push_back(r);
+    if (auto r = domain::ParseRole(name)) roles.push_back(*r);
   }
   if (roles.empty()) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
   if (!Allows(roles, access)) {
     std::vector<std::string> held;
-    for (Role r : roles) held.push_back(RoleName(r));
+    for (Role r : roles) held.push_back(std::string(domain::RoleName(r)));
     return absl::PermissionDeniedError(
         absl::StrCat("user '", p.username, "' may not ", Verb(access), " space '", space->slug(),
                      "': that needs the ", NeededRole(access), " role, and they hold ",

@@ -60,8 +60,7 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
     auto matched = rco ? store::SpacesAmong(tx, rco->co.in_scope_space_ids, req.where_space())
                        : store::ListSpaces(tx, ToCaller(p), req.where_space(), "");
     if (!matched.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--where-space: ", matched.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat("WhereSpace: ", matched.status().message()));
     }
     for (const auto& s : *matched) {
       if (!rco || Visible(tx, p, s)) add(s);
@@ -93,11 +92,11 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
       }
     }
   } else if (!req.stage().empty()) {
-    return absl::InvalidArgumentError("--stage goes with --change-order and no Spaces named");
+    return absl::InvalidArgumentError("Stage goes with ChangeOrder and no Spaces named");
   }
   if (out.empty()) {
     return absl::InvalidArgumentError(
-        "no Space selected: name Spaces, or give --where-space or --change-order");
+        "no Space selected: name Spaces, or give WhereSpace or ChangeOrder");
   }
   return out;
 }
@@ -108,7 +107,7 @@ absl::StatusOr<int64_t> ExpiresInSeconds(const std::string& text) {
   if (!absl::ParseDuration(text, &d) || d <= absl::ZeroDuration() ||
       d == absl::InfiniteDuration()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--expires-in '", text,
+        absl::StrCat("ExpiresIn '", text,
                      "' is not a duration: use a number with a unit h, m or s, such as"
                      " 72h"));
   }
@@ -161,7 +160,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
       };
       // Without --all, what a Release of the Space would publish: nothing, without a Target.
       if (!req.all() && !rco && space.release_target_id().empty()) {
-        skip("", "the space has no release Target; pass --all to approve its units");
+        skip("", "the space has no release Target; pass All to approve its units");
         continue;
       }
       store::UnitQuery q;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/functions/registry.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
@@ -32,17 +33,6 @@ namespace cub::ops {
 namespace {
 
 constexpr char kConfigHubYaml[] = "ConfigHub/YAML";
-
-const std::set<std::string>& PriorRevisionModes() {
-  static const auto* k = new std::set<std::string>{"Include", "Skip", "Error", "All"};
-  return *k;
-}
-
-absl::Status CheckPriorRevisions(const std::string& mode) {
-  if (mode.empty() || PriorRevisionModes().count(mode)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
-}
 
 // The fields `cub changeorder list --where` can name; all are evaluated in memory, since
 // most are derived at read.
@@ -103,6 +93,15 @@ class ChangeOrderRecord : public where::Record {
 
 absl::StatusOr<ResolvedChangeOrder> Resolved(const v1::Space& base, store::StoredChangeOrder co) {
   ResolvedChangeOrder out{base, std::move(co), std::nullopt};
+  auto update_type = domain::ParseUpdateType(out.co.update_type);
+  auto prior = domain::ParsePriorRevisions(out.co.prior_revisions);
+  if (!update_type || !prior) {
+    return absl::InternalError(absl::StrCat("change order '", out.co.slug, "': update type '",
+                                            out.co.update_type, "' or prior revisions '",
+                                            out.co.prior_revisions, "' does not read back"));
+  }
+  out.update_type = *update_type;
+  out.prior_revisions = *prior;
   if (!out.co.workflow_json.empty()) {
     auto w = workflow::ParseWorkflow(out.co.workflow_json);
     if (!w.ok()) {
@@ -128,11 +127,15 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
                                     const std::string& component) {
   // An Invoke ChangeOrder runs in each Space on its own: nothing is merged between them, so
   // they need not be downstream of the base, and the base is in scope only if selected.
-  const bool invoke = update_type == "Invoke" || update_type == "TransformPaths" ||
-                      update_type == "Insert" || update_type == "Upsert";
+  const auto type = domain::ParseUpdateType(update_type);
+  const bool invoke =
+      type && (*type == domain::UpdateType::kInvoke || domain::CopiesFromSources(*type));
   CUB_ASSIGN_OR_RETURN(
       auto downstream,
-      store::DownstreamSpaces(tx, base.space_id(), invoke ? "UpgradeUnit" : update_type));
+      store::DownstreamSpaces(
+          tx, base.space_id(),
+          invoke ? std::string(domain::UpdateTypeName(domain::UpdateType::kUpgradeUnit))
+                 : update_type));
   Scope scope;
   if (!invoke) scope.space_ids.push_back(base.space_id());
   std::vector<std::string> clauses;
@@ -266,7 +269,7 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
       CUB_ASSIGN_OR_RETURN(auto cs, store::FindChangeSetByID(tx, u.change_set_id));
       return absl::FailedPreconditionError(
           absl::StrCat("unit '", u.slug, "' is in change set '", cs ? cs->slug() : u.change_set_id,
-                       "', which is still open: close it and pass its end tag with --end-tag"));
+                       "', which is still open: close it and pass its end tag with EndTag"));
     }
     std::map<int64_t, std::vector<std::string>> cursors;
     for (const auto* l : followers[u.id]) {
@@ -401,7 +404,8 @@ absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Princi
     CUB_ASSIGN_OR_RETURN(
         auto cs,
         store::FindChangeSet(tx, space.space_id(), r.name.substr(0, r.name.size() - kEnd.size())));
-    if (cs && cs->end_tag_id() == tag->tag_id() && cs->state() == "Open") {
+    if (cs && cs->end_tag_id() == tag->tag_id() &&
+        domain::ParseChangeSetState(cs->state()) == domain::ChangeSetState::kOpen) {
       return absl::FailedPreconditionError(
           absl::StrCat("change set '", cs->slug(),
                        "' is still open, so its change is not finished:"
@@ -568,6 +572,8 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
   // as State goes.
   const bool all_resolved = out.resolved_space_ids_size() == out.in_scope_space_ids_size();
   for (const auto& id : c.restored_space_ids) out.add_restored_space_ids(id);
+  using domain::ChangeOrderState;
+  ChangeOrderState state;
   if (!c.aborted_reason.empty()) {
     // Restored once every Space that took the change (beyond its base) was demoted;
     // RestoreReleased once every one that had released it released the restored revisions.
@@ -588,20 +594,21 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
       any_released = true;
       rereleased &= contains(c.restore_released_space_ids, id);
     }
-    out.set_state(!restored                    ? "Aborted"
-                  : any_released && rereleased ? "RestoreReleased"
-                                               : "Restored");
+    state = !restored                    ? ChangeOrderState::kAborted
+            : any_released && rereleased ? ChangeOrderState::kRestoreReleased
+                                         : ChangeOrderState::kRestored;
   } else if (std::none_of(out.resolved_space_ids().begin(), out.resolved_space_ids().end(),
                           [&](const std::string& id) { return id != c.space_id; })) {
-    out.set_state("New");  // nowhere beyond its base yet
+    state = ChangeOrderState::kNew;  // nowhere beyond its base yet
   } else if (all_resolved && !c.target_space_ids.empty() &&
              c.released_space_ids.size() == c.target_space_ids.size()) {
-    out.set_state("Released");
+    state = ChangeOrderState::kReleased;
   } else if (all_resolved) {
-    out.set_state("Resolved");
+    state = ChangeOrderState::kResolved;
   } else {
-    out.set_state("InProgress");
+    state = ChangeOrderState::kInProgress;
   }
+  out.set_state(std::string(domain::ChangeOrderStateName(state)));
   return out;
 }
 
@@ -647,37 +654,32 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
 absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                   const v1::CreateChangeOrderRequest& req) {
   CUB_RETURN_IF_ERROR(ValidateSlug("change order", req.slug()));
-  CUB_RETURN_IF_ERROR(CheckPriorRevisions(req.prior_revisions()));
-  const std::string update_type = req.update_type().empty() ? "UpgradeUnit" : req.update_type();
-  const bool invoke = update_type == "Invoke";
+  CUB_RETURN_IF_ERROR(PriorRevisionsField(req.prior_revisions()).status());
+  CUB_ASSIGN_OR_RETURN(std::optional<domain::UpdateType> type, UpdateTypeField(req.update_type()));
+  if (!type) type = domain::UpdateType::kUpgradeUnit;
+  const std::string update_type(domain::UpdateTypeName(*type));
+  const bool invoke = *type == domain::UpdateType::kInvoke;
   if (invoke != !req.invocation().empty()) {
-    return absl::InvalidArgumentError(invoke ? "--update-type Invoke needs --invocation SPACE/NAME"
-                                             : "--invocation goes with --update-type Invoke");
+    return absl::InvalidArgumentError(invoke ? "UpdateType Invoke needs Invocation SPACE/NAME"
+                                             : "Invocation goes with UpdateType Invoke");
   }
   if (!invoke &&
       (!req.params().empty() || !req.where_unit().empty() || !req.unit_filter().empty())) {
-    return absl::InvalidArgumentError(
-        "--param, --where-unit and --unit-filter go with --update-type Invoke");
+    return absl::InvalidArgumentError("Params, WhereUnit and UnitFilter go with UpdateType Invoke");
   }
-  const bool from_sources =
-      update_type == "TransformPaths" || update_type == "Insert" || update_type == "Upsert";
-  if (update_type != "UpgradeUnit" && update_type != "MergeUnits" && !invoke && !from_sources) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--update-type '", update_type,
-        "' is not one of UpgradeUnit, MergeUnits, Invoke, TransformPaths, Insert, Upsert"));
-  }
+  const bool from_sources = domain::CopiesFromSources(*type);
   if (from_sources) {
     // The Spaces in scope are the targets; the sources are whatever their Links lead to.
     if (req.in_scope_spaces().empty() && req.where_space_field().empty() &&
         req.space_filter().empty() && req.component().empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("a ", update_type,
-                       " change order needs its Spaces in scope: give --component,"
-                       " --in-scope-space, --where-space-field or --space-filter"));
+                       " change order needs its Spaces in scope: give Component,"
+                       " InScopeSpaces, WhereSpaceField or SpaceFilter"));
     }
     if (!req.prior_revisions().empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--prior-revisions does not apply to a ", update_type, " change order"));
+          absl::StrCat("PriorRevisions does not apply to a ", update_type, " change order"));
     }
   }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
@@ -698,12 +700,15 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
     co.slug = req.slug();
     co.description = req.description();
     co.update_type = update_type;
-    co.prior_revisions = req.prior_revisions().empty() ? "Include" : req.prior_revisions();
+    co.prior_revisions =
+        req.prior_revisions().empty()
+            ? std::string(domain::PriorRevisionsName(domain::PriorRevisions::kInclude))
+            : req.prior_revisions();
     co.created_by = p.user_id;
     if (!req.change_workflow().empty()) {
       SpacedRef r = SplitRef(req.change_workflow(), "");
       if (r.space.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("--change-workflow '", req.change_workflow(),
+        return absl::InvalidArgumentError(absl::StrCat("ChangeWorkflow '", req.change_workflow(),
                                                        "': name it as SPACE/WORKFLOW"));
       }
       CUB_ASSIGN_OR_RETURN(auto wf_space, ResolveSpace(tx, p, r.space, Access::kRead));
@@ -746,7 +751,7 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
       co.where_unit = absl::StrJoin(clauses, " AND ");
       if (!co.where_unit.empty()) {
         if (auto sql = where::CompileToSql(co.where_unit, store::UnitSchema()); !sql.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat("--where-unit: ", sql.status().message()));
+          return absl::InvalidArgumentError(absl::StrCat("WhereUnit: ", sql.status().message()));
         }
       }
     }

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "cub/v1/changeorder.pb.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/principal.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/pool.h"
@@ -44,6 +45,9 @@ struct ResolvedChangeOrder {
   v1::Space base;
   store::StoredChangeOrder co;
   std::optional<workflow::Workflow> workflow;  // none when created without one
+  // co's UpdateType and PriorRevisions, parsed once where it is resolved.
+  domain::UpdateType update_type = domain::UpdateType::kUpgradeUnit;
+  domain::PriorRevisions prior_revisions = domain::PriorRevisions::kInclude;
 };
 
 // "BASE/NAME" (or "NAME" in `default_space`), readable by `p`. `for_update` locks the row.

@@ -1,6 +1,7 @@
 #include "lib/ops/change_sets.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
 #include "lib/store/change_sets.h"
@@ -50,12 +51,12 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
     CUB_ASSIGN_OR_RETURN(auto open, store::FindChangeSetByID(tx, current));
     std::string name = open ? QualifiedName(tx, *open) : current;
     return absl::FailedPreconditionError(absl::StrCat(
-        "unit '", unit.slug(), "' is in open changeset '", name, "': name it with --changeset ",
-        name, ", or take the unit out with --changeset -"));
+        "unit '", unit.slug(), "' is in open changeset '", name, "': name it with ChangeSet ", name,
+        ", or take the unit out with ChangeSet -"));
   }
   // Joining marks the ChangeSet's start Tag: a write to its Space.
   CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, ref, Access::kWrite));
-  if (c.state() != "Open") {
+  if (domain::ParseChangeSetState(c.state()) != domain::ChangeSetState::kOpen) {
     return absl::FailedPreconditionError(
         absl::StrCat("changeset '", ref, "' is closed; open a new one for further changes"));
   }
@@ -65,7 +66,7 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
     return absl::FailedPreconditionError(
         absl::StrCat("unit '", unit.slug(), "' is already in open changeset '",
                      open ? QualifiedName(tx, *open) : current,
-                     "'; close it or take the unit out with --changeset - first"));
+                     "'; close it or take the unit out with ChangeSet - first"));
   }
   // Joining: the start Tag marks the state before the change (kept if the Unit was in this
   // ChangeSet before and left it).
@@ -156,7 +157,7 @@ absl::StatusOr<v1::ChangeSet> CloseChangeSet(store::ConnectionPool& db, const Pr
     v1::ChangeSet out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, req.change_set()));
-    if (c.state() != "Open") {
+    if (domain::ParseChangeSetState(c.state()) != domain::ChangeSetState::kOpen) {
       return absl::FailedPreconditionError(
           absl::StrCat("changeset '", req.change_set(), "' is already closed"));
     }

@@ -59,9 +59,9 @@ absl::StatusOr<workflow::Workflow> Definition(const std::string& text,
   absl::StatusOr<workflow::Workflow> w =
       !text.empty() ? workflow::ParseWorkflow(text, EntityFieldsSkipped())
       : current     ? workflow::ApplyFlags(*current, f)
-      : f.empty()
-          ? absl::InvalidArgumentError("a workflow needs stages: give --filename or --stage flags")
-          : workflow::FromFlags(f);
+      : f.empty()   ? absl::InvalidArgumentError(
+                          "a workflow needs stages: give Definition or Flags with Stages")
+                  : workflow::FromFlags(f);
   if (!w.ok()) return w.status();
   CUB_RETURN_IF_ERROR(workflow::Validate(*w, store::SpaceSchema()));
   return w;
@@ -166,7 +166,7 @@ absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
     CUB_ASSIGN_OR_RETURN(auto stored, Find(tx, space, req.change_workflow()));
     CUB_ASSIGN_OR_RETURN(auto current, workflow::ParseWorkflow(stored.definition_json));
     if (req.definition().empty() && ToFlags(req.flags()).empty()) {
-      return absl::InvalidArgumentError("nothing to update: give --filename or flags");
+      return absl::InvalidArgumentError("nothing to update: give Definition or Flags");
     }
     CUB_ASSIGN_OR_RETURN(auto w, Definition(req.definition(), req.flags(), &current));
     CUB_ASSIGN_OR_RETURN(auto updated, store::UpdateWorkflow(tx, stored.id, workflow::ToJson(w)));

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/config/yaml.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/validation.h"
@@ -86,14 +87,18 @@ class SpaceDemotion {
       du->set_unit(u.slug);
       du->set_start_revision_num(static_cast<int32_t>(*u.start_mark));
       if (u.publish_mark) {  // the restore Tag's mark
-        du->set_action("AlreadyRestored");
+        du->set_action(
+            std::string(domain::DemotionActionName(domain::DemotionAction::kAlreadyRestored)));
         du->set_revision_num(static_cast<int32_t>(*u.publish_mark));
         continue;
       }
       any = true;
       CUB_RETURN_IF_ERROR(RestoreUnit(u, du));
     }
-    report->set_status(!any ? "AlreadyDemoted" : req_.dry_run() ? "WouldDemote" : "Demoted");
+    report->set_status(std::string(
+        domain::DemotionStatusName(!any             ? domain::DemotionStatus::kAlreadyDemoted
+                                   : req_.dry_run() ? domain::DemotionStatus::kWouldDemote
+                                                    : domain::DemotionStatus::kDemoted)));
     if (!req_.dry_run()) CUB_RETURN_IF_ERROR(store::WritePromotion(tx_, w_));
     return absl::OkStatus();
   }
@@ -109,7 +114,7 @@ class SpaceDemotion {
                                         : absl::StrCat(n, " (", it->second.description, ")"));
     }
     if (u.head == *u.start_mark) {
-      du->set_action("Unchanged");
+      du->set_action(std::string(domain::DemotionActionName(domain::DemotionAction::kUnchanged)));
       du->set_revision_num(static_cast<int32_t>(u.head));
       if (restore_tag_) w_.marks.push_back({restore_tag_->tag_id(), u.id, u.head});
       return absl::OkStatus();
@@ -140,7 +145,7 @@ class SpaceDemotion {
     w_.revisions.push_back(std::move(r));
     w_.heads.push_back({u.id, u.head + 1});
     if (restore_tag_) w_.marks.push_back({restore_tag_->tag_id(), u.id, u.head + 1});
-    du->set_action("Restored");
+    du->set_action(std::string(domain::DemotionActionName(domain::DemotionAction::kRestored)));
     du->set_revision_num(static_cast<int32_t>(u.head + 1));
     return absl::OkStatus();
   }
@@ -175,8 +180,8 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
     if (co.aborted_reason.empty()) {
       return absl::FailedPreconditionError(
           absl::StrCat("change order '", co.slug,
-                       "' has not been aborted: abort it first with cub changeorder"
-                       " update --aborted-reason REASON"));
+                       "' has not been aborted: abort it first with UpdateChangeOrder,"
+                       " giving an AbortedReason"));
     }
     CUB_ASSIGN_OR_RETURN(auto restore_tag, RestoreTag(tx, rco, req.dry_run()));
     for (const auto& ref : req.spaces()) {

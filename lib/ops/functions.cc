@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<std::string>> BindInvocation(
     if (param.required() && values.count(param.name()) == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("invocation '", inv.slug(), "' needs parameter '", param.name(), "' (",
-                       param.type(), "): pass --param ", param.name(), "=VALUE"));
+                       param.type(), "): pass Params ", param.name(), "=VALUE"));
     }
   }
   std::vector<std::string> args;
@@ -172,7 +172,7 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
   const functions::FunctionSpec* spec = functions::Registry::Default().Find(req.function());
   if (spec == nullptr) {
     return absl::NotFoundError(
-        absl::StrCat("no function named '", req.function(), "'; see cub function list"));
+        absl::StrCat("no function named '", req.function(), "'; see the ListFunctions method"));
   }
   if (spec->toolchain != req.toolchain_type()) {
     return absl::InvalidArgumentError(absl::StrCat(req.function(), " works on ", spec->toolchain,
@@ -196,7 +196,7 @@ absl::StatusOr<v1::Invocation> CreateInvocation(store::ConnectionPool& db, const
     for (const auto& n : names) {
       if (declared.count(n) == 0) {
         return absl::InvalidArgumentError(absl::StrCat("argument '", a, "' uses parameter '", n,
-                                                       "', which is not declared (--parameter ", n,
+                                                       "', which is not declared (Parameters ", n,
                                                        ":string:true)"));
       }
     }
@@ -276,16 +276,16 @@ absl::StatusOr<v1::InvokeFunctionResponse> InvokeFunction(store::ConnectionPool&
     });
     if (!st.ok()) return st;
   } else if (!req.params().empty()) {
-    return absl::InvalidArgumentError("--param goes with --invocation");
+    return absl::InvalidArgumentError("Params goes with Invocation");
   }
   CUB_ASSIGN_OR_RETURN(auto args, registry.Parse(function, words));
   const std::string kind = functions::FunctionKindName(args.spec().kind);
   if (!req.kind().empty() && req.kind() != kind) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(function, " is a ", kind, " function; run it with cub function ", kind));
+    return absl::InvalidArgumentError(absl::StrCat(
+        function, " is a ", kind, " function; run it with InvokeFunction, giving Kind ", kind));
   }
   if (!req.unit().empty() && !req.where().empty()) {
-    return absl::InvalidArgumentError("select Units with a unit or with --where, not both");
+    return absl::InvalidArgumentError("select Units with a unit or with Where, not both");
   }
   const bool writes = args.spec().kind == FunctionKind::kSet && !req.dry_run();
   v1::InvokeFunctionResponse out;

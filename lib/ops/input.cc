@@ -43,6 +43,24 @@ absl::Status AlreadyExistsAs(const absl::Status& s, const std::string& what) {
   return absl::AlreadyExistsError(absl::StrCat(what, " already exists"));
 }
 
+absl::StatusOr<std::optional<domain::PriorRevisions>> PriorRevisionsField(const std::string& text,
+                                                                          const char* field) {
+  if (text.empty()) return std::nullopt;
+  if (auto p = domain::ParsePriorRevisions(text)) return p;
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " '", text, "' is not one of ",
+                   domain::JoinNames(domain::kAllPriorRevisions, domain::PriorRevisionsName)));
+}
+
+absl::StatusOr<std::optional<domain::UpdateType>> UpdateTypeField(const std::string& text,
+                                                                  const char* field) {
+  if (text.empty()) return std::nullopt;
+  if (auto t = domain::ParseUpdateType(text)) return t;
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " '", text, "' is not one of ",
+                   domain::JoinNames(domain::kAllUpdateTypes, domain::UpdateTypeName)));
+}
+
 std::map<std::string, std::string> ToMap(const google::protobuf::Map<std::string, std::string>& m) {
   return std::map<std::string, std::string>(m.begin(), m.end());
 }

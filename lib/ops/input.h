@@ -3,10 +3,13 @@
 #define CUB_LIB_OPS_INPUT_H_
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "google/protobuf/map.h"
+#include "lib/domain/vocabulary.h"
 
 namespace cub::ops {
 
@@ -22,6 +25,15 @@ absl::Status ValidateKeys(const char* what,
 // between our check and our insert) reworded as "<what> already exists"; other statuses pass
 // through unchanged.
 absl::Status AlreadyExistsAs(const absl::Status& s, const std::string& what);
+
+// A request's PriorRevisions (`field` names it in the message, as the API spells it): nullopt
+// when empty, for the caller's default; INVALID_ARGUMENT listing the values when it is none.
+absl::StatusOr<std::optional<domain::PriorRevisions>> PriorRevisionsField(
+    const std::string& text, const char* field = "PriorRevisions");
+
+// The same for an UpdateType.
+absl::StatusOr<std::optional<domain::UpdateType>> UpdateTypeField(const std::string& text,
+                                                                  const char* field = "UpdateType");
 
 std::map<std::string, std::string> ToMap(const google::protobuf::Map<std::string, std::string>& m);
 

@@ -30,7 +30,7 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
   auto fail_all = [&](const std::string& error) {
     for (auto& plan : plans) {
       if (!plan.report.status().empty()) continue;
-      plan.report.set_status("Failed");
+      SetStatus(plan.report, PromotionStatus::kFailed);
       plan.report.set_error(error);
     }
     return plans;
@@ -55,7 +55,7 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
     SpacePlan& plan = plans[t];
     const v1::Space& space = targets[t];
     if (opts.resolved.count(space.space_id())) {
-      plan.report.set_status("AlreadyPromoted");
+      SetStatus(plan.report, PromotionStatus::kAlreadyPromoted);
       continue;
     }
     bool failed = false;
@@ -70,7 +70,7 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
       r->set_unit_id(u->id);
       r->set_unit(u->slug);
       if (u->end_mark) {
-        r->set_action("AlreadyHadChange");
+        SetAction(*r, PromotionAction::kAlreadyHadChange);
         r->set_end_revision_num(static_cast<int32_t>(*u->end_mark));
         if (!u->publish_mark) plan.writes.marks.push_back({co.publish_tag_id, u->id, *u->end_mark});
         continue;
@@ -78,21 +78,21 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
       r->set_start_revision_num(static_cast<int32_t>(u->head));
       r->set_end_revision_num(static_cast<int32_t>(u->head));
       if (!selected->count(u->id)) {
-        r->set_action("Unchanged");
+        SetAction(*r, PromotionAction::kUnchanged);
         mark(u->id, u->head, u->head);
         continue;
       }
       const std::string& before = data.at({u->id, u->head}).data;
       auto docs = config::ParseYaml(before);
       if (!docs.ok()) {
-        r->set_action("Failed");
+        SetAction(*r, PromotionAction::kFailed);
         r->set_error(absl::StrCat("its head does not parse: ", docs.status().message()));
         failed = true;
         continue;
       }
       auto set = registry.Set(*args, *std::move(docs));
       if (!set.ok()) {
-        r->set_action("Failed");
+        SetAction(*r, PromotionAction::kFailed);
         r->set_error(std::string(set.status().message()));
         failed = true;
         continue;
@@ -107,7 +107,7 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
         }
       }
       if (!set->changed) {
-        r->set_action("AlreadyHadChange");
+        SetAction(*r, PromotionAction::kAlreadyHadChange);
         mark(u->id, u->head, u->head);
         continue;
       }
@@ -129,16 +129,16 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
       plan.writes.revisions.push_back(std::move(rev));
       plan.writes.heads.push_back({u->id, u->head + 1});
       mark(u->id, u->head, u->head + 1);
-      r->set_action("Invoked");
+      SetAction(*r, PromotionAction::kInvoked);
       r->set_end_revision_num(static_cast<int32_t>(u->head + 1));
       r->set_revisions_written(1);
     }
     if (failed) {
-      plan.report.set_status("Failed");
+      SetStatus(plan.report, PromotionStatus::kFailed);
       plan.report.set_error("the invocation failed on some of its units");
       plan.writes = store::PromotionWrites();
     } else {
-      plan.report.set_status("Promoted");
+      SetStatus(plan.report, PromotionStatus::kPromoted);
     }
   }
   return plans;

@@ -9,32 +9,6 @@ Principal ServerPrincipal() {
   return p;
 }
 
-const char* RoleName(Role r) {
-  switch (r) {
-    case Role::kViewer:
-      return "viewer";
-    case Role::kEditor:
-      return "editor";
-    case Role::kApprover:
-      return "approver";
-    case Role::kAdmin:
-      return "admin";
-    case Role::kReporter:
-      return "reporter";
-  }
-  return "unknown";
-}
-
-bool ParseRole(const std::string& name, Role* out) {
-  for (Role r : {Role::kViewer, Role::kEditor, Role::kApprover, Role::kAdmin, Role::kReporter}) {
-    if (name == RoleName(r)) {
-      *out = r;
-      return true;
-    }
-  }
-  return false;
-}
-
 bool Allows(const std::vector<Role>& roles, Access access) {
   for (Role r : roles) {
     switch (access) {

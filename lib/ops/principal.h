@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/domain/vocabulary.h"
+
 namespace cub::ops {
 
 struct Principal {
@@ -17,10 +19,8 @@ struct Principal {
   std::string created_at;        // when the user was created (RFC 3339)
 };
 
-// Roles on a Space, in increasing order of what they allow to be read or written.
-// viewer reads; editor also writes; approver reads and votes; admin does all of it and grants;
-// reporter (a GitOps operator's identity) reads and reports the live status of Releases.
-enum class Role { kViewer, kEditor, kApprover, kAdmin, kReporter };
+// Roles on a Space (lib/domain/vocabulary.h has what each allows, and their names).
+using domain::Role;
 
 // What an operation needs of the caller on a Space.
 enum class Access { kRead, kWrite, kApprove, kAdmin, kReport };
@@ -30,9 +30,6 @@ enum class Access { kRead, kWrite, kApprove, kAdmin, kReport };
 // Never an author: writes keep the caller's identity.
 Principal ServerPrincipal();
 
-const char* RoleName(Role r);
-// Parses "viewer" | "editor" | "approver" | "admin"; false if unknown.
-bool ParseRole(const std::string& name, Role* out);
 // Whether holding `roles` grants `access`.
 bool Allows(const std::vector<Role>& roles, Access access);
 

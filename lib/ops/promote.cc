@@ -9,10 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/api_json.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
+#include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
 #include "lib/ops/promotion_plan.h"
 #include "lib/ops/resolve.h"
@@ -25,15 +27,6 @@
 
 namespace cub::ops {
 namespace {
-
-// A prior-revisions mode a request names (empty: the ChangeOrder's) is one the planner knows.
-absl::Status CheckPriorRevisions(const std::string& mode) {
-  if (!mode.empty() && mode != "Include" && mode != "Skip" && mode != "Error" && mode != "All") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--prior-revisions '", mode, "' is not one of Include, Skip, Error, All"));
-  }
-  return absl::OkStatus();
-}
 
 // The Spaces to promote into and the index of the Stage they make up (-1: none). Not to be
 // confused with a release Target (lib/targets), where a Release is published.
@@ -67,8 +60,7 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
     if (!req.where_space().empty()) {
       auto matched = store::SpacesAmong(tx, co.in_scope_space_ids, req.where_space());
       if (!matched.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--where-space: ", matched.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat("WhereSpace: ", matched.status().message()));
       }
       for (const auto& s : *matched) chosen.insert(s.space_id());
     }
@@ -128,7 +120,7 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
   store::PromotionWrites all;
   std::vector<std::pair<size_t, std::array<size_t, 6>>> ranges;  // plan -> ends in `all`
   for (size_t i = 0; i < plans.size(); ++i) {
-    if (plans[i].report.status() != "Promoted") continue;
+    if (StatusOf(plans[i].report) != PromotionStatus::kPromoted) continue;
     all.Append(std::move(plans[i].writes));
     ranges.push_back({i,
                       {all.units.size(), all.revisions.size(), all.heads.size(), all.links.size(),
@@ -153,10 +145,10 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
     begin = end;
   }
   for (auto& plan : plans) {
-    if (plan.report.status() != "Promoted" || plan.writes.empty()) continue;
+    if (StatusOf(plan.report) != PromotionStatus::kPromoted || plan.writes.empty()) continue;
     absl::Status s = tx.Savepoint(true, [&] { return store::WritePromotion(tx, plan.writes); });
     if (!s.ok()) {
-      plan.report.set_status("Failed");
+      SetStatus(plan.report, PromotionStatus::kFailed);
       plan.report.set_error(absl::StrCat("its writes failed: ", s.message()));
     }
   }
@@ -214,7 +206,7 @@ absl::StatusOr<SpacesByAccess> SplitByAccess(store::Tx& tx, const Principal& p,
     v1::PromotedSpace d;
     d.set_space_id(s.space_id());
     d.set_space(s.slug());
-    d.set_status("Failed");
+    SetStatus(d, PromotionStatus::kFailed);
     d.set_error(absl::StrCat("user '", p.username, "' may not change space '", s.slug(),
                              "': that needs the editor or admin role"));
     out.denied.push_back(std::move(d));
@@ -226,12 +218,9 @@ absl::StatusOr<SpacesByAccess> SplitByAccess(store::Tx& tx, const Principal& p,
 absl::StatusOr<std::vector<SpacePlan>> PlanSpaces(store::Tx& tx, const PlanOptions& opts,
                                                   const std::vector<v1::Space>& allowed,
                                                   bool dry_run) {
-  const auto& co = opts.rco->co;
-  if (co.update_type == "Invoke") return PlanInvoke(tx, opts, allowed);
-  if (co.update_type == "TransformPaths" || co.update_type == "Insert" ||
-      co.update_type == "Upsert") {
-    return PromoteFromSources(tx, opts, allowed, dry_run);
-  }
+  const domain::UpdateType type = opts.rco->update_type;
+  if (type == domain::UpdateType::kInvoke) return PlanInvoke(tx, opts, allowed);
+  if (domain::CopiesFromSources(type)) return PromoteFromSources(tx, opts, allowed, dry_run);
   return PlanPromotion(tx, opts, allowed);
 }
 
@@ -241,7 +230,7 @@ absl::Status LandAndFollow(store::Tx& tx, const Principal& p, std::vector<SpaceP
   Land(tx, plans);
   std::vector<std::string> written;
   for (const auto& plan : plans) {
-    if (plan.report.status() != "Promoted") continue;
+    if (StatusOf(plan.report) != PromotionStatus::kPromoted) continue;
     for (const auto& u : plan.report.units()) {
       if (u.revisions_written() > 0) written.push_back(u.unit_id());
     }
@@ -258,16 +247,18 @@ v1::PromotionFailure Tally(const std::vector<v1::PromotedSpace>& denied,
   v1::PromotionFailure failure;
   for (const auto& d : denied) *out.add_spaces() = d;
   for (auto& plan : plans) {
-    if (dry_run && plan.report.status() == "Promoted") plan.report.set_status("WouldPromote");
+    if (dry_run && StatusOf(plan.report) == PromotionStatus::kPromoted) {
+      SetStatus(plan.report, PromotionStatus::kWouldPromote);
+    }
     *out.add_spaces() = std::move(plan.report);
   }
   for (const auto& s : out.spaces()) {
-    if (s.status() == "Promoted" || s.status() == "WouldPromote") {
+    if (StatusOf(s) == PromotionStatus::kPromoted || StatusOf(s) == PromotionStatus::kWouldPromote) {
       out.set_landed(out.landed() + 1);
       for (const auto& u : s.units()) {
         out.set_revisions_written(out.revisions_written() + u.revisions_written());
       }
-    } else if (s.status() == "AlreadyPromoted") {
+    } else if (StatusOf(s) == PromotionStatus::kAlreadyPromoted) {
       out.set_already(out.already() + 1);
     } else {
       out.set_failed(out.failed() + 1);
@@ -276,7 +267,7 @@ v1::PromotionFailure Tally(const std::vector<v1::PromotedSpace>& denied,
       f->set_space(s.space());
       f->set_error(s.error());
       for (const auto& u : s.units()) {
-        if (u.action() != "Failed") continue;
+        if (ActionOf(u) != PromotionAction::kFailed) continue;
         v1::PromotionUnitFailure* uf = f->add_units();
         uf->set_unit(u.unit());
         uf->set_error(u.error());
@@ -324,21 +315,21 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
                                   v1::UpdateUnitResponse* out) {
   if (!req.merge_source().empty() || req.merge_base() > 0 || req.merge_end() > 0 || req.squash()) {
     return absl::InvalidArgumentError(
-        "--change-order supplies the range to merge: drop --merge-source, --merge-base,"
-        " --merge-end and --squash");
+        "ChangeOrder supplies the range to merge: drop MergeSource, MergeBase,"
+        " MergeEnd and Squash");
   }
-  const std::string& mode = req.prior_revisions();
-  CUB_RETURN_IF_ERROR(CheckPriorRevisions(mode));
+  CUB_ASSIGN_OR_RETURN(std::optional<domain::PriorRevisions> mode,
+                       PriorRevisionsField(req.prior_revisions()));
   // No ChangeOrder row lock here: UpdateUnit already holds this Unit's lock, and a promotion
   // takes the ChangeOrder's lock before Units' locks; taking them in the other order could
   // deadlock. A promotion waiting on this Unit reads its marks after the lock is released.
   CUB_ASSIGN_OR_RETURN(auto rco,
                        ResolveChangeOrder(tx, p, req.change_order(), space.slug(), false));
-  if (rco.co.update_type != "UpgradeUnit" && rco.co.update_type != "MergeUnits") {
+  if (!domain::MergesUpstream(rco.update_type)) {
     return absl::FailedPreconditionError(
         absl::StrCat("change order '", rco.co.slug, "' is of type ", rco.co.update_type,
                      ": there is no upstream revision to merge; promote it into the Space with"
-                     " cub variant promote"));
+                     " the Promote method"));
   }
   if (!rco.co.aborted_reason.empty()) {
     return absl::FailedPreconditionError(
@@ -347,14 +338,14 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   PlanOptions opts;
   opts.rco = &rco;
   opts.principal = &p;
-  opts.prior_revisions = mode.empty() ? rco.co.prior_revisions : mode;
+  opts.prior_revisions = mode.value_or(rco.prior_revisions);
   opts.only_unit_id = unit.unit_id();
   opts.lock = false;  // the caller holds the Unit's lock
   CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, {space.space_id()}, ""));
   CUB_ASSIGN_OR_RETURN(auto plans, PlanPromotion(tx, opts, spaces));
   const SpacePlan& plan = plans.at(0);
   for (const auto& u : plan.report.units()) {
-    if (u.action() == "Failed") {
+    if (ActionOf(u) == PromotionAction::kFailed) {
       return absl::FailedPreconditionError(absl::StrCat("unit '", unit.slug(), "': ", u.error()));
     }
   }
@@ -373,10 +364,10 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
 absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
                                             const v1::PromoteRequest& req) {
   if (req.force() && req.force_reason().empty()) {
-    return absl::InvalidArgumentError("--force needs --force-reason, which is recorded");
+    return absl::InvalidArgumentError("Force needs ForceReason, which is recorded");
   }
-  const std::string& mode = req.prior_revisions();
-  CUB_RETURN_IF_ERROR(CheckPriorRevisions(mode));
+  CUB_ASSIGN_OR_RETURN(std::optional<domain::PriorRevisions> mode,
+                       PriorRevisionsField(req.prior_revisions()));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::PromoteResponse> {
     v1::PromoteResponse out;
     out.Clear();
@@ -393,7 +384,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     if (req.force()) {
       if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
         return absl::PermissionDeniedError(
-            absl::StrCat("--force needs the editor role on the base: ", w.status().message()));
+            absl::StrCat("Force needs the editor role on the base: ", w.status().message()));
       }
     }
     std::set<std::string> resolved(co.resolved_space_ids.begin(), co.resolved_space_ids.end());
@@ -408,7 +399,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     PlanOptions opts;
     opts.rco = &rco;
     opts.principal = &p;
-    opts.prior_revisions = mode.empty() ? co.prior_revisions : mode;
+    opts.prior_revisions = mode.value_or(rco.prior_revisions);
     opts.resolved = resolved;
     opts.lock = !req.dry_run();
     opts.mutations = req.mutations();

@@ -13,7 +13,7 @@ namespace {
 constexpr char kConfigHubYaml[] = "ConfigHub/YAML";
 
 void Fail(SpacePlan& plan, const std::string& error) {
-  plan.report.set_status("Failed");
+  SetStatus(plan.report, PromotionStatus::kFailed);
   plan.report.set_error(error);
 }
 
@@ -29,11 +29,11 @@ class SpaceClassifier {
         space_(space),
         out_(out),
         single_(!opts.only_unit_id.empty()),
-        upgrade_(co_.update_type == "UpgradeUnit") {}
+        upgrade_(opts.rco->update_type == domain::UpdateType::kUpgradeUnit) {}
 
   void Run() {
     if (!single_ && opts_.resolved.count(space_.space_id())) {
-      out_.plan.report.set_status("AlreadyPromoted");
+      SetStatus(out_.plan.report, PromotionStatus::kAlreadyPromoted);
       return;
     }
     if (!CheckSources()) return;
@@ -113,7 +113,7 @@ class SpaceClassifier {
     }
     planned_.insert(d.id);
     if (d.end_mark) {
-      v1::PromotedUnit* r = AddUnit(d, "AlreadyHadChange");
+      v1::PromotedUnit* r = AddUnit(d, PromotionAction::kAlreadyHadChange);
       r->set_start_revision_num(static_cast<int32_t>(d.start_mark.value_or(*d.end_mark)));
       r->set_end_revision_num(static_cast<int32_t>(*d.end_mark));
       if (!d.publish_mark && !single_) {
@@ -142,13 +142,14 @@ class SpaceClassifier {
       job.start = job.end = job.cursor;
       had_it = true;
     } else if (job.cursor < job.start) {
-      const std::string& mode = opts_.prior_revisions;
-      if (mode == "Error") {
+      const domain::PriorRevisions mode = opts_.prior_revisions;
+      if (mode == domain::PriorRevisions::kError) {
         job.refuse_prior = true;
         out_.jobs.push_back(job);
         return;
       }
-      job.merge_prior = mode == "Include" || mode == "All";
+      job.merge_prior =
+          mode == domain::PriorRevisions::kInclude || mode == domain::PriorRevisions::kAll;
       if (!job.merge_prior) job.cursor = job.start;
     }
     if (job.start != job.end || job.merge_prior) {
@@ -158,7 +159,7 @@ class SpaceClassifier {
     // The change does not change this Unit: mark it where it is.
     MarkWhereItIs(d);
     if (job.link->cursor < job.end) out_.plan.writes.cursors.push_back({job.link->id, job.end});
-    v1::PromotedUnit* r = AddUnit(d, had_it ? "AlreadyHadChange" : "Unchanged");
+    v1::PromotedUnit* r = AddUnit(d, had_it ? PromotionAction::kAlreadyHadChange : PromotionAction::kUnchanged);
     r->set_start_revision_num(static_cast<int32_t>(d.head));
     r->set_end_revision_num(static_cast<int32_t>(d.head));
   }
@@ -171,14 +172,14 @@ class SpaceClassifier {
         if (up->head > 0) {
           v1::PromotedUnit* r = out_.plan.report.add_units();
           r->set_unit(up->slug);
-          r->set_action("OutsideChange");
+          SetAction(*r, PromotionAction::kOutsideChange);
           r->set_error(
               "created upstream after the change order was fixed; a promotion without"
-              " --change-order adds it");
+              " ChangeOrder adds it");
         }
         continue;
       }
-      if (*up->start_mark == *up->end_mark && opts_.prior_revisions != "All") continue;
+      if (*up->start_mark == *up->end_mark && opts_.prior_revisions != domain::PriorRevisions::kAll) continue;
       if (*up->end_mark == 0) continue;
       out_.jobs.push_back(
           UnitJob{nullptr, nullptr, up, *up->start_mark, *up->start_mark, *up->end_mark});
@@ -202,17 +203,17 @@ class SpaceClassifier {
     if (!single_) out_.plan.writes.marks.push_back({co_.publish_tag_id, d.id, d.head});
   }
 
-  v1::PromotedUnit* AddUnit(const store::PromotionUnit& u, const std::string& action) {
+  v1::PromotedUnit* AddUnit(const store::PromotionUnit& u, PromotionAction action) {
     reported_.insert(u.id);
     v1::PromotedUnit* r = out_.plan.report.add_units();
     r->set_unit_id(u.id);
     r->set_unit(u.slug);
-    r->set_action(action);
+    SetAction(*r, action);
     return r;
   }
 
   void UnitError(const store::PromotionUnit& u, const std::string& error) {
-    AddUnit(u, "Failed")->set_error(error);
+    AddUnit(u, PromotionAction::kFailed)->set_error(error);
   }
 
   const PlanOptions& opts_;
@@ -298,14 +299,14 @@ std::vector<store::RevisionSpan> RevisionSpans(const std::vector<SpaceClassifica
 
 void FinalizeSpace(SpacePlan& plan) {
   for (const auto& u : plan.report.units()) {
-    if (u.action() == "Failed") {
-      plan.report.set_status("Failed");
+    if (ActionOf(u) == PromotionAction::kFailed) {
+      SetStatus(plan.report, PromotionStatus::kFailed);
       plan.report.set_error("some of its units cannot take the change");
       plan.writes = store::PromotionWrites();
       return;
     }
   }
-  plan.report.set_status("Promoted");
+  SetStatus(plan.report, PromotionStatus::kPromoted);
 }
 
 }  // namespace cub::ops

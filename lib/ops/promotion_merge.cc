@@ -121,9 +121,9 @@ class JobRunner {
     CUB_RETURN_IF_ERROR(Replay(job, space, unit_id, toolchain, job.start, job.end, co.id,
                                protection, cur, head, w));
     if (head != start_mark || !job.target) {
-      report.set_action(job.target ? "Upgraded" : "Added");
+      SetAction(report, job.target ? PromotionAction::kUpgraded : PromotionAction::kAdded);
     } else {
-      report.set_action("AlreadyHadChange");
+      SetAction(report, PromotionAction::kAlreadyHadChange);
     }
     if (job.link && job.end > job.link->cursor) w.cursors.push_back({job.link->id, job.end});
     if (head != (job.target ? job.target->head : 0)) w.heads.push_back({unit_id, head});
@@ -298,7 +298,7 @@ void RefusePrior(const UnitJob& job, const PromotionFacts& facts, const Revision
                  v1::PromotedUnit& r) {
   r.set_unit_id(job.target->id);
   r.set_unit(job.target->slug);
-  r.set_action("Failed");
+  SetAction(r, PromotionAction::kFailed);
   r.set_error(absl::StrCat(
       "link '", job.link->slug, "' has not merged revisions ", job.cursor + 1, "..", job.start,
       " of ", facts.SlugOf(job.upstream->space_id), "/", job.upstream->slug,
@@ -322,7 +322,7 @@ void MergeJobs(store::Tx& tx, const PlanOptions& opts, const PromotionFacts& fac
       r->set_unit(job.target ? job.target->slug : job.upstream->slug);
       absl::Status s = runner.Run(job, *c.space, c.plan.writes, *r);
       if (!s.ok()) {
-        r->set_action("Failed");
+        SetAction(*r, PromotionAction::kFailed);
         r->set_error(std::string(s.message()));
       }
     }

@@ -16,7 +16,7 @@ namespace {
 absl::StatusOr<PromotionFacts> LoadFacts(store::Tx& tx, const PlanOptions& opts,
                                          const std::vector<v1::Space>& targets) {
   const auto& co = opts.rco->co;
-  const bool upgrade = co.update_type == "UpgradeUnit";
+  const bool upgrade = opts.rco->update_type == domain::UpdateType::kUpgradeUnit;
   PromotionFacts facts;
   std::vector<std::string> target_ids;
   for (const auto& t : targets) target_ids.push_back(t.space_id());

@@ -12,6 +12,7 @@
 #include "cub/v1/changeorder.pb.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/principal.h"
+#include "lib/ops/promotion_report.h"
 #include "lib/store/promotion.h"
 #include "lib/store/transaction.h"
 
@@ -20,7 +21,7 @@ namespace cub::ops {
 struct PlanOptions {
   const ResolvedChangeOrder* rco = nullptr;
   const Principal* principal = nullptr;
-  std::string prior_revisions;     // Include, Skip, Error or All
+  domain::PriorRevisions prior_revisions = domain::PriorRevisions::kInclude;
   std::set<std::string> resolved;  // Spaces that have taken the change (the base included)
   bool lock = true;                // lock the targets' Units (false for a dry run)
   bool mutations = false;          // report the values each Unit changes
@@ -32,7 +33,7 @@ struct PlanOptions {
 struct SpacePlan {
   v1::PromotedSpace report;
   store::PromotionWrites writes;
-  bool failed() const { return report.status() == "Failed"; }
+  bool failed() const { return StatusOf(report) == PromotionStatus::kFailed; }
 };
 
 // One plan per target, in the order given. A Space that cannot take the change has status

@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "lib/config/yaml.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
 #include "lib/ops/change_orders.h"
@@ -524,7 +525,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
                                            const Principal& p,
                                            const v1::PublishReleaseRequest& req) {
   if (req.release() > 0 && !req.revision().empty()) {
-    return absl::InvalidArgumentError("give --revision or --release, not both");
+    return absl::InvalidArgumentError("give Revision or Release, not both");
   }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;
@@ -533,7 +534,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     if (space.release_target_id().empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "space '", space.slug(),
-          "' has no release Target: set one with cub space update --release-target SPACE/TARGET"));
+          "' has no release Target: set one with UpdateSpace, giving ReleaseTarget SPACE/TARGET"));
     }
     CUB_ASSIGN_OR_RETURN(auto target, store::FindTargetByID(tx, space.release_target_id()));
     if (!target) return absl::InternalError("release target vanished");
@@ -678,25 +679,23 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
 absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
                                              const Principal& p,
                                              const v1::SetReleaseStatusRequest& req) {
-  static const auto* kSync = new std::set<std::string>{"Synced", "OutOfSync", "Unknown"};
-  static const auto* kHealth = new std::set<std::string>{"Healthy",   "Progressing", "Degraded",
-                                                         "Suspended", "Missing",     "Unknown"};
-  static const auto* kOperation = new std::set<std::string>{"", "Running", "Succeeded", "Failed"};
-  if (!kSync->count(req.sync())) {
+  if (!domain::ParseSyncStatus(req.sync())) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--sync '", req.sync(), "' is not one of Synced, OutOfSync, Unknown"));
+        absl::StrCat("Sync '", req.sync(), "' is not one of ",
+                     domain::JoinNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
   }
-  if (!kHealth->count(req.health())) {
+  if (!domain::ParseHealthStatus(req.health())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Health '", req.health(), "' is not one of ",
+                     domain::JoinNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
+  }
+  if (!req.operation().empty() && !domain::ParseOperationStatus(req.operation())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--health '", req.health(),
-        "' is not one of Healthy, Progressing, Degraded, Suspended, Missing, Unknown"));
-  }
-  if (!kOperation->count(req.operation())) {
-    return absl::InvalidArgumentError(absl::StrCat("--operation '", req.operation(),
-                                                   "' is not one of Running, Succeeded, Failed"));
+        "Operation '", req.operation(), "' is not one of ",
+        domain::JoinNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
   }
   if ((req.release() > 0) == !req.bundle_digest().empty()) {
-    return absl::InvalidArgumentError("name the release by --release N or by --digest, not both");
+    return absl::InvalidArgumentError("name the release by Release N or by BundleDigest, not both");
   }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;

@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "lib/config/json.h"
 #include "lib/config/yaml.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/links/copy.h"
 #include "lib/links/transform.h"
 #include "lib/links/validate.h"
@@ -81,7 +82,8 @@ struct ResolveOptions {
 // Applies one Link, resolved against `upstream`, to `docs`. Sets *changed when it edited them.
 absl::Status ApplyLink(const v1::Link& link, const std::vector<Node>& upstream,
                        std::vector<Node>* docs, bool* changed) {
-  if (link.update_type() == "TransformPaths") {
+  const auto type = domain::ParseUpdateType(link.update_type());
+  if (type == domain::UpdateType::kTransformPaths) {
     links::Definition def = DefinitionOf(link);
     CUB_ASSIGN_OR_RETURN(auto values, links::ReadValues(def, upstream));
     CUB_ASSIGN_OR_RETURN(auto result, links::ApplySetters(def, values, std::move(*docs)));
@@ -90,7 +92,7 @@ absl::Status ApplyLink(const v1::Link& link, const std::vector<Node>& upstream,
     return absl::OkStatus();
   }
   links::CopyMode mode =
-      link.update_type() == "Upsert" ? links::CopyMode::kUpsert : links::CopyMode::kInsert;
+      type == domain::UpdateType::kUpsert ? links::CopyMode::kUpsert : links::CopyMode::kInsert;
   links::CopyResult copied = links::CopyResources(upstream, std::move(*docs), mode);
   *docs = std::move(copied.docs);
   *changed = copied.changed;
@@ -251,7 +253,7 @@ absl::Status Resolve(store::Tx& tx, const Principal& p, const v1::Space& space,
                      const v1::Unit& unit, const v1::UpdateUnitRequest& req,
                      const std::string& change_set_id, v1::UpdateUnitResponse* out) {
   if (req.merge_end() < 0) {
-    return absl::InvalidArgumentError("--merge-end must be a revision number");
+    return absl::InvalidArgumentError("MergeEnd must be a revision number");
   }
   absl::string_view selector = req.resolve();
   if (!absl::ConsumePrefix(&selector, kLinkSelector)) {
@@ -336,7 +338,10 @@ absl::StatusOr<std::vector<std::string>> LinkHeldPaths(
     store::Tx& tx, const v1::Unit& unit, const std::vector<const std::vector<Node>*>& states) {
   std::set<std::string> held;
   UpstreamDocs cache;
-  CUB_ASSIGN_OR_RETURN(auto transforms, store::LinksFrom(tx, unit.unit_id(), "TransformPaths"));
+  CUB_ASSIGN_OR_RETURN(
+      auto transforms,
+      store::LinksFrom(tx, unit.unit_id(),
+                       std::string(domain::UpdateTypeName(domain::UpdateType::kTransformPaths))));
   for (const v1::Link& link : transforms) {
     if (!link.protect() || link.upstream_revision_num() == 0) continue;
     const std::string context = absl::StrCat("protect link '", link.slug(), "': ");

@@ -2,6 +2,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
@@ -53,7 +54,7 @@ absl::StatusOr<int64_t> ResolveRevision(store::Tx& tx, const Principal& p, const
     bool before = absl::StartsWith(selector, "Before:");
     std::string ref = selector.substr(before ? 17 : 10);
     CUB_ASSIGN_OR_RETURN(auto c, ResolveChangeSet(tx, p, space, ref));
-    if (!before && c.state() == "Open") {
+    if (!before && domain::ParseChangeSetState(c.state()) == domain::ChangeSetState::kOpen) {
       return absl::FailedPreconditionError(
           absl::StrCat("changeset '", ref, "' is still open: it has no end revision yet"));
     }

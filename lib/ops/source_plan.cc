@@ -64,7 +64,7 @@ absl::Status PromoteSpace(store::Tx& tx, const PlanOptions& opts, const v1::Spac
                                        " at revision ", source_end[l->to_unit_id]));
       v1::UpdateUnitResponse out;
       if (auto s = Resolve(tx, *opts.principal, space, *current, req, "", &out); !s.ok()) {
-        r->set_action("Failed");
+        SetAction(*r, PromotionAction::kFailed);
         r->set_error(std::string(s.message()));
         return absl::FailedPreconditionError("some of its units cannot take the change");
       }
@@ -74,7 +74,7 @@ absl::Status PromoteSpace(store::Tx& tx, const PlanOptions& opts, const v1::Spac
     int64_t end = after->head_revision_num();
     r->set_end_revision_num(static_cast<int32_t>(end));
     r->set_revisions_written(static_cast<int32_t>(end - u.head));
-    r->set_action(end > u.head ? "Resolved" : "AlreadyHadChange");
+    SetAction(*r, end > u.head ? PromotionAction::kResolved : PromotionAction::kAlreadyHadChange);
     mark(u.id, u.head, end);
   }
   CUB_RETURN_IF_ERROR(store::WritePromotion(tx, marks));
@@ -91,15 +91,15 @@ std::vector<SpacePlan> PromoteFromSources(store::Tx& tx, const PlanOptions& opts
     report.set_space_id(targets[t].space_id());
     report.set_space(targets[t].slug());
     if (opts.resolved.count(targets[t].space_id())) {
-      report.set_status("AlreadyPromoted");
+      SetStatus(report, PromotionStatus::kAlreadyPromoted);
       continue;
     }
     absl::Status s = store::WithSavepoint(
         tx, !dry_run, [&] { return PromoteSpace(tx, opts, targets[t], report); });
     if (s.ok()) {
-      report.set_status("Promoted");
+      SetStatus(report, PromotionStatus::kPromoted);
     } else {
-      report.set_status("Failed");
+      SetStatus(report, PromotionStatus::kFailed);
       report.set_error(std::string(s.message()));
     }
   }

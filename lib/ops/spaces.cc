@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
 #include "lib/ops/validation.h"
@@ -53,7 +54,8 @@ absl::StatusOr<v1::Space> CreateSpace(store::ConnectionPool& db, const Principal
       CUB_ASSIGN_OR_RETURN(ns.component_id, store::EnsureComponent(tx, req.component()));
     }
     CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
-    CUB_RETURN_IF_ERROR(store::GrantRole(tx, space.space_id(), "admin", p.user_id, ""));
+    CUB_RETURN_IF_ERROR(store::GrantRole(
+        tx, space.space_id(), std::string(domain::RoleName(Role::kAdmin)), p.user_id, ""));
     out = space;
     return absl::OkStatus();
   });
@@ -109,7 +111,7 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
       SpacedRef r = SplitRef(req.release_target(), "");
       if (r.space.empty()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--release-target '", req.release_target(), "': name it as SPACE/TARGET"));
+            absl::StrCat("ReleaseTarget '", req.release_target(), "': name it as SPACE/TARGET"));
       }
       CUB_ASSIGN_OR_RETURN(auto target_space, ResolveSpace(tx, p, r.space, Access::kRead));
       CUB_ASSIGN_OR_RETURN(auto target, store::FindTarget(tx, target_space.space_id(), r.name));
@@ -142,8 +144,8 @@ using RoleChange = absl::Status (*)(store::Tx&, const std::string&, const std::s
 
 absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Principal& p,
                                           const v1::GrantRequest& req, RoleChange change) {
-  Role role;
-  if (!ParseRole(req.role(), &role)) {
+  std::optional<Role> role = domain::ParseRole(req.role());
+  if (!role) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown role '", req.role(), "': use viewer, editor, approver, admin or reporter"));
   }

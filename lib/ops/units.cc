@@ -145,20 +145,19 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
           int(revert) >
       1) {
     return absl::InvalidArgumentError(
-        "give only one of new data, --restore, --upgrade, --resolve and --revert");
+        "give only one of new data, Restore, Upgrade, Resolve and Revert");
   }
   if (req.patch() && !resolve) {
     return absl::InvalidArgumentError(
-        "--patch resolves Links: pass --resolve \"Link:*\" (or Link:<where>)");
+        "Patch resolves Links: pass Resolve \"Link:*\" (or Link:<where>)");
   }
   if (!req.change_set().empty() && req.change_set() != "-" && !req.has_data() &&
       req.restore().empty() && !upgrade && !resolve && !revert) {
     return absl::InvalidArgumentError(
-        "--changeset goes with a write of data (FILE, --restore, --upgrade, --resolve or "
-        "--revert)");
+        "ChangeSet goes with a write of data (Data, Restore, Upgrade, Resolve or Revert)");
   }
   if ((!req.change_order().empty() || !req.prior_revisions().empty()) && !upgrade) {
-    return absl::InvalidArgumentError("--change-order and --prior-revisions go with --upgrade");
+    return absl::InvalidArgumentError("ChangeOrder and PriorRevisions go with Upgrade");
   }
   CUB_RETURN_IF_ERROR(ValidateProtectedPaths(req.protect()));
   CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
@@ -291,7 +290,7 @@ absl::StatusOr<v1::TagMark> MoveReleaseTag(store::Tx& tx, const Principal& p,
   if (!req.move()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the release tag of change order '", ref,
-                     "' is placed by promotion; pass --move to move it"));
+                     "' is placed by promotion; pass Move to move it"));
   }
   CUB_ASSIGN_OR_RETURN(auto publish,
                        store::FindTag(tx, rco.base.space_id(), rco.co.publish_tag_id));

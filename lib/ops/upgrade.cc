@@ -7,6 +7,7 @@
 #include "lib/config/merge.h"
 #include "lib/config/protection.h"
 #include "lib/config/yaml.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/resolve.h"
 #include "lib/ops/units.h"
@@ -31,10 +32,14 @@ absl::StatusOr<UpgradeSource> FindSource(store::Tx& tx, const Principal& p, cons
                                          const v1::Unit& unit, const v1::UpdateUnitRequest& req) {
   UpgradeSource src;
   // The clone lineage first; a Unit that was not cloned merges over its MergeUnits Link.
-  CUB_ASSIGN_OR_RETURN(std::vector<v1::Link> links,
-                       store::LinksFrom(tx, unit.unit_id(), "UpgradeUnit"));
+  CUB_ASSIGN_OR_RETURN(
+      std::vector<v1::Link> links,
+      store::LinksFrom(tx, unit.unit_id(),
+                       std::string(domain::UpdateTypeName(domain::UpdateType::kUpgradeUnit))));
   if (links.empty()) {
-    CUB_ASSIGN_OR_RETURN(links, store::LinksFrom(tx, unit.unit_id(), "MergeUnits"));
+    CUB_ASSIGN_OR_RETURN(
+        links, store::LinksFrom(tx, unit.unit_id(), std::string(domain::UpdateTypeName(
+                                                        domain::UpdateType::kMergeUnits))));
   }
   std::string space_ref, unit_ref;
   if (req.merge_source().empty()) {
@@ -42,7 +47,7 @@ absl::StatusOr<UpgradeSource> FindSource(store::Tx& tx, const Principal& p, cons
       return absl::FailedPreconditionError(absl::StrCat(
           "unit '", unit.slug(), "' has ", links.empty() ? "no" : std::to_string(links.size()),
           " UpgradeUnit or MergeUnits link", links.size() == 1 ? "" : "s",
-          " to upgrade from; name the source with --merge-source"));
+          " to upgrade from; name the source with MergeSource"));
     }
     space_ref = links[0].to_space_id();
     unit_ref = links[0].to_unit_id();
@@ -196,7 +201,7 @@ absl::Status Revert(store::Tx& tx, const Principal& p, const v1::Space& space, c
                                             absl::SimpleAtoi(range.substr(dots + 2), &last);
   if (!ok || first < 1 || last < first || last > unit.head_revision_num()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--revert '", range, "' is not a range of revisions of unit '", unit.slug(),
+        absl::StrCat("Revert '", range, "' is not a range of revisions of unit '", unit.slug(),
                      "': use N..M with 1 <= N <= M <= ", unit.head_revision_num()));
   }
   std::vector<config::Node> before, after, head;

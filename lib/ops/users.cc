@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
 absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::string& token) {
   if (token.empty()) {
     return absl::UnauthenticatedError(
-        "no bearer token: log in with `cub auth login` or pass --token");
+        "no bearer token: send one as \"authorization: Bearer TOKEN\"");
   }
   std::optional<v1::User> user;
   absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {

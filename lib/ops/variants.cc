@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/links/definition.h"
 #include "lib/links/validate.h"
 #include "lib/ops/access.h"
@@ -21,13 +22,12 @@ bool IsYamlToolchain(const std::string& toolchain) {
   return toolchain == "Kubernetes/YAML" || toolchain == "ConfigHub/YAML";
 }
 
-// Settles a Link setting given both as a flag and in the definition: on when either says so,
-// but a definition saying false beside a flag saying true is a contradiction.
-absl::StatusOr<bool> Setting(const char* flag_name, const char* field, bool flag,
-                             std::optional<bool> in_definition) {
+// Settles a Link setting given both in the request and in the definition: on when either says so,
+// but a definition saying false beside a request saying true is a contradiction.
+absl::StatusOr<bool> Setting(const char* field, bool flag, std::optional<bool> in_definition) {
   if (flag && in_definition == false) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag_name, " contradicts the definition's ", field, ": false"));
+        absl::StrCat(field, " contradicts the definition's ", field, ": false"));
   }
   return flag || in_definition.value_or(false);
 }
@@ -56,7 +56,8 @@ absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& d
     ns.upstream_space_id = upstream.space_id();
     CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
     CUB_RETURN_IF_ERROR(store::CopyPermissions(tx, upstream.space_id(), space.space_id()));
-    CUB_RETURN_IF_ERROR(store::GrantRole(tx, space.space_id(), "admin", p.user_id, ""));
+    CUB_RETURN_IF_ERROR(store::GrantRole(
+        tx, space.space_id(), std::string(domain::RoleName(Role::kAdmin)), p.user_id, ""));
     CUB_ASSIGN_OR_RETURN(int64_t links,
                          store::CloneUnits(tx, upstream.space_id(), space.space_id(), p.user_id,
                                            absl::StrCat("Cloned from ", upstream.slug())));
@@ -88,18 +89,18 @@ absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& 
     if (update_type.empty()) {
       update_type = *def.update_type;
     } else if (update_type != *def.update_type) {
-      return absl::InvalidArgumentError(absl::StrCat("--update-type ", update_type,
+      return absl::InvalidArgumentError(absl::StrCat("UpdateType ", update_type,
                                                      " differs from the definition's UpdateType ",
                                                      *def.update_type));
     }
   }
-  if (update_type.empty()) update_type = "UpgradeUnit";
+  if (update_type.empty())
+    update_type = std::string(domain::UpdateTypeName(domain::UpdateType::kUpgradeUnit));
   if (!links::IsKnownUpdateType(update_type)) {
     return links::ValidateDefinition(update_type, def, "");  // names the supported types
   }
-  CUB_ASSIGN_OR_RETURN(auto protect, Setting("protect", "Protect", req.protect(), def.protect));
-  CUB_ASSIGN_OR_RETURN(auto auto_update,
-                       Setting("auto-update", "AutoUpdate", req.auto_update(), def.auto_update));
+  CUB_ASSIGN_OR_RETURN(auto protect, Setting("Protect", req.protect(), def.protect));
+  CUB_ASSIGN_OR_RETURN(auto auto_update, Setting("AutoUpdate", req.auto_update(), def.auto_update));
   v1::Link out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
@@ -200,7 +201,7 @@ absl::StatusOr<v1::Filter> CreateFilter(store::ConnectionPool& db, const Princip
         absl::StrCat("filter entity '", req.from(), "' is not supported: use Space or Unit"));
   }
   if (req.where_field().empty()) {
-    return absl::InvalidArgumentError("a filter needs a where expression (--where-field)");
+    return absl::InvalidArgumentError("a filter needs a where expression (WhereField)");
   }
   if (auto compiled = where::CompileToSql(req.where_field(), *schema); !compiled.ok()) {
     return compiled.status();

@@ -1,6 +1,7 @@
 #include "lib/store/change_orders.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/store/pq.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
@@ -78,7 +79,10 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
 // selected Unit the Invocation has not run on (one added since) has not taken the change.
 // Runs inside a Guard: a database error throws.
 void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
-  if (c.update_type != "Invoke" || c.resolved_space_ids.empty()) return;
+  if (domain::ParseUpdateType(c.update_type) != domain::UpdateType::kInvoke ||
+      c.resolved_space_ids.empty()) {
+    return;
+  }
   Query q(
       "SELECT DISTINCT u.space_id::text AS space_id FROM units u"
       " JOIN spaces s ON s.id = u.space_id LEFT JOIN components c ON c.id = s.component_id"

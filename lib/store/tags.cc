@@ -125,7 +125,7 @@ absl::StatusOr<v1::TagMark> MarkRevision(Tx& tx, const v1::Tag& tag, const v1::U
     if (marked != revision_num) {
       return absl::FailedPreconditionError(
           absl::StrCat("tag '", tag.slug(), "' already marks revision ", marked, " of unit '",
-                       unit.slug(), "'; pass --move to move it"));
+                       unit.slug(), "'; pass Move to move it"));
     }
     v1::TagMark m;
     m.set_tag_id(tag.tag_id());

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/domain/vocabulary.h"
 #include "lib/where/sql.h"
 #include "lib/workflow/custom_gate.h"
 #include "lib/workflow/names.h"
@@ -248,8 +249,8 @@ absl::Status Validate(const Workflow& w, const where::Schema& space_schema) {
 }
 
 absl::Status ValidateForUpdateType(const Workflow& w, std::string_view update_type) {
-  if (update_type != "Invoke" && update_type != "TransformPaths" && update_type != "Insert" &&
-      update_type != "Upsert") {
+  const auto type = domain::ParseUpdateType(update_type);
+  if (!type || (*type != domain::UpdateType::kInvoke && !domain::CopiesFromSources(*type))) {
     return absl::OkStatus();
   }
   if (w.stages.empty() || w.stages.front().prerequisites.empty()) return absl::OkStatus();

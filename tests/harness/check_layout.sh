@@ -14,19 +14,20 @@ cd "$ROOT"
 # its *.grpc.pb.h services are allowed only where "cub/v1-grpc" is listed).
 declare -A ALLOWED=(
   [lib/util]=""
+  [lib/domain]=""
   [lib/where]="lib/util"
   [lib/config]="lib/util"
   [lib/cel]="lib/util"
   [lib/functions]="lib/cel lib/config lib/util"
-  [lib/workflow]="lib/cel lib/config lib/where lib/util"
+  [lib/workflow]="lib/cel lib/config lib/where lib/domain lib/util"
   [lib/sign]="lib/config lib/util"
-  [lib/links]="lib/config lib/functions lib/workflow lib/util"
+  [lib/links]="lib/config lib/functions lib/workflow lib/domain lib/util"
   [lib/targets]="lib/util"
-  [lib/store]="lib/where lib/util cub/v1"
-  [lib/ops]="lib/util lib/where lib/config lib/functions lib/workflow lib/sign lib/links
+  [lib/store]="lib/where lib/domain lib/util cub/v1"
+  [lib/ops]="lib/util lib/domain lib/where lib/config lib/functions lib/workflow lib/sign lib/links
              lib/targets lib/store cub/v1"
   [server]="server lib/ops lib/store lib/sign lib/util cub/v1 cub/v1-grpc"
-  [cli]="cli lib/config lib/util cub/v1 cub/v1-grpc"
+  [cli]="cli lib/config lib/domain lib/util cub/v1 cub/v1-grpc"
 )
 
 # Third-party headers (an extended regex on the included path) and the files allowed to

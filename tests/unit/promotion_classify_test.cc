@@ -30,11 +30,12 @@ struct World {
     rco.co.id = "CO";
     rco.co.slug = "co1";
     rco.co.update_type = update_type;
+    rco.update_type = *domain::ParseUpdateType(update_type);
     rco.co.start_tag_id = "T-start";
     rco.co.end_tag_id = "T-end";
     rco.co.publish_tag_id = "T-pub";
     opts.rco = &rco;
-    opts.prior_revisions = "Include";
+    opts.prior_revisions = domain::PriorRevisions::kInclude;
     opts.resolved = {kBase};
     dev.set_space_id(kDev);
     dev.set_slug("dev");
@@ -183,14 +184,14 @@ TEST_CASE("a Unit behind the change's start: prior revisions Include, Skip, Erro
     CHECK(c.jobs[0].start == 2);
   }
   SECTION("Skip passes over them") {
-    w.opts.prior_revisions = "Skip";
+    w.opts.prior_revisions = domain::PriorRevisions::kSkip;
     auto c = w.Classify();
     REQUIRE(c.jobs.size() == 1);
     CHECK_FALSE(c.jobs[0].merge_prior);
     CHECK(c.jobs[0].cursor == 2);
   }
   SECTION("Error refuses, once their descriptions are loaded") {
-    w.opts.prior_revisions = "Error";
+    w.opts.prior_revisions = domain::PriorRevisions::kError;
     auto c = w.Classify();
     REQUIRE(c.jobs.size() == 1);
     CHECK(c.jobs[0].refuse_prior);
@@ -274,7 +275,7 @@ TEST_CASE("a Unit the change does not change is Unchanged, marked and its cursor
   World w;
   w.Unit("U-app").start_mark = 4;  // the change leaves base/app as it is
   w.facts.links[0].cursor = 1;
-  w.opts.prior_revisions = "Skip";
+  w.opts.prior_revisions = domain::PriorRevisions::kSkip;
   auto c = w.Classify();
   CHECK(c.jobs.empty());
   REQUIRE(c.plan.report.units_size() == 1);
@@ -325,7 +326,7 @@ TEST_CASE("Units of the source the target lacks: cloned, outside the change, or 
   CHECK(c.plan.report.units(0).unit_id().empty());
   CHECK(c.plan.report.units(0).action() == "OutsideChange");
   // With prior revisions All, a Unit the change leaves as it is is cloned too.
-  w.opts.prior_revisions = "All";
+  w.opts.prior_revisions = domain::PriorRevisions::kAll;
   auto all = w.Classify();
   REQUIRE(all.jobs.size() == 3);
   CHECK(all.jobs[2].upstream->id == "U-same");
