@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lib/cel/utf8.h"
+#include "lib/util/utf8.h"
 #include "lib/cel/value.h"
 
 namespace cub::cel {
@@ -23,7 +23,7 @@ class JsonReader {
   explicit JsonReader(std::string_view s) : s_(s) {}
 
   absl::StatusOr<Value> Run() {
-    if (!internal::IsValidUtf8(s_)) return Error("invalid UTF-8");
+    if (!cub::IsValidUtf8(s_)) return Error("invalid UTF-8");
     Value v;
     absl::Status st = Read(0, &v);
     if (!st.ok()) return st;
@@ -203,7 +203,7 @@ class JsonReader {
             }
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
           }
-          if (!internal::AppendUtf8(cp, out)) return Error("invalid \\u escape");
+          if (!cub::AppendUtf8(cp, out)) return Error("invalid \\u escape");
           break;
         }
         default:

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "lib/config/scalar.h"
-#include "lib/config/utf8.h"
+#include "lib/util/utf8.h"
 #include "lib/config/yaml.h"
 
 namespace cub::config {

@@ -2,7 +2,7 @@
 
 #include "absl/strings/numbers.h"
 #include "lib/where/error.h"
-#include "lib/where/utf8.h"
+#include "lib/util/utf8.h"
 
 namespace cub::where::internal {
 namespace {
