@@ -8,7 +8,7 @@
 #include "lib/store/promotion.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::ops {
@@ -124,7 +124,7 @@ absl::StatusOr<v1::DemoteResponse> Demote(store::ConnectionPool& db, const Princ
           store::NewRevision vet;
           vet.data = r.data;
           CUB_RETURN_IF_ERROR(RunValidators(tx, space, u.toolchain_type, &vet));
-          r.validation_errors_json = JsonArray(vet.validation_errors);
+          r.validation_errors_json = JsonText(vet.validation_errors);
         }
         w.revisions.push_back(std::move(r));
         w.heads.push_back({u.id, u.head + 1});

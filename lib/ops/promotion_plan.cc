@@ -12,7 +12,7 @@
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
 #include "lib/store/spaces.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/uuid.h"
@@ -264,7 +264,7 @@ class Planner {
       store::NewRevision vet;
       vet.data = cur.data;
       (void)RunValidators(tx_, space, toolchain, &vet);
-      r.validation_errors_json = JsonArray(vet.validation_errors);
+      r.validation_errors_json = JsonText(vet.validation_errors);
     }
     w.revisions.push_back(std::move(r));
   }

@@ -4,7 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/store/pq.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 
 namespace cub::store {
 namespace {
@@ -105,7 +105,7 @@ v1::Target InsertTarget(Tx& tx, const NewTarget& t) {
   pqxx::row r = Pq(tx).exec_params1(
       "INSERT INTO targets (space_id, slug, provider, params) VALUES ($1::uuid, $2, $3, $4::jsonb)"
       " RETURNING id",
-      t.space_id, t.slug, t.provider, JsonObject(t.params));
+      t.space_id, t.slug, t.provider, JsonText(t.params));
   return *FindTargetByID(tx, r[0].as<std::string>());
 }
 
