@@ -5,10 +5,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "lib/util/utf8.h"
 #include "lib/where/bind.h"
 #include "lib/where/like.h"
 #include "lib/where/regex.h"
-#include "lib/util/utf8.h"
 
 namespace cub::where {
 namespace {
