@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/config.h"
@@ -40,47 +41,6 @@ absl::StatusOr<std::string> ReadPem(const std::string& path) {
     return absl::NotFoundError(absl::StrCat("cannot read TLS CA ", path, ": ", std::strerror(err)));
   }
   return text;
-}
-
-const char* CodeName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN:
-      return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED:
-      return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS:
-      return "DATA_LOSS";
-    default:
-      return "error";
-  }
 }
 
 }  // namespace
@@ -195,8 +155,12 @@ std::string Client::Describe(const grpc::Status& status) const {
       }
       return message;
     default:
-      if (message.empty())
-        return absl::StrCat(CodeName(status.error_code()), " from cubd at ", server_);
+      if (message.empty()) {
+        // gRPC's code numbers are absl::StatusCode's, and abseil spells them as gRPC does.
+        return absl::StrCat(
+            absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())),
+            " from cubd at ", server_);
+      }
       return message;
   }
 }

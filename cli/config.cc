@@ -3,8 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <google/protobuf/struct.pb.h>
-#include <google/protobuf/util/json_util.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,13 +12,10 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 
 namespace cub::cli {
 namespace {
-
-using google::protobuf::Struct;
-using google::protobuf::Value;
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -48,16 +43,15 @@ absl::Status MakeDirs(const std::string& dir) {
   return absl::OkStatus();
 }
 
-std::string StringField(const Struct& s, const std::string& key) {
-  auto it = s.fields().find(key);
-  if (it == s.fields().end() || it->second.kind_case() != Value::kStringValue) return "";
-  return it->second.string_value();
+// The string (or bool) member `key` of the object `o`; "" (false) when absent or of another type.
+std::string StringField(const Json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-bool BoolField(const Struct& s, const std::string& key) {
-  auto it = s.fields().find(key);
-  return it != s.fields().end() && it->second.kind_case() == Value::kBoolValue &&
-         it->second.bool_value();
+bool BoolField(const Json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_boolean() && it->get<bool>();
 }
 
 }  // namespace
@@ -78,25 +72,22 @@ std::string ConfigPath() {
 absl::StatusOr<CliConfig> ParseConfig(const std::string& text) {
   CliConfig config;
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return config;
-  Struct root;
-  auto status = google::protobuf::util::JsonStringToMessage(text, &root);
-  if (!status.ok()) {
-    // protobuf's message spans lines (text, a blank line, a caret); keep the first.
-    std::string message = status.message().ToString();
-    message = message.substr(0, message.find('\n'));
-    return absl::InvalidArgumentError(absl::StrCat("not valid JSON: ", message));
+  absl::StatusOr<Json> root = ParseJson(text);
+  if (!root.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("not valid JSON: ", root.status().message()));
   }
-  config.current_context = StringField(root, "CurrentContext");
-  auto it = root.fields().find("Contexts");
-  if (it != root.fields().end()) {
-    if (it->second.kind_case() != Value::kStructValue) {
-      return absl::InvalidArgumentError("Contexts is not an object");
-    }
-    for (const auto& [name, value] : it->second.struct_value().fields()) {
-      if (value.kind_case() != Value::kStructValue) {
+  if (!root->is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid JSON: the file holds a ", JsonKindName(*root), ", not an object"));
+  }
+  config.current_context = StringField(*root, "CurrentContext");
+  auto it = root->find("Contexts");
+  if (it != root->end()) {
+    if (!it->is_object()) return absl::InvalidArgumentError("Contexts is not an object");
+    for (const auto& [name, c] : it->items()) {
+      if (!c.is_object()) {
         return absl::InvalidArgumentError(absl::StrCat("context ", name, " is not an object"));
       }
-      const Struct& c = value.struct_value();
       config.contexts[name] = ContextConfig{StringField(c, "Server"), StringField(c, "Token"),
                                             StringField(c, "TlsCa"), BoolField(c, "Tls")};
     }
@@ -105,21 +96,18 @@ absl::StatusOr<CliConfig> ParseConfig(const std::string& text) {
 }
 
 std::string FormatConfig(const CliConfig& config) {
-  // Written by hand rather than through Struct so that keys keep a readable, stable order.
-  std::string out = absl::StrCat("{\n  \"CurrentContext\": ", JsonQuote(config.current_context),
-                                 ",\n  \"Contexts\": {");
-  bool first = true;
+  // Members in a fixed order (contexts sorted by name), so the file reads and diffs well.
+  Json contexts = Json::object();
   for (const auto& [name, c] : config.contexts) {
-    absl::StrAppend(&out, first ? "\n" : ",\n", "    ", JsonQuote(name), ": {\n",
-                    "      \"Server\": ", JsonQuote(c.server), ",\n",
-                    "      \"Token\": ", JsonQuote(c.token));
-    if (!c.tls_ca.empty()) absl::StrAppend(&out, ",\n      \"TlsCa\": ", JsonQuote(c.tls_ca));
-    if (c.tls) absl::StrAppend(&out, ",\n      \"Tls\": true");
-    absl::StrAppend(&out, "\n    }");
-    first = false;
+    Json one = {{"Server", c.server}, {"Token", c.token}};
+    if (!c.tls_ca.empty()) one["TlsCa"] = c.tls_ca;
+    if (c.tls) one["Tls"] = true;
+    contexts[name] = std::move(one);
   }
-  absl::StrAppend(&out, first ? "}\n}\n" : "\n  }\n}\n");
-  return out;
+  Json root = Json::object();
+  root["CurrentContext"] = config.current_context;
+  root["Contexts"] = std::move(contexts);
+  return PrettyJsonText(root) + "\n";
 }
 
 absl::StatusOr<CliConfig> LoadConfig(const std::string& path) {

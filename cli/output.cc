@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/config/yaml.h"
+#include "lib/util/json.h"
 
 namespace cub::cli {
 namespace {
@@ -154,74 +155,9 @@ std::string MessageToCompactJson(const Message& message) {
 }
 
 std::string PrettyJson(std::string_view json) {
-  std::string out;
-  out.reserve(json.size() * 2);
-  int depth = 0;
-  auto newline = [&out, &depth] {
-    out += '\n';
-    out.append(static_cast<size_t>(depth) * 2, ' ');
-  };
-  auto next_significant = [&json](size_t i) {
-    while (i < json.size() &&
-           (json[i] == ' ' || json[i] == '\n' || json[i] == '\r' || json[i] == '\t')) {
-      ++i;
-    }
-    return i;
-  };
-  for (size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    switch (c) {
-      case '"': {
-        // Copy the string literal verbatim, escapes included.
-        out += c;
-        for (++i; i < json.size(); ++i) {
-          out += json[i];
-          if (json[i] == '\\' && i + 1 < json.size()) {
-            out += json[++i];
-          } else if (json[i] == '"') {
-            break;
-          }
-        }
-        break;
-      }
-      case '{':
-      case '[': {
-        const size_t j = next_significant(i + 1);
-        const char close = c == '{' ? '}' : ']';
-        if (j < json.size() && json[j] == close) {
-          out += c;
-          out += close;
-          i = j;
-        } else {
-          out += c;
-          ++depth;
-          newline();
-        }
-        break;
-      }
-      case '}':
-      case ']':
-        --depth;
-        newline();
-        out += c;
-        break;
-      case ',':
-        out += c;
-        newline();
-        break;
-      case ':':
-        out += ": ";
-        break;
-      case ' ':
-      case '\n':
-      case '\r':
-      case '\t':
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  absl::StatusOr<Json> parsed = ParseJson(json);
+  if (!parsed.ok()) return std::string(json);  // not JSON: shown as it is
+  return PrettyJsonText(*parsed);
 }
 
 Table FieldTable(const Message& message, std::initializer_list<std::string_view> skip) {
@@ -258,13 +194,11 @@ int Printer::Document(const Message& doc) const {
 }
 
 int Printer::Array(const std::vector<const Message*>& items) const {
-  std::string json = "[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) json += ',';
-    json += MessageToCompactJson(*items[i]);
+  Json array = Json::array();
+  for (const Message* item : items) {
+    array.push_back(ParseJson(MessageToCompactJson(*item)).value_or(Json::object()));
   }
-  json += ']';
-  return EmitJson(json);
+  return EmitJson(JsonText(array));
 }
 
 int Printer::EmitJson(const std::string& compact) const {

@@ -42,8 +42,8 @@ struct Table {
 // The compact JSON text of `message` (json_name keys, default-valued fields included).
 std::string MessageToCompactJson(const google::protobuf::Message& message);
 
-// Re-indents compact or loosely formatted JSON with two-space indents, one member per line,
-// `{}`/`[]` kept together. Expects well-formed JSON (it does not validate).
+// Re-indents JSON as PrettyJsonText (lib/util/json.h) writes it: two-space indents, one member
+// per line, `{}`/`[]` kept together. Text that is not JSON is returned as it is.
 std::string PrettyJson(std::string_view json);
 
 // A FIELD VALUE table of the message's fields, in declaration order, named by json_name.

@@ -161,11 +161,9 @@ class HttpServer {
 };
 
 // The JSON error body of the REST mirror: {"code":5,"status":"NOT_FOUND","message":"..."}.
-// `grpc_code` is a grpc::StatusCode value; `message` is escaped (malformed UTF-8 becomes U+FFFD).
+// `grpc_code` is a grpc::StatusCode value, named as absl::StatusCodeToString names it ("UNKNOWN"
+// outside 0..16); `message` is escaped (malformed UTF-8 becomes U+FFFD).
 std::string JsonErrorBody(int grpc_code, std::string_view message);
-
-// "NOT_FOUND" for 5, and so on; "UNKNOWN" for codes outside 0..16.
-const char* GrpcCodeName(int grpc_code);
 
 }  // namespace cub::server
 

@@ -12,6 +12,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev libre2-dev libgit2-dev libboost-dev
+  nlohmann-json3-dev
   postgresql-15 clang-format curl git ca-certificates
 )
 

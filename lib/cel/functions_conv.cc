@@ -7,7 +7,7 @@
 #include "lib/cel/functions.h"
 #include "lib/cel/numbers.h"
 #include "lib/cel/time_util.h"
-#include "lib/cel/utf8.h"
+#include "lib/util/utf8.h"
 
 namespace cub::cel::internal {
 

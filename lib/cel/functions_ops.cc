@@ -7,7 +7,7 @@
 #include "lib/cel/functions.h"
 #include "lib/cel/numbers.h"
 #include "lib/cel/time_util.h"
-#include "lib/cel/utf8.h"
+#include "lib/util/utf8.h"
 
 namespace cub::cel::internal {
 
@@ -209,7 +209,7 @@ Value In(const CallArgs& c, const Value& x, const Value& container) {
 Value Size(const CallArgs& c, const Value& a) {
   switch (a.kind()) {
     case K::kString:
-      return Value::Int(CountCodePoints(a.str()));
+      return Value::Int(static_cast<int64_t>(cub::CodePointCount(a.str())));
     case K::kBytes:
       return Value::Int(static_cast<int64_t>(a.str().size()));
     case K::kList:

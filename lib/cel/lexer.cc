@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/cel/absl_compat.h"
-#include "lib/cel/utf8.h"
+#include "lib/util/utf8.h"
 
 namespace cub::cel::internal {
 

@@ -1,5 +1,6 @@
 // Runtime values of the CEL subset: what variables are bound to and what evaluation returns.
-// JSON-like data from the API enters through Value::FromJson (value_json.cc).
+// JSON-like data from the API enters through Value::FromJson (value_json.cc, which reads it
+// with lib/util/json.h).
 //
 // A Value is a small handle: strings, lists and maps are shared, immutable, and cheap to copy.
 // Values are immutable once built, so they may be read from any number of threads at once.

@@ -1,16 +1,17 @@
-// Value::FromJson: a strict RFC 8259 reader producing CEL values.
+// Value::FromJson: JSON text, read by cub's JSON library (lib/util/json.h), as CEL values.
 
-#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "lib/cel/utf8.h"
+#include "lib/cel/absl_compat.h"
 #include "lib/cel/value.h"
+#include "lib/util/json.h"
+#include "lib/util/utf8.h"
 
 namespace cub::cel {
 
@@ -18,241 +19,75 @@ namespace {
 
 constexpr int kMaxJsonDepth = 100;
 
-class JsonReader {
- public:
-  explicit JsonReader(std::string_view s) : s_(s) {}
+// Not named Error: inside Value::FromJson that name is Value::Error, an error *value*.
+absl::Status JsonError(std::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("json: ", internal::Sv(what)));
+}
 
-  absl::StatusOr<Value> Run() {
-    if (!internal::IsValidUtf8(s_)) return Error("invalid UTF-8");
-    Value v;
-    absl::Status st = Read(0, &v);
-    if (!st.ok()) return st;
-    SkipSpace();
-    if (pos_ != s_.size()) return Error("trailing characters");
-    return v;
-  }
-
- private:
-  absl::Status Error(std::string_view what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("json: ", absl::string_view(what.data(), what.size()), " at offset ", pos_));
-  }
-  void SkipSpace() {
-    while (pos_ < s_.size() &&
-           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) {
-      ++pos_;
-    }
-  }
-  bool Literal(std::string_view word) {
-    if (s_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  absl::Status Read(int depth, Value* out) {
-    if (depth >= kMaxJsonDepth) return Error("nesting too deep");
-    SkipSpace();
-    if (pos_ >= s_.size()) return Error("unexpected end");
-    char c = s_[pos_];
-    if (c == '{') return Object(depth, out);
-    if (c == '[') return Array(depth, out);
-    if (c == '"') {
-      std::string s;
-      absl::Status st = String(&s);
-      if (st.ok()) *out = Value::String(std::move(s));
-      return st;
-    }
-    if (Literal("true")) {
-      *out = Value::Bool(true);
-    } else if (Literal("false")) {
-      *out = Value::Bool(false);
-    } else if (Literal("null")) {
+absl::Status Convert(const Json& json, int depth, Value* out) {
+  if (depth >= kMaxJsonDepth) return JsonError("nesting too deep");
+  switch (json.type()) {
+    case Json::value_t::null:
       *out = Value::Null();
-    } else if (c == '-' || absl::ascii_isdigit(c)) {
-      return Number(out);
-    } else {
-      return Error("unexpected character");
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Object(int depth, Value* out) {
-    ++pos_;
-    std::vector<std::pair<Value, Value>> entries;
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == '}') {
-      ++pos_;
-    } else {
-      while (true) {
-        SkipSpace();
-        if (pos_ >= s_.size() || s_[pos_] != '"') return Error("expected a string key");
-        std::string key;
-        absl::Status st = String(&key);
-        if (!st.ok()) return st;
-        SkipSpace();
-        if (pos_ >= s_.size() || s_[pos_] != ':') return Error("expected ':'");
-        ++pos_;
-        Value v;
-        st = Read(depth + 1, &v);
-        if (!st.ok()) return st;
-        entries.emplace_back(Value::String(std::move(key)), std::move(v));
-        SkipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        if (pos_ < s_.size() && s_[pos_] == '}') {
-          ++pos_;
-          break;
-        }
-        return Error("expected ',' or '}'");
-      }
-    }
-    absl::StatusOr<Value> m = Value::Map(std::move(entries));
-    if (!m.ok()) return Error(std::string(m.status().message()));
-    *out = *std::move(m);
-    return absl::OkStatus();
-  }
-
-  absl::Status Array(int depth, Value* out) {
-    ++pos_;
-    std::vector<Value> elems;
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == ']') {
-      ++pos_;
-    } else {
-      while (true) {
-        Value v;
-        absl::Status st = Read(depth + 1, &v);
-        if (!st.ok()) return st;
-        elems.push_back(std::move(v));
-        SkipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        if (pos_ < s_.size() && s_[pos_] == ']') {
-          ++pos_;
-          break;
-        }
-        return Error("expected ',' or ']'");
-      }
-    }
-    *out = Value::List(std::move(elems));
-    return absl::OkStatus();
-  }
-
-  bool Hex4(uint32_t* cp) {
-    if (pos_ + 4 > s_.size()) return false;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = s_[pos_ + i];
-      int d = absl::ascii_isdigit(c)   ? c - '0'
-              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                       : -1;
-      if (d < 0) return false;
-      v = v * 16 + d;
-    }
-    pos_ += 4;
-    *cp = v;
-    return true;
-  }
-
-  absl::Status String(std::string* out) {
-    ++pos_;  // opening quote
-    while (true) {
-      if (pos_ >= s_.size()) return Error("unterminated string");
-      char c = s_[pos_++];
-      if (c == '"') return absl::OkStatus();
-      if (static_cast<unsigned char>(c) < 0x20) return Error("control character in string");
-      if (c != '\\') {
-        out->push_back(c);
-        continue;
-      }
-      if (pos_ >= s_.size()) return Error("unterminated string");
-      char e = s_[pos_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out->push_back(e);
-          break;
-        case 'b':
-          out->push_back('\b');
-          break;
-        case 'f':
-          out->push_back('\f');
-          break;
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 'r':
-          out->push_back('\r');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
-        case 'u': {
-          uint32_t cp;
-          if (!Hex4(&cp)) return Error("invalid \\u escape");
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            uint32_t lo;
-            if (!Literal("\\u") || !Hex4(&lo) || lo < 0xDC00 || lo > 0xDFFF) {
-              return Error("unpaired surrogate in \\u escape");
-            }
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-          }
-          if (!internal::AppendUtf8(cp, out)) return Error("invalid \\u escape");
-          break;
-        }
-        default:
-          return Error("invalid escape");
-      }
-    }
-  }
-
-  absl::Status Number(Value* out) {
-    size_t start = pos_;
-    if (s_[pos_] == '-') ++pos_;
-    if (pos_ >= s_.size() || !absl::ascii_isdigit(s_[pos_])) return Error("invalid number");
-    if (s_[pos_] == '0') {
-      ++pos_;
-    } else {
-      while (pos_ < s_.size() && absl::ascii_isdigit(s_[pos_])) ++pos_;
-    }
-    bool integral = true;
-    if (pos_ < s_.size() && s_[pos_] == '.') {
-      integral = false;
-      ++pos_;
-      if (pos_ >= s_.size() || !absl::ascii_isdigit(s_[pos_])) return Error("invalid number");
-      while (pos_ < s_.size() && absl::ascii_isdigit(s_[pos_])) ++pos_;
-    }
-    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
-      integral = false;
-      ++pos_;
-      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
-      if (pos_ >= s_.size() || !absl::ascii_isdigit(s_[pos_])) return Error("invalid number");
-      while (pos_ < s_.size() && absl::ascii_isdigit(s_[pos_])) ++pos_;
-    }
-    absl::string_view text(s_.data() + start, pos_ - start);
-    int64_t i;
-    if (integral && absl::SimpleAtoi(text, &i)) {
-      *out = Value::Int(i);
+      return absl::OkStatus();
+    case Json::value_t::boolean:
+      *out = Value::Bool(json.get<bool>());
+      return absl::OkStatus();
+    case Json::value_t::number_integer:
+      *out = Value::Int(json.get<int64_t>());
+      return absl::OkStatus();
+    case Json::value_t::number_unsigned: {
+      // nlohmann reads every non-negative integer as unsigned; past int64 it is a double.
+      const uint64_t u = json.get<uint64_t>();
+      *out = u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                 ? Value::Int(static_cast<int64_t>(u))
+                 : Value::Double(static_cast<double>(u));
       return absl::OkStatus();
     }
-    double d;
-    if (!absl::SimpleAtod(text, &d)) return Error("invalid number");
-    *out = Value::Double(d);
-    return absl::OkStatus();
+    case Json::value_t::number_float:
+      *out = Value::Double(json.get<double>());
+      return absl::OkStatus();
+    case Json::value_t::string:
+      *out = Value::String(json.get<std::string>());
+      return absl::OkStatus();
+    case Json::value_t::array: {
+      std::vector<Value> elems(json.size());
+      for (size_t i = 0; i < json.size(); ++i) {
+        absl::Status st = Convert(json[i], depth + 1, &elems[i]);
+        if (!st.ok()) return st;
+      }
+      *out = Value::List(std::move(elems));
+      return absl::OkStatus();
+    }
+    case Json::value_t::object: {
+      std::vector<std::pair<Value, Value>> entries;
+      entries.reserve(json.size());
+      for (const auto& [key, member] : json.items()) {
+        Value v;
+        absl::Status st = Convert(member, depth + 1, &v);
+        if (!st.ok()) return st;
+        entries.emplace_back(Value::String(key), std::move(v));
+      }
+      absl::StatusOr<Value> m = Value::Map(std::move(entries));
+      if (!m.ok()) return JsonError(std::string(m.status().message()));
+      *out = *std::move(m);
+      return absl::OkStatus();
+    }
+    default:
+      return JsonError("unexpected binary value");
   }
-
-  std::string_view s_;
-  size_t pos_ = 0;
-};
+}
 
 }  // namespace
 
-absl::StatusOr<Value> Value::FromJson(std::string_view json) { return JsonReader(json).Run(); }
+absl::StatusOr<Value> Value::FromJson(std::string_view json) {
+  if (!IsValidUtf8(json)) return JsonError("invalid UTF-8");
+  absl::StatusOr<Json> parsed = ParseJson(json);
+  if (!parsed.ok()) return JsonError(std::string(parsed.status().message()));
+  Value v;
+  absl::Status st = Convert(*parsed, 0, &v);
+  if (!st.ok()) return st;
+  return v;
+}
 
 }  // namespace cub::cel

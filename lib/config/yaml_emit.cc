@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "lib/config/scalar.h"
-#include "lib/config/utf8.h"
 #include "lib/config/yaml.h"
+#include "lib/util/utf8.h"
 
 namespace cub::config {
 namespace {

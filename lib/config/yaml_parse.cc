@@ -24,9 +24,9 @@
 #include "absl/strings/str_format.h"
 #include "lib/config/scalar.h"
 #include "lib/config/scalar_text.h"
-#include "lib/config/utf8.h"
 #include "lib/config/yaml.h"
 #include "lib/util/status_macros.h"
+#include "lib/util/utf8.h"
 
 namespace cub::config {
 namespace {

@@ -24,7 +24,7 @@
 #include "lib/store/schemas.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 #include "lib/where/where.h"
 #include "lib/workflow/parse.h"
@@ -243,10 +243,9 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
   }
 
   std::vector<UnitRange> out;
-  std::vector<std::string> skipped;
+  Json skipped = Json::array();
   auto skip = [&](const store::PromotionUnit& u, const std::string& reason) {
-    skipped.push_back(absl::StrCat("{\"UnitID\":", JsonQuote(u.id), ",\"Unit\":", JsonQuote(u.slug),
-                                   ",\"Reason\":", JsonQuote(reason), "}"));
+    skipped.push_back({{"UnitID", u.id}, {"Unit", u.slug}, {"Reason", reason}});
   };
   for (const auto& u : units) {
     if (u.toolchain_type == kConfigHubYaml) {
@@ -301,7 +300,7 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
       skip(u, absl::StrCat("the Spaces that follow it already have revision ", end));
     out.push_back({&u, start, end});
   }
-  *skipped_json = absl::StrCat("[", absl::StrJoin(skipped, ","), "]");
+  *skipped_json = JsonText(skipped);
   return out;
 }
 
@@ -350,7 +349,7 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
   std::map<std::string, const store::PromotionUnit*> sources;
   for (const auto& u : units) sources[u.id] = &u;
   store::PromotionWrites marks;
-  std::vector<std::string> skipped;
+  Json skipped = Json::array();
   for (const auto& [unit_id, start] : oldest) {
     auto found = sources.find(unit_id);
     if (found == sources.end()) continue;
@@ -376,14 +375,13 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
     marks.marks.push_back({co.start_tag_id, unit_id, start});
     marks.marks.push_back({co.end_tag_id, unit_id, end});
     marks.marks.push_back({co.publish_tag_id, unit_id, end});
-    skipped.push_back(absl::StrCat(
-        "{\"UnitID\":", JsonQuote(unit_id), ",\"Unit\":", JsonQuote(unit.slug), ",\"Reason\":",
-        JsonQuote(absl::StrCat("a source: the change is its revisions ", start + 1, "..", end,
-                               ", taken by the Links in scope")),
-        "}"));
+    skipped.push_back({{"UnitID", unit_id},
+                       {"Unit", unit.slug},
+                       {"Reason", absl::StrCat("a source: the change is its revisions ", start + 1,
+                                               "..", end, ", taken by the Links in scope")}});
   }
   CUB_RETURN_IF_ERROR(store::WritePromotion(tx, marks));
-  return absl::StrCat("[", absl::StrJoin(skipped, ","), "]");
+  return JsonText(skipped);
 }
 
 absl::StatusOr<std::optional<v1::Tag>> ResolveEndTag(store::Tx& tx, const Principal& p,
@@ -527,15 +525,27 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
   const store::StoredChangeOrder& c = rco.co;
   v1::ChangeOrder out;
   // The JSON columns are read through the API's own JSON shape.
-  std::string json = absl::StrCat("{\"SkippedUnits\":", c.skipped_units_json,
-                                  ",\"PromotionFailures\":", c.promotion_failures_json,
-                                  ",\"PromotionOverrides\":", c.promotion_overrides_json);
-  if (!c.workflow_json.empty()) absl::StrAppend(&json, ",\"Workflow\":", c.workflow_json);
-  json += "}";
-  auto st = google::protobuf::util::JsonStringToMessage(json, &out);
-  if (!st.ok()) {
+  Json columns = Json::object();
+  std::string problem;  // why the first column that does not read does not
+  auto column = [&](const char* field, const std::string& text) {
+    absl::StatusOr<Json> value = ParseJson(text);
+    if (value.ok()) {
+      columns[field] = *std::move(value);
+    } else if (problem.empty()) {
+      problem = absl::StrCat(field, ": ", value.status().message());
+    }
+  };
+  column("SkippedUnits", c.skipped_units_json);
+  column("PromotionFailures", c.promotion_failures_json);
+  column("PromotionOverrides", c.promotion_overrides_json);
+  if (!c.workflow_json.empty()) column("Workflow", c.workflow_json);
+  if (problem.empty()) {
+    auto st = google::protobuf::util::JsonStringToMessage(JsonText(columns), &out);
+    if (!st.ok()) problem = st.ToString();
+  }
+  if (!problem.empty()) {
     return absl::InternalError(
-        absl::StrCat("change order '", c.slug, "' does not read back: ", st.ToString()));
+        absl::StrCat("change order '", c.slug, "' does not read back: ", problem));
   }
   out.set_change_order_id(c.id);
   out.set_space_id(c.space_id);

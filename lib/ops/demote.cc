@@ -13,7 +13,7 @@
 #include "lib/store/promotion.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::ops {
@@ -140,7 +140,7 @@ class SpaceDemotion {
       store::NewRevision vet;
       vet.data = r.data;
       CUB_RETURN_IF_ERROR(RunValidators(tx_, space_, u.toolchain_type, &vet));
-      r.validation_errors_json = JsonArray(vet.validation_errors);
+      r.validation_errors_json = JsonText(vet.validation_errors);
     }
     w_.revisions.push_back(std::move(r));
     w_.heads.push_back({u.id, u.head + 1});

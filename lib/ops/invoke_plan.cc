@@ -7,7 +7,7 @@
 #include "lib/functions/registry.h"
 #include "lib/ops/validation.h"
 #include "lib/store/errors.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/sha256.h"
 
 namespace cub::ops {
@@ -124,7 +124,7 @@ std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
         store::NewRevision vet;
         vet.data = rev.data;
         (void)RunValidators(tx, space, u->toolchain_type, &vet);
-        rev.validation_errors_json = JsonArray(vet.validation_errors);
+        rev.validation_errors_json = JsonText(vet.validation_errors);
       }
       plan.writes.revisions.push_back(std::move(rev));
       plan.writes.heads.push_back({u->id, u->head + 1});

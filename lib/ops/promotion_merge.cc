@@ -12,7 +12,7 @@
 #include "lib/config/yaml.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/uuid.h"
@@ -268,7 +268,7 @@ class JobRunner {
       store::NewRevision vet;
       vet.data = cur.data;
       CUB_RETURN_IF_ERROR(RunValidators(tx_, space, toolchain, &vet));
-      r.validation_errors_json = JsonArray(vet.validation_errors);
+      r.validation_errors_json = JsonText(vet.validation_errors);
     }
     w.revisions.push_back(std::move(r));
     return absl::OkStatus();

@@ -26,7 +26,7 @@
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
 #include "lib/targets/provider.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
@@ -322,22 +322,25 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
 
 // What the provenance record says of a Release: every field of its row that is not live
 // state. VerifyStored checks each against the row.
-std::string ProvenancePredicate(const store::NewRelease& r, const std::string& published_by) {
-  std::vector<std::string> units;
+Json ProvenancePredicate(const store::NewRelease& r, const std::string& published_by) {
+  Json units = Json::array();
   for (const auto& u : r.units) {
-    units.push_back(absl::StrCat("{\"Unit\":", JsonQuote(u.unit()),
-                                 ",\"RevisionNum\":", u.revision_num(),
-                                 ",\"DataHash\":", JsonQuote(u.data_hash()), "}"));
+    units.push_back(
+        {{"Unit", u.unit()}, {"RevisionNum", u.revision_num()}, {"DataHash", u.data_hash()}});
   }
-  return absl::StrCat("{\"Space\":", JsonQuote(r.space_slug),
-                      ",\"SpaceID\":", JsonQuote(r.space_id), ",\"Target\":", JsonQuote(r.target),
-                      ",\"ReleaseNum\":", r.release_num,
-                      ",\"ChangeOrder\":", JsonQuote(r.change_order),
-                      ",\"ChangeOrderID\":", JsonQuote(r.change_order_id),
-                      ",\"RevisionSelector\":", JsonQuote(r.revision_selector),
-                      ",\"Description\":", JsonQuote(r.description), ",\"Units\":[",
-                      absl::StrJoin(units, ","), "],\"PublishedBy\":", JsonQuote(published_by),
-                      ",\"PublishedAt\":", JsonQuote(r.published_at), "}");
+  Json pred = Json::object();
+  pred["Space"] = r.space_slug;
+  pred["SpaceID"] = r.space_id;
+  pred["Target"] = r.target;
+  pred["ReleaseNum"] = r.release_num;
+  pred["ChangeOrder"] = r.change_order;
+  pred["ChangeOrderID"] = r.change_order_id;
+  pred["RevisionSelector"] = r.revision_selector;
+  pred["Description"] = r.description;
+  pred["Units"] = std::move(units);
+  pred["PublishedBy"] = published_by;
+  pred["PublishedAt"] = r.published_at;
+  return pred;
 }
 
 std::string SubjectName(const v1::Space& space, int64_t num) {
@@ -350,40 +353,44 @@ absl::StatusOr<std::string> SealApprovals(
     store::Tx& tx, const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
     const std::vector<const workflow::AttestationPrerequisite*>& reqs, const v1::Space& space,
     int64_t num, const std::string& digest) {
-  auto list = [](const std::vector<std::string>& v) {
-    std::vector<std::string> q;
-    for (const auto& x : v) q.push_back(JsonQuote(x));
-    return absl::StrCat("[", absl::StrJoin(q, ","), "]");
-  };
-  std::vector<std::string> policy, votes;
+  Json policy = Json::array(), votes = Json::array();
   for (const auto* req : reqs) {
-    policy.push_back(absl::StrCat("{\"Name\":", JsonQuote(req->name),
-                                  ",\"Type\":", JsonQuote(req->type), ",\"Count\":", req->count,
-                                  ",\"FromUserIDs\":", list(req->from_user_ids),
-                                  ",\"FromGroups\":", list(req->from_groups),
-                                  ",\"DistinctGroups\":", req->distinct_groups ? "true" : "false",
-                                  ",\"MaxAge\":", JsonQuote(req->max_age),
-                                  ",\"AllowAuthors\":", req->allow_authors ? "true" : "false",
-                                  ",\"IgnoreFail\":", req->ignore_fail ? "true" : "false", "}"));
+    Json rule = Json::object();
+    rule["Name"] = req->name;
+    rule["Type"] = req->type;
+    rule["Count"] = req->count;
+    rule["FromUserIDs"] = req->from_user_ids;
+    rule["FromGroups"] = req->from_groups;
+    rule["DistinctGroups"] = req->distinct_groups;
+    rule["MaxAge"] = req->max_age;
+    rule["AllowAuthors"] = req->allow_authors;
+    rule["IgnoreFail"] = req->ignore_fail;
+    policy.push_back(std::move(rule));
     CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *req, {space}, absl::Now()));
     for (const auto& o : outcomes) {
       for (const auto& j : o.votes) {
-        votes.push_back(absl::StrCat(
-            "{\"Requirement\":", JsonQuote(req->name), ",\"AttestationID\":",
-            JsonQuote(j.vote.attestation_id), ",\"User\":", JsonQuote(j.vote.username),
-            ",\"UserID\":", JsonQuote(j.vote.user_id), ",\"Result\":", JsonQuote(j.vote.result),
-            ",\"At\":", JsonQuote(FormatRfc3339(j.vote.at)), ",\"Unit\":", JsonQuote(j.unit),
-            ",\"RevisionNum\":", j.revision_num, ",\"Counted\":", j.counted ? "true" : "false",
-            ",\"Why\":", JsonQuote(j.why), "}"));
+        Json vote = Json::object();
+        vote["Requirement"] = req->name;
+        vote["AttestationID"] = j.vote.attestation_id;
+        vote["User"] = j.vote.username;
+        vote["UserID"] = j.vote.user_id;
+        vote["Result"] = j.vote.result;
+        vote["At"] = FormatRfc3339(j.vote.at);
+        vote["Unit"] = j.unit;
+        vote["RevisionNum"] = j.revision_num;
+        vote["Counted"] = j.counted;
+        vote["Why"] = j.why;
+        votes.push_back(std::move(vote));
       }
     }
   }
-  std::string predicate = absl::StrCat(
-      "{\"Release\":{\"Space\":", JsonQuote(space.slug()), ",\"ReleaseNum\":", num,
-      ",\"BundleDigest\":", JsonQuote(digest),
-      "},\"ChangeOrder\":", JsonQuote(absl::StrCat(rco.base.slug(), "/", rco.co.slug)),
-      ",\"Stage\":", JsonQuote(stage), ",\"Policy\":[", absl::StrJoin(policy, ","), "],\"Votes\":[",
-      absl::StrJoin(votes, ","), "],\"SealedAt\":", JsonQuote(FormatRfc3339(absl::Now())), "}");
+  Json predicate = Json::object();
+  predicate["Release"] = {{"Space", space.slug()}, {"ReleaseNum", num}, {"BundleDigest", digest}};
+  predicate["ChangeOrder"] = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+  predicate["Stage"] = stage;
+  predicate["Policy"] = std::move(policy);
+  predicate["Votes"] = std::move(votes);
+  predicate["SealedAt"] = FormatRfc3339(absl::Now());
   std::string statement =
       sign::Statement({{SubjectName(space, num), digest.substr(7)}}, kApprovalPredicate, predicate);
   return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
@@ -716,12 +723,12 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     const DeploymentStep step = DeploymentStepFor(report, facts);
     CUB_RETURN_IF_ERROR(TakeDeploymentStep(tx, *r, facts, step));
     if (SignsDeploymentRecord(step)) {
-      std::string predicate =
-          absl::StrCat("{\"Space\":", JsonQuote(space.slug()), ",\"ReleaseNum\":", r->release_num(),
-                       ",\"BundleDigest\":", JsonQuote(r->bundle_digest()),
-                       ",\"ChangeOrder\":", JsonQuote(r->change_order()),
-                       ",\"HealthyAt\":", JsonQuote(FormatRfc3339(absl::Now())),
-                       ",\"ReportedBy\":", JsonQuote(p.username), "}");
+      Json predicate = {{"Space", space.slug()},
+                        {"ReleaseNum", r->release_num()},
+                        {"BundleDigest", r->bundle_digest()},
+                        {"ChangeOrder", r->change_order()},
+                        {"HealthyAt", FormatRfc3339(absl::Now())},
+                        {"ReportedBy", p.username}};
       std::string statement =
           sign::Statement({{SubjectName(space, r->release_num()), r->bundle_digest().substr(7)}},
                           kDeploymentPredicate, predicate);

@@ -14,7 +14,7 @@
 #include "lib/ops/validation.h"
 #include "lib/store/links.h"
 #include "lib/store/units.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 
@@ -81,15 +81,15 @@ absl::StatusOr<std::vector<config::Node>> Parse(const v1::Revision& rev, const s
 }  // namespace
 
 std::string ConflictsJson(const std::vector<config::Conflict>& conflicts) {
-  std::string out = "[";
+  Json out = Json::array();
   for (const auto& c : conflicts) {
-    if (out.size() > 1) out += ',';
-    absl::StrAppend(&out, "{\"Path\":", JsonQuote(c.path),
-                    ",\"Reason\":", JsonQuote(config::ConflictReasonName(c.reason)),
-                    ",\"UpstreamValue\":", JsonQuote(c.UpstreamJson()), ",\"DownstreamValue\":",
-                    JsonQuote(c.downstream ? config::EmitJson(*c.downstream, false) : ""), "}");
+    out.push_back({{"Path", c.path},
+                   {"Reason", config::ConflictReasonName(c.reason)},
+                   {"UpstreamValue", c.UpstreamJson()},
+                   {"DownstreamValue",
+                    c.downstream ? config::EmitJson(*c.downstream, false) : std::string()}});
   }
-  return out + "]";
+  return JsonText(out);
 }
 
 absl::Status ValidateProtectedPaths(const google::protobuf::RepeatedPtrField<std::string>& paths) {

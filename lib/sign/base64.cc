@@ -1,15 +1,12 @@
 #include "lib/sign/base64.h"
 
-#include <cstdint>
-
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace cub::sign {
 namespace {
-
-constexpr char kStandard[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 // absl::string_view is not std::string_view in this build of abseil.
 absl::string_view Sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
@@ -18,32 +15,12 @@ absl::Status Invalid(std::string_view what, size_t offset) {
   return absl::InvalidArgumentError(absl::StrCat("base64: ", Sv(what), " at offset ", offset));
 }
 
-// The character at `offset`, quoted and escaped for a message.
+// The character, quoted and escaped for a message.
 std::string Quoted(char c) { return absl::StrCat("'", absl::CHexEscape(std::string(1, c)), "'"); }
 
-// The 6-bit value of `c`, or -1. '+' '/' belong to the standard alphabet, '-' '_' to the
-// URL-safe one; `*alphabet` records which was seen first (0 none, 1 standard, 2 URL-safe) so
-// that a text mixing them is refused.
-int Value(char c, bool allow_url, int* alphabet, bool* mixed) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  int which = 0;
-  int value = -1;
-  if (c == '+' || c == '/') {
-    which = 1;
-    value = c == '+' ? 62 : 63;
-  } else if (allow_url && (c == '-' || c == '_')) {
-    which = 2;
-    value = c == '-' ? 62 : 63;
-  } else {
-    return -1;
-  }
-  if (*alphabet == 0) *alphabet = which;
-  if (*alphabet != which) *mixed = true;
-  return value;
-}
-
+// abseil decodes and encodes; this only refuses, with the offset of the fault, every text that
+// abseil's encoder would not have written (abseil's decoder is laxer: it ignores non-zero
+// unused bits, for one).
 absl::StatusOr<std::string> Decode(std::string_view text, bool allow_url) {
   // Split off the padding; '=' anywhere else is an error found below.
   size_t data_len = text.size();
@@ -53,42 +30,35 @@ absl::StatusOr<std::string> Decode(std::string_view text, bool allow_url) {
   if (data_len % 4 == 1) {
     return Invalid("truncated text (a single character cannot encode a byte)", data_len - 1);
   }
-  if (padding > 0 || !allow_url) {
-    if (text.size() % 4 != 0) {
-      return Invalid(absl::StrCat("length ", text.size(), " that is not a multiple of 4 (",
-                                  padding == 0 ? "missing" : "wrong", " '=' padding)"),
-                     text.size());
-    }
+  if ((padding > 0 || !allow_url) && text.size() % 4 != 0) {
+    return Invalid(absl::StrCat("length ", text.size(), " that is not a multiple of 4 (",
+                                padding == 0 ? "missing" : "wrong", " '=' padding)"),
+                   text.size());
   }
-
-  std::string out;
-  out.reserve(data_len / 4 * 3 + 2);
-  int alphabet = 0;
-  bool mixed = false;
-  uint32_t acc = 0;
-  int bits = 0;
+  // The alphabet is the one of the first of its own characters ("+/" standard, "-_" URL-safe).
+  const size_t first = text.substr(0, data_len).find_first_of("+/-_");
+  const bool url = allow_url && first != text.npos && (text[first] == '-' || text[first] == '_');
+  const std::string_view own = url ? "-_" : "+/";
   for (size_t i = 0; i < data_len; ++i) {
     const char c = text[i];
-    const int v = Value(c, allow_url, &alphabet, &mixed);
-    if (v < 0) {
-      if (c == '=') return Invalid("'=' before the end", i);
-      return Invalid(absl::StrCat("invalid character ", Quoted(c)), i);
-    }
-    if (mixed) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || own.find(c) != own.npos) continue;
+    if (c == '=') return Invalid("'=' before the end", i);
+    if (allow_url && std::string_view("+/-_").find(c) != std::string_view::npos) {
       return Invalid(absl::StrCat("character ", Quoted(c),
                                   " of the other alphabet (standard and URL-safe mixed)"),
                      i);
     }
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
+    return Invalid(absl::StrCat("invalid character ", Quoted(c)), i);
   }
-  // 2 or 4 bits are left over after a final group of 2 or 3 characters; an encoder sets them
-  // to zero.
-  if (bits > 0 && (acc & ((1u << bits) - 1)) != 0) {
+
+  std::string out;
+  const absl::string_view data = Sv(text.substr(0, data_len));
+  if (!(url ? absl::WebSafeBase64Unescape(data, &out) : absl::Base64Unescape(data, &out))) {
+    return Invalid("text abseil cannot decode", 0);
+  }
+  // Only the unused bits of the last character can still differ from what an encoder writes.
+  const std::string again = url ? absl::WebSafeBase64Escape(out) : absl::Base64Escape(out);
+  if (again.compare(0, data_len, text.data(), data_len) != 0) {
     return Invalid("non-zero unused bits in the last character", data_len - 1);
   }
   return out;
@@ -96,35 +66,7 @@ absl::StatusOr<std::string> Decode(std::string_view text, bool allow_url) {
 
 }  // namespace
 
-std::string Base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) |
-                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
-                       static_cast<uint8_t>(bytes[i + 2]);
-    out.push_back(kStandard[(n >> 18) & 63]);
-    out.push_back(kStandard[(n >> 12) & 63]);
-    out.push_back(kStandard[(n >> 6) & 63]);
-    out.push_back(kStandard[n & 63]);
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest == 1) {
-    const uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
-    out.push_back(kStandard[(n >> 18) & 63]);
-    out.push_back(kStandard[(n >> 12) & 63]);
-    out += "==";
-  } else if (rest == 2) {
-    const uint32_t n =
-        (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8);
-    out.push_back(kStandard[(n >> 18) & 63]);
-    out.push_back(kStandard[(n >> 12) & 63]);
-    out.push_back(kStandard[(n >> 6) & 63]);
-    out.push_back('=');
-  }
-  return out;
-}
+std::string Base64Encode(std::string_view bytes) { return absl::Base64Escape(Sv(bytes)); }
 
 absl::StatusOr<std::string> Base64Decode(std::string_view text) {
   return Decode(text, /*allow_url=*/false);

@@ -8,7 +8,8 @@
 // has, and non-zero unused bits in the last character (RFC 4648 section 3.5: "QR==" is not
 // accepted for "QQ==").
 //
-// Pure functions; thread-safe.
+// The codec is abseil's (absl/strings/escaping.h); this adds the strictness. Pure functions;
+// thread-safe.
 
 #ifndef CUB_LIB_SIGN_BASE64_H_
 #define CUB_LIB_SIGN_BASE64_H_

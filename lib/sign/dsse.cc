@@ -1,16 +1,12 @@
 #include "lib/sign/dsse.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/config/node.h"
-#include "lib/config/yaml.h"
 #include "lib/sign/base64.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::sign {
 namespace {
-
-using config::Node;
 
 absl::Status Bad(std::string_view what) {
   return absl::InvalidArgumentError(
@@ -19,22 +15,22 @@ absl::Status Bad(std::string_view what) {
 
 // The string under `key` of `map` (named `where` in messages). A missing or null value is
 // `*value` unchanged when `optional`, else an error.
-absl::Status GetString(const Node& map, std::string_view key, std::string_view where, bool optional,
+absl::Status GetString(const Json& map, std::string_view key, std::string_view where, bool optional,
                        std::string* value) {
-  const Node* v = map.Find(key);
-  if (v == nullptr || (optional && v->IsNull())) {
+  const auto v = map.find(key);
+  if (v == map.end() || (optional && v->is_null())) {
     if (optional) return absl::OkStatus();
     return Bad(absl::StrCat("missing \"", std::string(key), "\"", std::string(where)));
   }
-  if (!v->IsString()) {
+  if (!v->is_string()) {
     return Bad(absl::StrCat("\"", std::string(key), "\"", std::string(where),
-                            " must be a string (found ", config::KindName(v->kind()), ")"));
+                            " must be a string (found ", JsonKindName(*v), ")"));
   }
-  *value = v->AsString();
+  *value = v->get<std::string>();
   return absl::OkStatus();
 }
 
-absl::Status GetBase64(const Node& map, std::string_view key, std::string_view where,
+absl::Status GetBase64(const Json& map, std::string_view key, std::string_view where,
                        std::string* value) {
   std::string text;
   CUB_RETURN_IF_ERROR(GetString(map, key, where, /*optional=*/false, &text));
@@ -58,50 +54,42 @@ std::string Pae(std::string_view payload_type, std::string_view payload) {
 }
 
 std::string Envelope::ToJson() const {
-  std::string out = "{\"payloadType\":";
-  out += JsonQuote(payload_type);
-  out += ",\"payload\":\"";
-  out += Base64Encode(payload);
-  out += "\",\"signatures\":[";
-  for (size_t i = 0; i < signatures.size(); ++i) {
-    if (i > 0) out += ',';
-    out += "{\"keyid\":";
-    out += JsonQuote(signatures[i].keyid);
-    out += ",\"sig\":\"";
-    out += Base64Encode(signatures[i].sig);
-    out += "\"}";
+  Json sigs = Json::array();
+  for (const Signature& sig : signatures) {
+    sigs.push_back({{"keyid", sig.keyid}, {"sig", Base64Encode(sig.sig)}});
   }
-  out += "]}";
-  return out;
+  Json env = Json::object();
+  env["payloadType"] = payload_type;
+  env["payload"] = Base64Encode(payload);
+  env["signatures"] = std::move(sigs);
+  return JsonText(env);
 }
 
 absl::StatusOr<Envelope> Envelope::FromJson(std::string_view json) {
-  absl::StatusOr<std::vector<Node>> docs = config::ParseYaml(json);
-  if (!docs.ok()) return Bad(absl::StrCat("not valid JSON: ", docs.status().message()));
-  if (docs->size() != 1) {
-    return Bad(absl::StrCat("expected one JSON object, found ", docs->size(), " documents"));
+  if (json.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return Bad("expected one JSON object, found 0 documents");
   }
-  const Node& root = (*docs)[0];
-  if (!root.IsMapping()) {
-    return Bad(
-        absl::StrCat("it must be a JSON object (found ", config::KindName(root.kind()), ")"));
+  absl::StatusOr<Json> parsed = ParseJson(json);
+  if (!parsed.ok()) return Bad(absl::StrCat("not valid JSON: ", parsed.status().message()));
+  const Json& root = *parsed;
+  if (!root.is_object()) {
+    return Bad(absl::StrCat("it must be a JSON object (found ", JsonKindName(root), ")"));
   }
   Envelope env;
   absl::Status s = GetString(root, "payloadType", "", /*optional=*/false, &env.payload_type);
   if (s.ok()) s = GetBase64(root, "payload", "", &env.payload);
   if (!s.ok()) return s;
-  const Node* sigs = root.Find("signatures");
-  if (sigs == nullptr) return Bad("missing \"signatures\"");
-  if (!sigs->IsSequence()) {
-    return Bad(absl::StrCat("\"signatures\" must be an array (found ",
-                            config::KindName(sigs->kind()), ")"));
+  const auto sigs = root.find("signatures");
+  if (sigs == root.end()) return Bad("missing \"signatures\"");
+  if (!sigs->is_array()) {
+    return Bad(absl::StrCat("\"signatures\" must be an array (found ", JsonKindName(*sigs), ")"));
   }
-  for (size_t i = 0; i < sigs->AsSequence().size(); ++i) {
-    const Node& item = sigs->AsSequence()[i];
+  for (size_t i = 0; i < sigs->size(); ++i) {
+    const Json& item = (*sigs)[i];
     const std::string where = absl::StrCat(" in signatures[", i, "]");
-    if (!item.IsMapping()) {
-      return Bad(absl::StrCat("signatures[", i, "] must be an object (found ",
-                              config::KindName(item.kind()), ")"));
+    if (!item.is_object()) {
+      return Bad(
+          absl::StrCat("signatures[", i, "] must be an object (found ", JsonKindName(item), ")"));
     }
     Signature sig;
     s = GetString(item, "keyid", where, /*optional=*/true, &sig.keyid);

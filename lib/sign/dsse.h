@@ -48,18 +48,15 @@ struct Envelope {
   std::vector<Signature> signatures;
 
   // Compact JSON with the keys in this order: payloadType, payload, signatures (each with
-  // keyid, then sig). Binary fields in standard base64 with padding. `payload_type` and the
-  // keyids must be valid UTF-8 for the result to be valid JSON (they are written as their
-  // bytes, with '"', '\\' and control characters escaped).
+  // keyid, then sig), written by JsonText. Binary fields in standard base64 with padding.
   std::string ToJson() const;
 
   // Reads the JSON form. Follows DSSE's parsing rules: payloadType, payload, signatures and
   // each signature's sig are required (an empty signatures list is read; VerifyEnvelope
   // rejects it); keyid may be absent or null (read as ""); unknown fields are ignored. The
   // base64 fields may use the standard or URL-safe alphabet, padded or not, as DSSE allows,
-  // but nothing looser (see base64.h). Read with the YAML 1.2 reader (lib/config/yaml.h), of
-  // which JSON is a subset: any JSON layout is accepted, a duplicate key is an error, and the
-  // same document written as block YAML would be read too.
+  // but nothing looser (see base64.h). Read with ParseJson (lib/util/json.h): any JSON layout
+  // is accepted, a duplicate key is an error.
   // Errors: InvalidArgument "dsse envelope: <what>", naming the field.
   static absl::StatusOr<Envelope> FromJson(std::string_view json);
 

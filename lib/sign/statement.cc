@@ -1,32 +1,22 @@
 #include "lib/sign/statement.h"
 
-#include "lib/util/json_text.h"
-
 namespace cub::sign {
 
 std::string Statement(const std::vector<Subject>& subjects, std::string_view predicate_type,
-                      std::string_view predicate_json) {
-  std::string out = "{\"_type\":";
-  out += JsonQuote(kInTotoStatementType);
-  out += ",\"subject\":[";
-  for (size_t i = 0; i < subjects.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '{';
-    if (!subjects[i].name.empty()) {
-      out += "\"name\":";
-      out += JsonQuote(subjects[i].name);
-      out += ',';
-    }
-    out += "\"digest\":{\"sha256\":";
-    out += JsonQuote(subjects[i].sha256_hex);
-    out += "}}";
+                      const Json& predicate) {
+  Json subject = Json::array();
+  for (const Subject& s : subjects) {
+    Json one = Json::object();
+    if (!s.name.empty()) one["name"] = s.name;
+    one["digest"] = {{"sha256", s.sha256_hex}};
+    subject.push_back(std::move(one));
   }
-  out += "],\"predicateType\":";
-  out += JsonQuote(predicate_type);
-  out += ",\"predicate\":";
-  out.append(predicate_json.data(), predicate_json.size());
-  out += '}';
-  return out;
+  Json statement = Json::object();
+  statement["_type"] = kInTotoStatementType;
+  statement["subject"] = std::move(subject);
+  statement["predicateType"] = predicate_type;
+  statement["predicate"] = predicate;
+  return JsonText(statement);
 }
 
 }  // namespace cub::sign

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/util/json.h"
+
 namespace cub::sign {
 
 // The DSSE payloadType of an in-toto Statement.
@@ -30,15 +32,13 @@ struct Subject {
   std::string sha256_hex;  // 64 lowercase hex characters (as Sha256Hex writes them)
 };
 
-// The Statement as compact JSON (no whitespace, no trailing newline), keys in the order shown
-// above: "_type", "subject", "predicateType", "predicate"; in each subject "name" (unless
-// empty), then "digest". The same arguments always give the same bytes.
-// Preconditions, not checked: the strings are valid UTF-8 (they are written as their bytes,
-// with '"', '\\' and control characters escaped); each sha256_hex is a SHA-256 in lowercase
-// hex; `predicate_json` is one complete JSON value (normally an object), which is inserted
-// as is.
+// The Statement as compact JSON (JsonText: no whitespace, no trailing newline), keys in the
+// order shown above: "_type", "subject", "predicateType", "predicate"; in each subject "name"
+// (unless empty), then "digest"; the predicate's members in their order. The same arguments
+// always give the same bytes. Precondition, not checked: each sha256_hex is a SHA-256 in
+// lowercase hex.
 std::string Statement(const std::vector<Subject>& subjects, std::string_view predicate_type,
-                      std::string_view predicate_json);
+                      const Json& predicate);
 
 }  // namespace cub::sign
 

@@ -4,7 +4,7 @@
 #include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::store {
@@ -109,7 +109,7 @@ absl::StatusOr<v1::Attestation> InsertAttestation(Tx& tx, const NewAttestation& 
         " CASE WHEN $13::bigint > 0 THEN clock_timestamp() + make_interval(secs => $13::bigint)"
         " END) RETURNING id",
         a.space_id, a.space_slug, a.type, a.result, a.revokes_id, a.user_id, a.username,
-        TextArrayLiteral(a.groups), a.change_order_id, a.change_order, a.note, JsonObject(a.claims),
+        TextArrayLiteral(a.groups), a.change_order_id, a.change_order, a.note, JsonText(a.claims),
         a.expires_in_seconds);
     std::string id = r["id"].as<std::string>();
     std::vector<std::string> units, slugs, nums, hashes;

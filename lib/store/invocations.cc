@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 
 namespace cub::store {
 namespace {
@@ -51,19 +51,17 @@ std::optional<v1::Invocation> InvocationIn(Tx& tx, const std::string& space_id,
 absl::StatusOr<v1::Invocation> InsertInvocation(Tx& tx, const v1::Invocation& inv,
                                                 const std::string& created_by) {
   return Guard([&]() -> absl::StatusOr<v1::Invocation> {
-    std::string params = "[";
+    Json params = Json::array();
     for (const auto& p : inv.parameters()) {
-      if (params.size() > 1) params += ',';
-      absl::StrAppend(&params, "{\"Name\":", JsonQuote(p.name()), ",\"Type\":", JsonQuote(p.type()),
-                      ",\"Required\":", p.required() ? "true" : "false", "}");
+      params.push_back({{"Name", p.name()}, {"Type", p.type()}, {"Required", p.required()}});
     }
-    params += "]";
     pqxx::row r = Pq(tx).exec_params1(
         "INSERT INTO invocations (space_id, slug, toolchain_type, function_name, arguments,"
         " parameters, created_by) VALUES ($1::uuid, $2, $3, $4, $5::jsonb, $6::jsonb,"
         " NULLIF($7, '')::uuid) RETURNING id::text AS id",
         inv.space_id(), inv.slug(), inv.toolchain_type(), inv.function_name(),
-        JsonArray({inv.arguments().begin(), inv.arguments().end()}), params, created_by);
+        JsonText(std::vector<std::string>(inv.arguments().begin(), inv.arguments().end())),
+        JsonText(params), created_by);
     auto out = InvocationIn(tx, inv.space_id(), r["id"].as<std::string>());
     if (!out) return absl::InternalError("invocation vanished after insert");
     return *std::move(out);

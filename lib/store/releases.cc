@@ -6,7 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/store/pq.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 
 namespace cub::store {
 namespace {
@@ -126,7 +126,7 @@ absl::StatusOr<v1::Target> InsertTarget(Tx& tx, const NewTarget& t) {
     pqxx::row r = Pq(tx).exec_params1(
         "INSERT INTO targets (space_id, slug, provider, params)"
         " VALUES ($1::uuid, $2, $3, $4::jsonb) RETURNING id::text AS id",
-        t.space_id, t.slug, t.provider, JsonObject(t.params));
+        t.space_id, t.slug, t.provider, JsonText(t.params));
     return WrittenTarget(tx, r["id"].as<std::string>());
   });
 }

@@ -5,7 +5,7 @@
 #include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::store {
@@ -61,7 +61,7 @@ absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& ns) {
         "INSERT INTO spaces (slug, display_name, labels, annotations, component_id,"
         " upstream_space_id) VALUES ($1, $2, $3::jsonb, $4::jsonb, NULLIF($5, '')::uuid,"
         " NULLIF($6, '')::uuid) RETURNING id",
-        ns.slug, ns.display_name, JsonObject(ns.labels), JsonObject(ns.annotations),
+        ns.slug, ns.display_name, JsonText(ns.labels), JsonText(ns.annotations),
         ns.component_id, ns.upstream_space_id);
     CUB_ASSIGN_OR_RETURN(auto s, FindSpace(tx, r["id"].as<std::string>()));
     if (!s) return absl::InternalError("space vanished after insert");

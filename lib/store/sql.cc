@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/pg_array.h"
 #include "lib/util/status_macros.h"
 
@@ -75,7 +75,7 @@ std::string MergeMapExpr(Query& q, const std::string& column,
     }
   }
   return absl::StrCat("((", column, " - ", q.Param(TextArrayLiteral(remove)), "::text[]) || ",
-                      q.Param(JsonObject(set)), "::jsonb)");
+                      q.Param(JsonText(set)), "::jsonb)");
 }
 
 absl::StatusOr<pqxx::result> Query::Run(Tx& tx) const {

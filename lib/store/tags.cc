@@ -4,7 +4,7 @@
 #include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::store {
@@ -38,7 +38,7 @@ absl::StatusOr<v1::Tag> InsertTag(Tx& tx, const NewTag& nt) {
     pqxx::row r = Pq(tx).exec_params1(
         "INSERT INTO tags (space_id, slug, description, labels)"
         " VALUES ($1::uuid, $2, $3, $4::jsonb) RETURNING id",
-        nt.space_id, nt.slug, nt.description, JsonObject(nt.labels));
+        nt.space_id, nt.slug, nt.description, JsonText(nt.labels));
     CUB_ASSIGN_OR_RETURN(auto t, FindTag(tx, nt.space_id, r["id"].as<std::string>()));
     if (!t) return absl::InternalError("tag vanished after insert");
     return *t;

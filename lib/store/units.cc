@@ -5,7 +5,7 @@
 #include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
-#include "lib/util/json_text.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::store {
@@ -111,7 +111,7 @@ absl::StatusOr<v1::Unit> InsertUnit(Tx& tx, const NewUnit& nu) {
     pqxx::row r = Pq(tx).exec_params1(
         "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations)"
         " VALUES ($1::uuid, $2, $3, $4::jsonb, $5::jsonb) RETURNING id",
-        nu.space_id, nu.slug, nu.toolchain_type, JsonObject(nu.labels), JsonObject(nu.annotations));
+        nu.space_id, nu.slug, nu.toolchain_type, JsonText(nu.labels), JsonText(nu.annotations));
     CUB_ASSIGN_OR_RETURN(auto u, FindUnit(tx, nu.space_id, r["id"].as<std::string>()));
     if (!u) return absl::InternalError("unit vanished after insert");
     return *u;
@@ -149,7 +149,7 @@ absl::StatusOr<v1::Revision> AppendRevision(Tx& tx, const std::string& unit_id,
         " $12::jsonb, $13::jsonb, NULLIF($14, '')::uuid)",
         unit_id, head[0]["space_id"].as<std::string>(), num, rev.data, rev.data_hash, rev.author_id,
         rev.description, rev.restored_from_num, rev.change_set_id, rev.upstream_unit_id,
-        rev.upstream_revision_num, rev.conflicts_json, JsonArray(rev.validation_errors),
+        rev.upstream_revision_num, rev.conflicts_json, JsonText(rev.validation_errors),
         rev.change_order_id);
     CUB_ASSIGN_OR_RETURN(auto v, FindRevision(tx, unit_id, num));
     if (!v) return absl::InternalError("revision vanished after insert");

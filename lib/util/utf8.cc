@@ -34,6 +34,20 @@ bool DecodeUtf8(std::string_view s, size_t* pos, char32_t* cp) {
   return true;
 }
 
+bool NextCodePoint(std::string_view s, size_t* pos, char32_t* cp) {
+  if (DecodeUtf8(s, pos, cp)) return true;
+  *cp = static_cast<unsigned char>(s[*pos]);
+  ++*pos;
+  return false;
+}
+
+size_t CodePointCount(std::string_view s) {
+  size_t n = 0;
+  char32_t cp;
+  for (size_t i = 0; i < s.size(); ++n) NextCodePoint(s, &i, &cp);
+  return n;
+}
+
 size_t FindInvalidUtf8(std::string_view s) {
   size_t i = 0;
   char32_t cp;

@@ -5,10 +5,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "lib/util/utf8.h"
 #include "lib/where/bind.h"
 #include "lib/where/like.h"
 #include "lib/where/regex.h"
-#include "lib/where/utf8.h"
 
 namespace cub::where {
 namespace {
@@ -35,7 +35,7 @@ absl::StatusOr<Value> OperandValue(const BoundPredicate& p, const Record& r) {
   }
   if (p.len) {
     if (const auto* s = std::get_if<std::string>(&v)) {
-      return Value(static_cast<int64_t>(internal::CodePointCount(*s)));
+      return Value(static_cast<int64_t>(cub::CodePointCount(*s)));
     }
     if (const auto* l = std::get_if<std::vector<std::string>>(&v)) {
       return Value(static_cast<int64_t>(l->size()));

@@ -1,8 +1,8 @@
 #include "lib/where/lexer.h"
 
 #include "absl/strings/numbers.h"
+#include "lib/util/utf8.h"
 #include "lib/where/error.h"
-#include "lib/where/utf8.h"
 
 namespace cub::where::internal {
 namespace {

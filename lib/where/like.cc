@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "lib/where/utf8.h"
+#include "lib/util/utf8.h"
 
 namespace cub::where::internal {
 namespace {

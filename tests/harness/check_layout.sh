@@ -20,7 +20,7 @@ declare -A ALLOWED=(
   [lib/cel]="lib/util"
   [lib/functions]="lib/cel lib/config lib/util"
   [lib/workflow]="lib/cel lib/config lib/where lib/domain lib/util"
-  [lib/sign]="lib/config lib/util"
+  [lib/sign]="lib/util"
   [lib/links]="lib/config lib/functions lib/workflow lib/domain lib/util"
   [lib/targets]="lib/util"
   [lib/store]="lib/where lib/domain lib/util cub/v1"
@@ -39,6 +39,7 @@ declare -A FORBIDDEN=(
   ['^libfyaml']='^lib/config/'
   ['^boost/']='^server/'
   ['^CLI/']='^cli/|^server/(main\.cc|cubd_[a-z_]+\.(h|cc))$'
+  ['^nlohmann/']='^lib/util/json\.h$'
 )
 
 failures=0

@@ -657,7 +657,7 @@ TEST_CASE("Statement writes compact in-toto v1 JSON in a fixed order", "[sign]")
   const std::string a(64, 'a');
   const std::string b(64, 'b');
   const std::string s = Statement({{"web", a}, {"", b}, {"q\"uote", a}},
-                                  "https://cub.dev/Release/v1", R"({"release":7})");
+                                  "https://cub.dev/Release/v1", cub::Json{{"release", 7}});
   // clang-format off
   CHECK(s == "{\"_type\":\"https://in-toto.io/Statement/v1\",\"subject\":["
              "{\"name\":\"web\",\"digest\":{\"sha256\":\"" + a + "\"}},"
@@ -665,7 +665,7 @@ TEST_CASE("Statement writes compact in-toto v1 JSON in a fixed order", "[sign]")
              "{\"name\":\"q\\\"uote\",\"digest\":{\"sha256\":\"" + a + "\"}}],"
              "\"predicateType\":\"https://cub.dev/Release/v1\",\"predicate\":{\"release\":7}}");
   // clang-format on
-  CHECK(Statement({}, "p", "{}") ==
+  CHECK(Statement({}, "p", cub::Json::object()) ==
         R"({"_type":"https://in-toto.io/Statement/v1","subject":[],"predicateType":"p",)"
         R"("predicate":{}})");
 
@@ -692,7 +692,8 @@ TEST_CASE("openssl verifies our signatures and we verify openssl's", "[sign][ope
   TempDir dir;
   const SigningKey key = NewKey();
   const Envelope env =
-      SignEnvelope(key, kInTotoPayloadType, Statement({{"web", std::string(64, 'c')}}, "p", "{}"));
+      SignEnvelope(key, kInTotoPayloadType,
+                   Statement({{"web", std::string(64, 'c')}}, "p", cub::Json::object()));
   const std::string pae = Pae(env.payload_type, env.payload);
   WriteFile(dir / "pub.pem", key.PublicKeyPem());
   WriteFile(dir / "pae.bin", pae);

@@ -1,4 +1,5 @@
-// lib/util/utf8: strict decoding, the first invalid offset, and replacement for display.
+// lib/util/utf8: strict and tolerant decoding, counting, the first invalid offset, and
+// replacement for display.
 #include "lib/util/utf8.h"
 
 #include <catch2/catch.hpp>
@@ -26,6 +27,29 @@ TEST_CASE("ValidUtf8 keeps valid text and replaces each bad byte with U+FFFD") {
   CHECK(ValidUtf8("\xE2\x82") == "\xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(ValidUtf8(std::string("n\0l", 3)) == std::string("n\0l", 3));  // NUL is valid UTF-8
   CHECK(FindInvalidUtf8(ValidUtf8("\x80\xC3\x28\xF0\x9F\x98")) == std::string_view::npos);
+}
+
+TEST_CASE("NextCodePoint steps over a bad byte as one character") {
+  const std::string s = "a\xC3\xA9\xFF\xE2\x82";
+  size_t pos = 0;
+  char32_t cp = 0;
+  CHECK(NextCodePoint(s, &pos, &cp));
+  CHECK(cp == U'a');
+  CHECK(NextCodePoint(s, &pos, &cp));
+  CHECK((cp == 0xE9 && pos == 3));
+  CHECK_FALSE(NextCodePoint(s, &pos, &cp));
+  CHECK((cp == 0xFF && pos == 4));
+  CHECK_FALSE(NextCodePoint(s, &pos, &cp));  // a truncated sequence: its first byte
+  CHECK((cp == 0xE2 && pos == 5));
+}
+
+TEST_CASE("CodePointCount counts characters, a stray byte as one") {
+  CHECK(CodePointCount("") == 0);
+  CHECK(CodePointCount("caf\xC3\xA9") == 4);
+  CHECK(CodePointCount("\xF0\x9F\x98\x80!") == 2);
+  CHECK(CodePointCount("a\xFF\xE2\x82") == 4);
+  CHECK(IsValidUtf8("caf\xC3\xA9"));
+  CHECK_FALSE(IsValidUtf8("a\xFF"));
 }
 
 }  // namespace

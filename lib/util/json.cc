@@ -1,0 +1,83 @@
+#include "lib/util/json.h"
+
+#include <set>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace cub {
+
+std::string JsonText(const Json& json) {
+  return json.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+std::string PrettyJsonText(const Json& json) {
+  return json.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+std::string JsonQuote(std::string_view s) { return JsonText(Json(s)); }
+
+absl::StatusOr<Json> ParseJson(std::string_view text) {
+  // nlohmann keeps the last of duplicate keys; a callback sees each key as it is read and
+  // records the first one an enclosing object already has.
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        keys.emplace_back();
+        break;
+      case Json::parse_event_t::object_end:
+        keys.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        if (!keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+          duplicate = parsed.get<std::string>();
+        }
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  try {
+    Json json = Json::parse(text.begin(), text.end(), callback);
+    if (!duplicate.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("duplicate key ", JsonQuote(duplicate), " in an object"));
+    }
+    return json;
+  } catch (const Json::exception& e) {
+    // what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
+    std::string_view what = e.what();
+    if (size_t end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && end != what.npos) {
+      what.remove_prefix(end + 2);
+    }
+    return absl::InvalidArgumentError(absl::string_view(what.data(), what.size()));
+  }
+}
+
+const char* JsonKindName(const Json& json) {
+  switch (json.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "bool";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return "int";
+    case Json::value_t::number_float:
+      return "float";
+    case Json::value_t::string:
+      return "string";
+    case Json::value_t::array:
+      return "sequence";
+    case Json::value_t::object:
+      return "mapping";
+    default:
+      return "binary";
+  }
+}
+
+}  // namespace cub

@@ -1,0 +1,47 @@
+// The one JSON library of cub: nlohmann::json (Debian's nlohmann-json3-dev), for every JSON
+// document that is not the canonical form DataHash digests (lib/config/json.h) and not a proto
+// message in its protobuf JSON mapping (google/protobuf/util/json_util.h, the API's wire form).
+//
+// Json keeps object members in insertion order, so a document built member by member is
+// written in that order: signed statements, jsonb parameters and files have a fixed layout.
+// nlohmann reports errors by exceptions; the functions here never throw.
+//
+// Pure functions; thread-safe.
+#ifndef CUB_LIB_UTIL_JSON_H_
+#define CUB_LIB_UTIL_JSON_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace cub {
+
+using Json = nlohmann::ordered_json;
+
+// `json` as compact text: no whitespace, members in their order, strings as their UTF-8 bytes
+// with '"', '\\' and control characters escaped (\b \f \n \r \t, others as \u00xx). A byte
+// that starts no valid UTF-8 sequence is written as U+FFFD.
+std::string JsonText(const Json& json);
+
+// As JsonText, indented by two spaces with ": " after keys; empty arrays and objects stay
+// "[]" and "{}". No trailing newline.
+std::string PrettyJsonText(const Json& json);
+
+// `s` as a JSON string literal, quotes included: JsonText(Json(s)). For naming a value in a
+// message unambiguously.
+std::string JsonQuote(std::string_view s);
+
+// Reads one RFC 8259 JSON text (surrounding whitespace allowed). An object that names a key
+// twice is refused, not read as its last value.
+// Errors: InvalidArgument "<nlohmann's description>", which names the byte offset.
+absl::StatusOr<Json> ParseJson(std::string_view text);
+
+// "null", "bool", "int", "float", "string", "sequence" or "mapping": the kind names that
+// config::KindName gives the same values read as YAML.
+const char* JsonKindName(const Json& json);
+
+}  // namespace cub
+
+#endif  // CUB_LIB_UTIL_JSON_H_
