@@ -25,6 +25,8 @@ class Query {
   Query& Append(std::string_view sql);
   // Compiles `expr` against `schema` and appends "AND (<sql>)"; no-op for an empty expr.
   absl::Status AndWhere(std::string_view expr, const where::Schema& schema);
+  // Runs the statement and returns its rows; throws libpqxx's exceptions, so it is called
+  // only inside a store function's Guard (lib/store/pq.h).
   pqxx::result Exec(Tx& tx) const;
   // Runs the statement and returns its rows, or the database's error as a Status
   // (StatusFromException); never throws.
