@@ -14,6 +14,7 @@
 #include "lib/functions/registry.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/change_order_state.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
@@ -120,24 +121,12 @@ struct Scope {
   std::string where_space;             // the selection, if one was given
 };
 
-absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1::Space& base,
-                                    const std::string& update_type,
-                                    const std::vector<std::string>& listed,
-                                    const std::string& where_field, const std::string& filter_ref,
-                                    const std::string& component) {
-  // An Invoke ChangeOrder runs in each Space on its own: nothing is merged between them, so
-  // they need not be downstream of the base, and the base is in scope only if selected.
-  const auto type = domain::ParseUpdateType(update_type);
-  const bool invoke =
-      type && (*type == domain::UpdateType::kInvoke || domain::CopiesFromSources(*type));
-  CUB_ASSIGN_OR_RETURN(
-      auto downstream,
-      store::DownstreamSpaces(
-          tx, base.space_id(),
-          invoke ? std::string(domain::UpdateTypeName(domain::UpdateType::kUpgradeUnit))
-                 : update_type));
-  Scope scope;
-  if (!invoke) scope.space_ids.push_back(base.space_id());
+// The selection of Spaces as one where clause: WhereSpaceField, Component and SpaceFilter, each
+// in parentheses, joined by AND; empty when none is given.
+absl::StatusOr<std::string> ScopeSelection(store::Tx& tx, const Principal& p, const v1::Space& base,
+                                           const std::string& where_field,
+                                           const std::string& filter_ref,
+                                           const std::string& component) {
   std::vector<std::string> clauses;
   if (!where_field.empty()) clauses.push_back(absl::StrCat("(", where_field, ")"));
   if (!component.empty()) {
@@ -146,41 +135,44 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
   }
   CUB_ASSIGN_OR_RETURN(auto filter_where, ResolveFilter(tx, p, filter_ref, base.slug(), "Space"));
   if (!filter_where.empty()) clauses.push_back(absl::StrCat("(", filter_where, ")"));
-  scope.where_space = absl::StrJoin(clauses, " AND ");
+  return absl::StrJoin(clauses, " AND ");
+}
 
+// The Spaces chosen: those listed and those the selection matches or, with neither, wherever
+// the base's Links reach.
+absl::StatusOr<std::vector<v1::Space>> ChooseSpaces(
+    store::Tx& tx, const Principal& p, const std::vector<std::string>& listed,
+    const std::string& where_space,
+    const std::map<std::string, std::set<std::string>>& downstream) {
   std::vector<v1::Space> chosen;
-  if (listed.empty() && scope.where_space.empty()) {
-    // No selection: wherever the base's Links reach.
+  if (listed.empty() && where_space.empty()) {
     std::vector<std::string> ids;
     for (const auto& [id, ups] : downstream) ids.push_back(id);
-    CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, ids, ""));
-    chosen = std::move(spaces);
-  } else {
-    for (const auto& ref : listed) {
-      CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
-      chosen.push_back(s);
-    }
-    if (!scope.where_space.empty()) {
-      auto matched = store::ListSpaces(tx, ToCaller(p), scope.where_space, "");
-      if (!matched.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("space selection: ", matched.status().message()));
-      }
-      chosen.insert(chosen.end(), matched->begin(), matched->end());
-    }
+    return store::SpacesAmong(tx, ids, "");
   }
-  std::map<std::string, std::string> slugs;  // id -> slug of what was chosen
-  for (const auto& s : chosen) slugs[s.space_id()] = s.slug();
-  if (invoke) {
-    for (const auto& [id, slug] : slugs) {
-      // Selected by default (wherever Links reach), the base itself is not a target.
-      if (id != base.space_id() || !listed.empty() || !scope.where_space.empty()) {
-        scope.space_ids.push_back(id);
-      }
-    }
-    return scope;
+  for (const auto& ref : listed) {
+    CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
+    chosen.push_back(s);
   }
-  slugs[base.space_id()] = base.slug();
+  if (!where_space.empty()) {
+    auto matched = store::ListSpaces(tx, ToCaller(p), where_space, "");
+    if (!matched.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("space selection: ", matched.status().message()));
+    }
+    chosen.insert(chosen.end(), matched->begin(), matched->end());
+  }
+  return chosen;
+}
+
+// Of the chosen Spaces (`slugs`, id -> slug, the base among them), those the change can reach
+// by `update_type` Links, appended to `scope`. A Space named in `listed` that is not downstream
+// of the base is refused, as is one whose upstream Space is left out of scope.
+absl::Status KeepReachable(store::Tx& tx, const Principal& p, const v1::Space& base,
+                           const std::string& update_type, const std::vector<std::string>& listed,
+                           const std::map<std::string, std::string>& slugs,
+                           const std::map<std::string, std::set<std::string>>& downstream,
+                           Scope& scope) {
   for (const auto& [id, slug] : slugs) {
     if (id == base.space_id()) continue;
     auto it = downstream.find(id);
@@ -209,6 +201,44 @@ absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1:
     }
     scope.space_ids.push_back(id);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Scope> EvaluateScope(store::Tx& tx, const Principal& p, const v1::Space& base,
+                                    const std::string& update_type,
+                                    const std::vector<std::string>& listed,
+                                    const std::string& where_field, const std::string& filter_ref,
+                                    const std::string& component) {
+  // An Invoke ChangeOrder runs in each Space on its own: nothing is merged between them, so
+  // they need not be downstream of the base, and the base is in scope only if selected.
+  const auto type = domain::ParseUpdateType(update_type);
+  const bool invoke =
+      type && (*type == domain::UpdateType::kInvoke || domain::CopiesFromSources(*type));
+  CUB_ASSIGN_OR_RETURN(
+      auto downstream,
+      store::DownstreamSpaces(
+          tx, base.space_id(),
+          invoke ? std::string(domain::UpdateTypeName(domain::UpdateType::kUpgradeUnit))
+                 : update_type));
+  Scope scope;
+  if (!invoke) scope.space_ids.push_back(base.space_id());
+  CUB_ASSIGN_OR_RETURN(scope.where_space,
+                       ScopeSelection(tx, p, base, where_field, filter_ref, component));
+  CUB_ASSIGN_OR_RETURN(std::vector<v1::Space> chosen,
+                       ChooseSpaces(tx, p, listed, scope.where_space, downstream));
+  std::map<std::string, std::string> slugs;  // id -> slug of what was chosen
+  for (const auto& s : chosen) slugs[s.space_id()] = s.slug();
+  if (invoke) {
+    for (const auto& [id, slug] : slugs) {
+      // Selected by default (wherever Links reach), the base itself is not a target.
+      if (id != base.space_id() || !listed.empty() || !scope.where_space.empty()) {
+        scope.space_ids.push_back(id);
+      }
+    }
+    return scope;
+  }
+  slugs[base.space_id()] = base.slug();
+  CUB_RETURN_IF_ERROR(KeepReachable(tx, p, base, update_type, listed, slugs, downstream, scope));
   return scope;
 }
 
@@ -217,13 +247,9 @@ struct UnitRange {
   int64_t start = 0, end = 0;
 };
 
-// Where the change starts and ends in each Unit of the base; SkippedUnits as JSON.
-absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space& base,
-                                                 const std::vector<store::PromotionUnit>& units,
-                                                 const std::vector<std::string>& scope,
-                                                 const std::string& update_type,
-                                                 const std::optional<v1::Tag>& end_tag,
-                                                 std::string* skipped_json) {
+// The revision `end_tag` marks in each Unit it marks (unit id -> revision); none without one.
+absl::StatusOr<std::map<std::string, int64_t>> EndMarks(store::Tx& tx,
+                                                        const std::optional<v1::Tag>& end_tag) {
   std::map<std::string, int64_t> end_marks;
   if (end_tag) {
     CUB_ASSIGN_OR_RETURN(auto marks, store::ListTagMarks(tx, end_tag->tag_id()));
@@ -231,17 +257,66 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
       end_marks[m.unit_id()] = m.revision_num();
     }
   }
-  std::vector<std::string> followers_from(scope.begin() + 1, scope.end());
-  std::map<std::string, std::vector<const store::PromotionLink*>> followers;
-  CUB_ASSIGN_OR_RETURN(auto links,
-                       store::LoadLinksInto(tx, base.space_id(), followers_from, update_type));
-  for (const auto& l : links) followers[l.to_unit_id].push_back(&l);
-  std::map<std::string, std::string> space_slugs;
-  if (!links.empty()) {
-    CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, followers_from, ""));
-    for (const auto& s : spaces) space_slugs[s.space_id()] = s.slug();
-  }
+  return end_marks;
+}
 
+// The Links that follow Units of the base from the Spaces in scope, with those Spaces' slugs
+// to name them by.
+struct Followers {
+  std::vector<store::PromotionLink> links;
+  std::map<std::string, std::string> space_slugs;
+};
+
+absl::StatusOr<Followers> LoadFollowers(store::Tx& tx, const v1::Space& base,
+                                        const std::vector<std::string>& scope,
+                                        const std::string& update_type) {
+  std::vector<std::string> followers_from(scope.begin() + 1, scope.end());
+  Followers out;
+  CUB_ASSIGN_OR_RETURN(out.links,
+                       store::LoadLinksInto(tx, base.space_id(), followers_from, update_type));
+  if (!out.links.empty()) {
+    CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, followers_from, ""));
+    for (const auto& s : spaces) out.space_slugs[s.space_id()] = s.slug();
+  }
+  return out;
+}
+
+// Where the change starts in `u`: the merge cursor its followers (`links`, those into it)
+// agree on; nullopt when none follows it. Refused when they disagree.
+absl::StatusOr<std::optional<int64_t>> AgreedStart(
+    const store::PromotionUnit& u, const std::vector<const store::PromotionLink*>& links,
+    const std::map<std::string, std::string>& space_slugs) {
+  std::map<int64_t, std::vector<std::string>> cursors;
+  for (const auto* l : links) {
+    auto slug = space_slugs.find(l->from_space_id);
+    cursors[l->cursor].push_back(absl::StrCat(
+        slug == space_slugs.end() ? std::string() : slug->second, " (link ", l->slug, ")"));
+  }
+  if (cursors.size() > 1) {
+    std::vector<std::string> parts;
+    for (const auto& [num, who] : cursors) {
+      parts.push_back(absl::StrCat("revision ", num, " in ", absl::StrJoin(who, ", ")));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "unit '", u.slug, "': the Spaces that follow it have merged up to different revisions (",
+        absl::StrJoin(parts, "; "),
+        "), so the change has no single start; upgrade them to one revision first"));
+  }
+  if (cursors.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(cursors.begin()->first);
+}
+
+// Where the change starts and ends in each Unit of the base; SkippedUnits as JSON.
+absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space& base,
+                                                 const std::vector<store::PromotionUnit>& units,
+                                                 const std::vector<std::string>& scope,
+                                                 const std::string& update_type,
+                                                 const std::optional<v1::Tag>& end_tag,
+                                                 std::string* skipped_json) {
+  CUB_ASSIGN_OR_RETURN(auto end_marks, EndMarks(tx, end_tag));
+  CUB_ASSIGN_OR_RETURN(Followers followers, LoadFollowers(tx, base, scope, update_type));
+  std::map<std::string, std::vector<const store::PromotionLink*>> into;  // unit id -> Links
+  for (const auto& l : followers.links) into[l.to_unit_id].push_back(&l);
   std::vector<UnitRange> out;
   Json skipped = Json::array();
   auto skip = [&](const store::PromotionUnit& u, const std::string& reason) {
@@ -270,35 +345,21 @@ absl::StatusOr<std::vector<UnitRange>> FixRanges(store::Tx& tx, const v1::Space&
           absl::StrCat("unit '", u.slug, "' is in change set '", cs ? cs->slug() : u.change_set_id,
                        "', which is still open: close it and pass its end tag with EndTag"));
     }
-    std::map<int64_t, std::vector<std::string>> cursors;
-    for (const auto* l : followers[u.id]) {
-      cursors[l->cursor].push_back(
-          absl::StrCat(space_slugs[l->from_space_id], " (link ", l->slug, ")"));
-    }
-    if (cursors.size() > 1) {
-      std::vector<std::string> parts;
-      for (const auto& [num, who] : cursors) {
-        parts.push_back(absl::StrCat("revision ", num, " in ", absl::StrJoin(who, ", ")));
-      }
-      return absl::FailedPreconditionError(absl::StrCat(
-          "unit '", u.slug, "': the Spaces that follow it have merged up to different revisions (",
-          absl::StrJoin(parts, "; "),
-          "), so the change has no single start; upgrade them to one revision first"));
-    }
-    if (cursors.empty()) {
+    CUB_ASSIGN_OR_RETURN(std::optional<int64_t> start,
+                         AgreedStart(u, into[u.id], followers.space_slugs));
+    if (!start) {
       skip(u, "no Space in scope follows it");
       out.push_back({&u, end, end});
       continue;
     }
-    int64_t start = cursors.begin()->first;
-    if (start > end) {
+    if (*start > end) {
       return absl::FailedPreconditionError(
           absl::StrCat("unit '", u.slug, "': the Spaces that follow it have merged revision ",
-                       start, ", past the change's end at revision ", end));
+                       *start, ", past the change's end at revision ", end));
     }
-    if (start == end)
+    if (*start == end)
       skip(u, absl::StrCat("the Spaces that follow it already have revision ", end));
-    out.push_back({&u, start, end});
+    out.push_back({&u, *start, end});
   }
   *skipped_json = JsonText(skipped);
   return out;
@@ -334,13 +395,7 @@ absl::StatusOr<std::string> MarkSources(store::Tx& tx, const store::StoredChange
         " Link leads from the Spaces in scope to a Unit outside them: there is nothing for this"
         " change order to roll out"));
   }
-  std::map<std::string, int64_t> end_marks;
-  if (end_tag) {
-    CUB_ASSIGN_OR_RETURN(auto marks, store::ListTagMarks(tx, end_tag->tag_id()));
-    for (const auto& m : marks) {
-      end_marks[m.unit_id()] = m.revision_num();
-    }
-  }
+  CUB_ASSIGN_OR_RETURN(auto end_marks, EndMarks(tx, end_tag));
   CUB_ASSIGN_OR_RETURN(
       std::vector<store::PromotionUnit> units,
       store::LoadPromotionUnits(
@@ -491,6 +546,67 @@ absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
   return absl::OkStatus();
 }
 
+// The JSON columns (SkippedUnits, PromotionFailures, PromotionOverrides, the Workflow copy),
+// read into `out` through the API's own JSON shape.
+absl::Status ReadJsonColumns(const store::StoredChangeOrder& c, v1::ChangeOrder& out) {
+  Json columns = Json::object();
+  std::string problem;  // why the first column that does not read does not
+  auto column = [&](const char* field, const std::string& text) {
+    absl::StatusOr<Json> value = ParseJson(text);
+    if (value.ok()) {
+      columns[field] = *std::move(value);
+    } else if (problem.empty()) {
+      problem = absl::StrCat(field, ": ", value.status().message());
+    }
+  };
+  column("SkippedUnits", c.skipped_units_json);
+  column("PromotionFailures", c.promotion_failures_json);
+  column("PromotionOverrides", c.promotion_overrides_json);
+  if (!c.workflow_json.empty()) column("Workflow", c.workflow_json);
+  if (problem.empty()) {
+    auto st = google::protobuf::util::JsonStringToMessage(JsonText(columns), &out);
+    if (!st.ok()) problem = st.ToString();
+  }
+  if (!problem.empty()) {
+    return absl::InternalError(
+        absl::StrCat("change order '", c.slug, "' does not read back: ", problem));
+  }
+  return absl::OkStatus();
+}
+
+// The columns shown as stored, ResolvedSpaceIDs among those in scope, and Completed from the
+// recorded Stage.
+void CopyRecordedFields(const store::StoredChangeOrder& c, v1::ChangeOrder& out) {
+  out.set_change_order_id(c.id);
+  out.set_space_id(c.space_id);
+  out.set_space_slug(c.space_slug);
+  out.set_slug(c.slug);
+  out.set_description(c.description);
+  out.set_change_workflow(c.change_workflow);
+  out.set_update_type(c.update_type);
+  out.set_prior_revisions(c.prior_revisions);
+  out.set_where_space(c.where_space);
+  for (const auto& id : c.in_scope_space_ids) out.add_in_scope_space_ids(id);
+  for (const auto& id : ResolvedInScope(c)) out.add_resolved_space_ids(id);
+  out.set_stage(c.stage);
+  out.set_completed(c.stage == "Completed");
+  out.set_aborted_reason(c.aborted_reason);
+  out.set_start_tag(c.start_tag);
+  out.set_end_tag(c.end_tag);
+  out.set_publish_tag(c.publish_tag);
+  out.set_created_by(c.created_by);
+  out.set_created_at(c.created_at);
+  out.set_updated_at(c.updated_at);
+  out.set_version(static_cast<int32_t>(c.version));
+  out.set_changed_unit_count(static_cast<int32_t>(c.changed_unit_count));
+  out.set_invocation(c.invocation);
+  out.set_function_name(c.function_name);
+  for (const auto& a : c.function_args) out.add_function_args(a);
+  out.set_where_unit(c.where_unit);
+  for (const auto& id : c.released_space_ids) out.add_released_space_ids(id);
+  for (const auto& id : c.restored_space_ids) out.add_restored_space_ids(id);
+}
+
 absl::StatusOr<v1::ChangeOrder> ViewOf(store::Tx& tx, const v1::Space& base,
                                        store::StoredChangeOrder co, bool approvals = false) {
   CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(co)));
@@ -522,103 +638,10 @@ absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Prin
 }
 
 absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) {
-  const store::StoredChangeOrder& c = rco.co;
   v1::ChangeOrder out;
-  // The JSON columns are read through the API's own JSON shape.
-  Json columns = Json::object();
-  std::string problem;  // why the first column that does not read does not
-  auto column = [&](const char* field, const std::string& text) {
-    absl::StatusOr<Json> value = ParseJson(text);
-    if (value.ok()) {
-      columns[field] = *std::move(value);
-    } else if (problem.empty()) {
-      problem = absl::StrCat(field, ": ", value.status().message());
-    }
-  };
-  column("SkippedUnits", c.skipped_units_json);
-  column("PromotionFailures", c.promotion_failures_json);
-  column("PromotionOverrides", c.promotion_overrides_json);
-  if (!c.workflow_json.empty()) column("Workflow", c.workflow_json);
-  if (problem.empty()) {
-    auto st = google::protobuf::util::JsonStringToMessage(JsonText(columns), &out);
-    if (!st.ok()) problem = st.ToString();
-  }
-  if (!problem.empty()) {
-    return absl::InternalError(
-        absl::StrCat("change order '", c.slug, "' does not read back: ", problem));
-  }
-  out.set_change_order_id(c.id);
-  out.set_space_id(c.space_id);
-  out.set_space_slug(c.space_slug);
-  out.set_slug(c.slug);
-  out.set_description(c.description);
-  out.set_change_workflow(c.change_workflow);
-  out.set_update_type(c.update_type);
-  out.set_prior_revisions(c.prior_revisions);
-  out.set_where_space(c.where_space);
-  for (const auto& id : c.in_scope_space_ids) out.add_in_scope_space_ids(id);
-  std::set<std::string> resolved(c.resolved_space_ids.begin(), c.resolved_space_ids.end());
-  for (const auto& id : c.in_scope_space_ids) {
-    if (resolved.count(id)) out.add_resolved_space_ids(id);
-  }
-  out.set_stage(c.stage);
-  out.set_completed(c.stage == "Completed");
-  out.set_aborted_reason(c.aborted_reason);
-  out.set_start_tag(c.start_tag);
-  out.set_end_tag(c.end_tag);
-  out.set_publish_tag(c.publish_tag);
-  out.set_created_by(c.created_by);
-  out.set_created_at(c.created_at);
-  out.set_updated_at(c.updated_at);
-  out.set_version(static_cast<int32_t>(c.version));
-  out.set_changed_unit_count(static_cast<int32_t>(c.changed_unit_count));
-  out.set_invocation(c.invocation);
-  out.set_function_name(c.function_name);
-  for (const auto& a : c.function_args) out.add_function_args(a);
-  out.set_where_unit(c.where_unit);
-  for (const auto& id : c.released_space_ids) out.add_released_space_ids(id);
-  // Released: every in-scope Space with a release Target released it (a Space without one has
-  // nothing to release and does not hold it back); with no Target anywhere, Resolved is as far
-  // as State goes.
-  const bool all_resolved = out.resolved_space_ids_size() == out.in_scope_space_ids_size();
-  for (const auto& id : c.restored_space_ids) out.add_restored_space_ids(id);
-  using domain::ChangeOrderState;
-  ChangeOrderState state;
-  if (!c.aborted_reason.empty()) {
-    // Restored once every Space that took the change (beyond its base) was demoted;
-    // RestoreReleased once every one that had released it released the restored revisions.
-    auto contains = [](const std::vector<std::string>& v, const std::string& x) {
-      return std::find(v.begin(), v.end(), x) != v.end();
-    };
-    bool restored = false, rereleased = true, any_released = false;
-    for (const auto& id : out.resolved_space_ids()) {
-      if (id == c.space_id) continue;
-      restored = true;
-      if (!contains(c.restored_space_ids, id)) {
-        restored = false;
-        break;
-      }
-    }
-    for (const auto& id : c.released_space_ids) {
-      if (id == c.space_id) continue;
-      any_released = true;
-      rereleased &= contains(c.restore_released_space_ids, id);
-    }
-    state = !restored                    ? ChangeOrderState::kAborted
-            : any_released && rereleased ? ChangeOrderState::kRestoreReleased
-                                         : ChangeOrderState::kRestored;
-  } else if (std::none_of(out.resolved_space_ids().begin(), out.resolved_space_ids().end(),
-                          [&](const std::string& id) { return id != c.space_id; })) {
-    state = ChangeOrderState::kNew;  // nowhere beyond its base yet
-  } else if (all_resolved && !c.target_space_ids.empty() &&
-             c.released_space_ids.size() == c.target_space_ids.size()) {
-    state = ChangeOrderState::kReleased;
-  } else if (all_resolved) {
-    state = ChangeOrderState::kResolved;
-  } else {
-    state = ChangeOrderState::kInProgress;
-  }
-  out.set_state(std::string(domain::ChangeOrderStateName(state)));
+  CUB_RETURN_IF_ERROR(ReadJsonColumns(rco.co, out));
+  CopyRecordedFields(rco.co, out);
+  out.set_state(std::string(domain::ChangeOrderStateName(DeriveChangeOrderState(rco.co))));
   return out;
 }
 
@@ -661,163 +684,232 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   return rco.co.stage;
 }
 
-absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, const Principal& p,
-                                                  const v1::CreateChangeOrderRequest& req) {
+namespace {
+
+// What kind of ChangeOrder a create request asks for, checked before anything is read.
+struct CreateKind {
+  domain::UpdateType type = domain::UpdateType::kUpgradeUnit;
+  std::string update_type;    // its name
+  bool invoke = false;        // runs a function in each Space in scope
+  bool from_sources = false;  // copies what the Links in scope lead to
+};
+
+// The request's fields that go together (or not) for its update type.
+absl::StatusOr<CreateKind> CheckCreateRequest(const v1::CreateChangeOrderRequest& req) {
   CUB_RETURN_IF_ERROR(ValidateSlug("change order", req.slug()));
   CUB_RETURN_IF_ERROR(PriorRevisionsField(req.prior_revisions()).status());
   CUB_ASSIGN_OR_RETURN(std::optional<domain::UpdateType> type, UpdateTypeField(req.update_type()));
-  if (!type) type = domain::UpdateType::kUpgradeUnit;
-  const std::string update_type(domain::UpdateTypeName(*type));
-  const bool invoke = *type == domain::UpdateType::kInvoke;
-  if (invoke != !req.invocation().empty()) {
-    return absl::InvalidArgumentError(invoke ? "UpdateType Invoke needs Invocation SPACE/NAME"
-                                             : "Invocation goes with UpdateType Invoke");
+  CreateKind kind;
+  if (type) kind.type = *type;
+  kind.update_type = std::string(domain::UpdateTypeName(kind.type));
+  kind.invoke = kind.type == domain::UpdateType::kInvoke;
+  kind.from_sources = domain::CopiesFromSources(kind.type);
+  if (kind.invoke != !req.invocation().empty()) {
+    return absl::InvalidArgumentError(kind.invoke ? "UpdateType Invoke needs Invocation SPACE/NAME"
+                                                  : "Invocation goes with UpdateType Invoke");
   }
-  if (!invoke &&
+  if (!kind.invoke &&
       (!req.params().empty() || !req.where_unit().empty() || !req.unit_filter().empty())) {
     return absl::InvalidArgumentError("Params, WhereUnit and UnitFilter go with UpdateType Invoke");
   }
-  const bool from_sources = domain::CopiesFromSources(*type);
-  if (from_sources) {
+  if (kind.from_sources) {
     // The Spaces in scope are the targets; the sources are whatever their Links lead to.
     if (req.in_scope_spaces().empty() && req.where_space_field().empty() &&
         req.space_filter().empty() && req.component().empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("a ", update_type,
+          absl::StrCat("a ", kind.update_type,
                        " change order needs its Spaces in scope: give Component,"
                        " InScopeSpaces, WhereSpaceField or SpaceFilter"));
     }
     if (!req.prior_revisions().empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("PriorRevisions does not apply to a ", update_type, " change order"));
+          absl::StrCat("PriorRevisions does not apply to a ", kind.update_type, " change order"));
     }
   }
+  return kind;
+}
+
+// A ChangeOrder of that name already in the base: refused, or answered as it is when the
+// request allows that.
+absl::StatusOr<v1::ChangeOrder> AnswerExisting(store::Tx& tx, const v1::Space& base,
+                                               const v1::CreateChangeOrderRequest& req,
+                                               store::StoredChangeOrder existing) {
+  if (!req.allow_exists()) {
+    return absl::AlreadyExistsError(absl::StrCat("change order '", req.slug(),
+                                                 "' already exists in space '", base.slug(), "'"));
+  }
+  return ViewOf(tx, base, std::move(existing));
+}
+
+// The row as the request gives it, before anything is looked up.
+store::StoredChangeOrder RowFromRequest(const Principal& p, const v1::Space& base,
+                                        const v1::CreateChangeOrderRequest& req,
+                                        const CreateKind& kind) {
+  store::StoredChangeOrder co;
+  co.space_id = base.space_id();
+  co.slug = req.slug();
+  co.description = req.description();
+  co.update_type = kind.update_type;
+  co.prior_revisions =
+      req.prior_revisions().empty()
+          ? std::string(domain::PriorRevisionsName(domain::PriorRevisions::kInclude))
+          : req.prior_revisions();
+  co.created_by = p.user_id;
+  return co;
+}
+
+// Copies the governing workflow (SPACE/WORKFLOW) into `co`, so editing it later does not change
+// the rules. A ChangeOrder that starts in no Space cannot pass a gate on its first Stage.
+absl::Status CopyWorkflow(store::Tx& tx, const Principal& p, const std::string& ref,
+                          const CreateKind& kind, store::StoredChangeOrder& co) {
+  if (ref.empty()) return absl::OkStatus();
+  SpacedRef r = SplitRef(ref, "");
+  if (r.space.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ChangeWorkflow '", ref, "': name it as SPACE/WORKFLOW"));
+  }
+  CUB_ASSIGN_OR_RETURN(auto wf_space, ResolveSpace(tx, p, r.space, Access::kRead));
+  CUB_ASSIGN_OR_RETURN(auto wf, store::FindWorkflow(tx, wf_space.space_id(), r.name));
+  if (!wf) {
+    return absl::NotFoundError(
+        absl::StrCat("changeworkflow '", r.name, "' not found in space '", wf_space.slug(), "'"));
+  }
+  co.change_workflow = absl::StrCat(wf_space.slug(), "/", wf->slug);
+  co.workflow_json = wf->definition_json;
+  if (!kind.invoke && !kind.from_sources) return absl::OkStatus();
+  auto w = workflow::ParseWorkflow(wf->definition_json);
+  if (w.ok() && !w->stages.empty() && !w->stages[0].prerequisites.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workflow '", co.change_workflow, "' gates its first stage '",
+                     w->stages[0].name, "', but an ", kind.update_type,
+                     " change order is in no Space before it is promoted into one:"
+                     " use a workflow whose first stage has no prerequisites"));
+  }
+  return absl::OkStatus();
+}
+
+// For an Invoke ChangeOrder: the set function its Invocation runs, with the Params bound, and
+// the Units it runs on (WhereUnit and UnitFilter), fixed in `co`.
+absl::Status BindInvokeFunction(store::Tx& tx, const Principal& p, const v1::Space& base,
+                                const v1::CreateChangeOrderRequest& req,
+                                store::StoredChangeOrder& co) {
+  CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, base.slug(), req.invocation()));
+  CUB_ASSIGN_OR_RETURN(auto words, BindInvocation(inv, req.params()));
+  CUB_ASSIGN_OR_RETURN(auto args, functions::Registry::Default().Parse(inv.function_name(), words));
+  if (args.spec().kind != functions::FunctionKind::kSet) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invocation '", req.invocation(), "' runs ", inv.function_name(),
+                     ", which does not change data: an Invoke change order needs a set function"));
+  }
+  co.invocation = absl::StrCat(SplitRef(req.invocation(), base.slug()).space, "/", inv.slug());
+  co.function_name = inv.function_name();
+  co.function_args = std::move(words);
+  std::vector<std::string> clauses;
+  if (!req.where_unit().empty()) clauses.push_back(absl::StrCat("(", req.where_unit(), ")"));
+  CUB_ASSIGN_OR_RETURN(auto filter, ResolveFilter(tx, p, req.unit_filter(), base.slug(), "Unit"));
+  if (!filter.empty()) clauses.push_back(absl::StrCat("(", filter, ")"));
+  co.where_unit = absl::StrJoin(clauses, " AND ");
+  if (!co.where_unit.empty()) {
+    if (auto sql = where::CompileToSql(co.where_unit, store::UnitSchema()); !sql.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("WhereUnit: ", sql.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The Spaces in scope, fixed in `co` with the selection that chose them.
+absl::Status FixScope(store::Tx& tx, const Principal& p, const v1::Space& base,
+                      const v1::CreateChangeOrderRequest& req, store::StoredChangeOrder& co) {
+  CUB_ASSIGN_OR_RETURN(auto scope,
+                       EvaluateScope(tx, p, base, co.update_type,
+                                     {req.in_scope_spaces().begin(), req.in_scope_spaces().end()},
+                                     req.where_space_field(), req.space_filter(), req.component()));
+  co.in_scope_spaces.assign(req.in_scope_spaces().begin(), req.in_scope_spaces().end());
+  co.where_space = scope.where_space;
+  co.in_scope_space_ids = scope.space_ids;
+  return absl::OkStatus();
+}
+
+// The ChangeOrder's own Tags in the base: NAME-co-start, NAME-co-end and NAME-co-publish.
+absl::Status CreateMarkTags(store::Tx& tx, const v1::Space& base, store::StoredChangeOrder& co) {
+  CUB_ASSIGN_OR_RETURN(auto start,
+                       NewChangeOrderTag(tx, base, co.slug, "-co-start",
+                                         "Where change order " + co.slug + " starts in each unit"));
+  CUB_ASSIGN_OR_RETURN(auto end,
+                       NewChangeOrderTag(tx, base, co.slug, "-co-end",
+                                         "Where change order " + co.slug + " ends in each unit"));
+  CUB_ASSIGN_OR_RETURN(auto publish,
+                       NewChangeOrderTag(tx, base, co.slug, "-co-publish",
+                                         "What a release of change order " + co.slug + " bundles"));
+  co.start_tag_id = start.tag_id();
+  co.end_tag_id = end.tag_id();
+  co.publish_tag_id = publish.tag_id();
+  return absl::OkStatus();
+}
+
+// The marks of each Unit of the base: start and end of its range, and the publish Tag at the
+// end. Units left out are recorded as SkippedUnits in `co`.
+absl::StatusOr<store::PromotionWrites> BaseUnitMarks(store::Tx& tx, const v1::Space& base,
+                                                     const std::optional<v1::Tag>& end_tag,
+                                                     store::StoredChangeOrder& co) {
+  CUB_ASSIGN_OR_RETURN(
+      std::vector<store::PromotionUnit> units,
+      store::LoadPromotionUnits(
+          tx, {base.space_id()}, {base.space_id()},
+          store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
+  CUB_ASSIGN_OR_RETURN(std::vector<UnitRange> ranges,
+                       FixRanges(tx, base, units, co.in_scope_space_ids, co.update_type, end_tag,
+                                 &co.skipped_units_json));
+  store::PromotionWrites marks;
+  for (const auto& r : ranges) {
+    marks.marks.push_back({co.start_tag_id, r.unit->id, r.start});
+    marks.marks.push_back({co.end_tag_id, r.unit->id, r.end});
+    marks.marks.push_back({co.publish_tag_id, r.unit->id, r.end});
+  }
+  return marks;
+}
+
+// Marks where the change starts and ends. An Invoke change is made in no Space yet, and one
+// from sources in the sources (MarkSources): nothing of the base is marked.
+absl::Status MarkRanges(store::Tx& tx, const v1::Space& base, const CreateKind& kind,
+                        const std::optional<v1::Tag>& end_tag, store::StoredChangeOrder& co) {
+  if (kind.from_sources) {
+    CUB_ASSIGN_OR_RETURN(co.skipped_units_json, MarkSources(tx, co, end_tag));
+  }
+  store::PromotionWrites marks;
+  if (!kind.invoke && !kind.from_sources) {
+    CUB_ASSIGN_OR_RETURN(marks, BaseUnitMarks(tx, base, end_tag, co));
+  }
+  return store::WritePromotion(tx, marks);
+}
+
+// Inserts the row and answers with the ChangeOrder as read back, its Stage advanced to where
+// the change already is.
+absl::StatusOr<v1::ChangeOrder> InsertAndAnswer(store::Tx& tx, const v1::Space& base,
+                                                const store::StoredChangeOrder& co) {
+  CUB_ASSIGN_OR_RETURN(auto stored, store::InsertChangeOrder(tx, co));
+  CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(stored)));
+  CUB_RETURN_IF_ERROR(AdvanceStage(tx, rco));
+  return ChangeOrderView(rco);
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::CreateChangeOrderRequest& req) {
+  CUB_ASSIGN_OR_RETURN(const CreateKind kind, CheckCreateRequest(req));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
-    v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto existing, store::FindChangeOrder(tx, base.space_id(), req.slug()));
-    if (existing) {
-      if (!req.allow_exists()) {
-        return absl::AlreadyExistsError(absl::StrCat(
-            "change order '", req.slug(), "' already exists in space '", base.slug(), "'"));
-      }
-      CUB_ASSIGN_OR_RETURN(auto view, ViewOf(tx, base, *std::move(existing)));
-      out = std::move(view);
-      return out;
-    }
-    store::StoredChangeOrder co;
-    co.space_id = base.space_id();
-    co.slug = req.slug();
-    co.description = req.description();
-    co.update_type = update_type;
-    co.prior_revisions =
-        req.prior_revisions().empty()
-            ? std::string(domain::PriorRevisionsName(domain::PriorRevisions::kInclude))
-            : req.prior_revisions();
-    co.created_by = p.user_id;
-    if (!req.change_workflow().empty()) {
-      SpacedRef r = SplitRef(req.change_workflow(), "");
-      if (r.space.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("ChangeWorkflow '", req.change_workflow(),
-                                                       "': name it as SPACE/WORKFLOW"));
-      }
-      CUB_ASSIGN_OR_RETURN(auto wf_space, ResolveSpace(tx, p, r.space, Access::kRead));
-      CUB_ASSIGN_OR_RETURN(auto wf, store::FindWorkflow(tx, wf_space.space_id(), r.name));
-      if (!wf) {
-        return absl::NotFoundError(absl::StrCat("changeworkflow '", r.name,
-                                                "' not found in space '", wf_space.slug(), "'"));
-      }
-      co.change_workflow = absl::StrCat(wf_space.slug(), "/", wf->slug);
-      co.workflow_json = wf->definition_json;
-      if (invoke || from_sources) {
-        auto w = workflow::ParseWorkflow(wf->definition_json);
-        if (w.ok() && !w->stages.empty() && !w->stages[0].prerequisites.empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("workflow '", co.change_workflow, "' gates its first stage '",
-                           w->stages[0].name, "', but an ", update_type,
-                           " change order is in no Space before it is promoted into one:"
-                           " use a workflow whose first stage has no prerequisites"));
-        }
-      }
-    }
-    if (invoke) {
-      CUB_ASSIGN_OR_RETURN(auto inv, ResolveInvocation(tx, p, base.slug(), req.invocation()));
-      CUB_ASSIGN_OR_RETURN(auto words, BindInvocation(inv, req.params()));
-      CUB_ASSIGN_OR_RETURN(auto args,
-                           functions::Registry::Default().Parse(inv.function_name(), words));
-      if (args.spec().kind != functions::FunctionKind::kSet) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "invocation '", req.invocation(), "' runs ", inv.function_name(),
-            ", which does not change data: an Invoke change order needs a set function"));
-      }
-      co.invocation = absl::StrCat(SplitRef(req.invocation(), base.slug()).space, "/", inv.slug());
-      co.function_name = inv.function_name();
-      co.function_args = std::move(words);
-      std::vector<std::string> clauses;
-      if (!req.where_unit().empty()) clauses.push_back(absl::StrCat("(", req.where_unit(), ")"));
-      CUB_ASSIGN_OR_RETURN(auto filter,
-                           ResolveFilter(tx, p, req.unit_filter(), base.slug(), "Unit"));
-      if (!filter.empty()) clauses.push_back(absl::StrCat("(", filter, ")"));
-      co.where_unit = absl::StrJoin(clauses, " AND ");
-      if (!co.where_unit.empty()) {
-        if (auto sql = where::CompileToSql(co.where_unit, store::UnitSchema()); !sql.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat("WhereUnit: ", sql.status().message()));
-        }
-      }
-    }
-    CUB_ASSIGN_OR_RETURN(
-        auto scope, EvaluateScope(tx, p, base, update_type,
-                                  {req.in_scope_spaces().begin(), req.in_scope_spaces().end()},
-                                  req.where_space_field(), req.space_filter(), req.component()));
-    co.in_scope_spaces.assign(req.in_scope_spaces().begin(), req.in_scope_spaces().end());
-    co.where_space = scope.where_space;
-    co.in_scope_space_ids = scope.space_ids;
+    if (existing) return AnswerExisting(tx, base, req, *std::move(existing));
+    store::StoredChangeOrder co = RowFromRequest(p, base, req, kind);
+    CUB_RETURN_IF_ERROR(CopyWorkflow(tx, p, req.change_workflow(), kind, co));
+    if (kind.invoke) CUB_RETURN_IF_ERROR(BindInvokeFunction(tx, p, base, req, co));
+    CUB_RETURN_IF_ERROR(FixScope(tx, p, base, req, co));
     CUB_ASSIGN_OR_RETURN(auto end_tag, ResolveEndTag(tx, p, base, req.end_tag()));
-
-    CUB_ASSIGN_OR_RETURN(
-        auto start, NewChangeOrderTag(tx, base, co.slug, "-co-start",
-                                      "Where change order " + co.slug + " starts in each unit"));
-    CUB_ASSIGN_OR_RETURN(auto end,
-                         NewChangeOrderTag(tx, base, co.slug, "-co-end",
-                                           "Where change order " + co.slug + " ends in each unit"));
-    CUB_ASSIGN_OR_RETURN(
-        auto publish, NewChangeOrderTag(tx, base, co.slug, "-co-publish",
-                                        "What a release of change order " + co.slug + " bundles"));
-    co.start_tag_id = start.tag_id();
-    co.end_tag_id = end.tag_id();
-    co.publish_tag_id = publish.tag_id();
-
-    if (from_sources) {
-      CUB_ASSIGN_OR_RETURN(auto skipped, MarkSources(tx, co, end_tag));
-      co.skipped_units_json = skipped;
-    }
-    // An Invoke change is made in no Space yet, and one from sources in the sources: nothing
-    // of the base is marked.
-    CUB_ASSIGN_OR_RETURN(
-        auto units,
-        invoke || from_sources
-            ? absl::StatusOr<std::vector<store::PromotionUnit>>(std::vector<store::PromotionUnit>{})
-            : store::LoadPromotionUnits(
-                  tx, {base.space_id()}, {base.space_id()},
-                  store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
-    CUB_ASSIGN_OR_RETURN(
-        auto ranges, invoke || from_sources
-                         ? absl::StatusOr<std::vector<UnitRange>>(std::vector<UnitRange>{})
-                         : FixRanges(tx, base, units, co.in_scope_space_ids, update_type, end_tag,
-                                     &co.skipped_units_json));
-    store::PromotionWrites marks;
-    for (const auto& r : ranges) {
-      marks.marks.push_back({co.start_tag_id, r.unit->id, r.start});
-      marks.marks.push_back({co.end_tag_id, r.unit->id, r.end});
-      marks.marks.push_back({co.publish_tag_id, r.unit->id, r.end});
-    }
-    CUB_RETURN_IF_ERROR(store::WritePromotion(tx, marks));
-    CUB_ASSIGN_OR_RETURN(auto stored, store::InsertChangeOrder(tx, co));
-    CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(stored)));
-    if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
-    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
-    out = std::move(view);
-    return out;
+    CUB_RETURN_IF_ERROR(CreateMarkTags(tx, base, co));
+    CUB_RETURN_IF_ERROR(MarkRanges(tx, base, kind, end_tag, co));
+    return InsertAndAnswer(tx, base, co);
   });
 }
 

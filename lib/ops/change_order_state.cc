@@ -1,0 +1,67 @@
+#include "lib/ops/change_order_state.h"
+
+#include <algorithm>
+#include <set>
+
+namespace cub::ops {
+namespace {
+
+using domain::ChangeOrderState;
+
+bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Restored once every Space that took the change (beyond its base) was demoted;
+// RestoreReleased once every one that had released it released the restored revisions.
+ChangeOrderState AbortedState(const store::StoredChangeOrder& c,
+                              const std::vector<std::string>& resolved) {
+  bool restored = false, rereleased = true, any_released = false;
+  for (const auto& id : resolved) {
+    if (id == c.space_id) continue;
+    restored = true;
+    if (!Contains(c.restored_space_ids, id)) {
+      restored = false;
+      break;
+    }
+  }
+  for (const auto& id : c.released_space_ids) {
+    if (id == c.space_id) continue;
+    any_released = true;
+    rereleased &= Contains(c.restore_released_space_ids, id);
+  }
+  return !restored                    ? ChangeOrderState::kAborted
+         : any_released && rereleased ? ChangeOrderState::kRestoreReleased
+                                      : ChangeOrderState::kRestored;
+}
+
+}  // namespace
+
+std::vector<std::string> ResolvedInScope(const store::StoredChangeOrder& c) {
+  std::set<std::string> resolved(c.resolved_space_ids.begin(), c.resolved_space_ids.end());
+  std::vector<std::string> out;
+  for (const auto& id : c.in_scope_space_ids) {
+    if (resolved.count(id)) out.push_back(id);
+  }
+  return out;
+}
+
+domain::ChangeOrderState DeriveChangeOrderState(const store::StoredChangeOrder& c) {
+  const std::vector<std::string> resolved = ResolvedInScope(c);
+  if (!c.aborted_reason.empty()) return AbortedState(c, resolved);
+  if (std::none_of(resolved.begin(), resolved.end(),
+                   [&](const std::string& id) { return id != c.space_id; })) {
+    return ChangeOrderState::kNew;  // nowhere beyond its base yet
+  }
+  // Released: every in-scope Space with a release Target released it (a Space without one has
+  // nothing to release and does not hold it back); with no Target anywhere, Resolved is as far
+  // as State goes.
+  const bool all_resolved = resolved.size() == c.in_scope_space_ids.size();
+  if (all_resolved && !c.target_space_ids.empty() &&
+      c.released_space_ids.size() == c.target_space_ids.size()) {
+    return ChangeOrderState::kReleased;
+  }
+  return all_resolved ? ChangeOrderState::kResolved : ChangeOrderState::kInProgress;
+}
+
+}  // namespace cub::ops
