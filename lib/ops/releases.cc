@@ -88,36 +88,51 @@ absl::Status AddUnit(store::Tx& tx, const v1::Unit& unit, int64_t num, Bundle& b
   return absl::OkStatus();
 }
 
+// The ChangeOrder Tag a selector reads: for "ChangeOrder:BASE/NAME" its publish Tag (and the
+// ChangeOrder is recorded in `b`), for "Before:ChangeOrder:BASE/NAME" its start Tag; empty for
+// any other selector. FAILED_PRECONDITION when the Space has not taken the ChangeOrder.
+absl::StatusOr<std::string> ChangeOrderTagOf(store::Tx& tx, const Principal& p,
+                                             const v1::Space& space, const std::string& selector,
+                                             Bundle& b) {
+  if (!absl::StartsWith(selector, "ChangeOrder:") &&
+      !absl::StartsWith(selector, "Before:ChangeOrder:")) {
+    return std::string();
+  }
+  const bool before = absl::StartsWith(selector, "Before:");
+  CUB_ASSIGN_OR_RETURN(
+      auto rco, ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12), space.slug(), false));
+  CUB_ASSIGN_OR_RETURN(auto marked,
+                       store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}));
+  if (marked.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("space '", space.slug(), "' has not taken change order '", rco.co.slug, "'"));
+  }
+  if (before) return rco.co.start_tag_id;
+  std::string tag_id = rco.co.publish_tag_id;
+  b.change_order_id = rco.co.id;
+  b.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+  b.rco = std::move(rco);
+  return tag_id;
+}
+
+// The revision the Tag `tag_id` marks of each Unit, by Unit ID; none for an empty `tag_id`.
+absl::StatusOr<std::map<std::string, int64_t>> MarksOf(store::Tx& tx, const std::string& tag_id) {
+  std::map<std::string, int64_t> marks;
+  if (tag_id.empty()) return marks;
+  CUB_ASSIGN_OR_RETURN(auto tag_marks, store::ListTagMarks(tx, tag_id));
+  for (const auto& m : tag_marks) marks[m.unit_id()] = m.revision_num();
+  return marks;
+}
+
 absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::Space& space,
                                    const std::string& selector) {
   Bundle b;
   store::UnitQuery q;
   q.space_id = space.space_id();
   CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
-  std::string tag_id;  // the ChangeOrder Tag the selector reads, if any
-  if (absl::StartsWith(selector, "ChangeOrder:") ||
-      absl::StartsWith(selector, "Before:ChangeOrder:")) {
-    const bool before = absl::StartsWith(selector, "Before:");
-    CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12),
-                                                      space.slug(), false));
-    CUB_ASSIGN_OR_RETURN(auto marked,
-                         store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}));
-    if (marked.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "space '", space.slug(), "' has not taken change order '", rco.co.slug, "'"));
-    }
-    tag_id = before ? rco.co.start_tag_id : rco.co.publish_tag_id;
-    if (!before) {
-      b.change_order_id = rco.co.id;
-      b.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
-      b.rco = std::move(rco);
-    }
-  }
-  std::map<std::string, int64_t> marks;
-  if (!tag_id.empty()) {
-    CUB_ASSIGN_OR_RETURN(auto tag_marks, store::ListTagMarks(tx, tag_id));
-    for (const auto& m : tag_marks) marks[m.unit_id()] = m.revision_num();
-  }
+  // The ChangeOrder Tag the selector reads, if any.
+  CUB_ASSIGN_OR_RETURN(const std::string tag_id, ChangeOrderTagOf(tx, p, space, selector, b));
+  CUB_ASSIGN_OR_RETURN(const auto marks, MarksOf(tx, tag_id));
   // A selector no Unit answers to (a mistyped Tag) is an error, not a quiet republish of what
   // is deployed; a Unit it does not reach goes out as deployed.
   absl::Status unanswered = absl::OkStatus();
@@ -278,6 +293,30 @@ absl::Status CheckSignedFields(const config::Node& st, const v1::Release& r) {
       absl::StrJoin(differ, "; "), "; it has been tampered with and will not be deployed"));
 }
 
+// Checks the sealed approvals of the Release `r`: their signature with the server's key, and
+// that they name this Release and its bundle (`sha256`, the hex digest its provenance signed).
+absl::Status VerifySealedApprovals(const ReleaseEnv& env, const v1::Release& r,
+                                   const std::string& sha256) {
+  auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
+  if (!sealed.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(),
+                     ": its sealed approvals do not read: ", sealed.status().message()));
+  }
+  if (auto s = sign::VerifyEnvelope(*sealed, env.key->PublicKeyPem()); !s.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(),
+                     ": the sealed approvals' signature does not verify: ", s.message()));
+  }
+  if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha256, "\"")) ||
+      !absl::StrContains(sealed->payload, absl::StrCat("\"name\":\"", r.space_slug(), "/release-",
+                                                       r.release_num(), "\""))) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
+  }
+  return absl::OkStatus();
+}
+
 // Checks the Release's signed provenance and that its stored bundle still hashes to the digest
 // signed. Each check passed or failed is appended to `checks`.
 absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Release& r,
@@ -321,26 +360,9 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
   checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
   CUB_RETURN_IF_ERROR(CheckSignedFields((*statement)[0], r));
   checks->push_back("every field the provenance names matches the release as stored");
-  if (!r.sealed_approvals().empty()) {
-    auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
-    if (!sealed.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("release ", r.release_num(),
-                       ": its sealed approvals do not read: ", sealed.status().message()));
-    }
-    if (auto s = sign::VerifyEnvelope(*sealed, env.key->PublicKeyPem()); !s.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("release ", r.release_num(),
-                       ": the sealed approvals' signature does not verify: ", s.message()));
-    }
-    if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha->AsString(), "\"")) ||
-        !absl::StrContains(sealed->payload, absl::StrCat("\"name\":\"", r.space_slug(), "/release-",
-                                                         r.release_num(), "\""))) {
-      return absl::DataLossError(
-          absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
-    }
-    checks->push_back("sealed approvals verify and name this bundle");
-  }
+  if (r.sealed_approvals().empty()) return absl::OkStatus();
+  CUB_RETURN_IF_ERROR(VerifySealedApprovals(env, r, sha->AsString()));
+  checks->push_back("sealed approvals verify and name this bundle");
   return absl::OkStatus();
 }
 
@@ -653,6 +675,47 @@ absl::Status DeliverRelease(store::Tx& tx, const ReleaseEnv& env, const v1::Targ
   return store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit);
 }
 
+// The fields of a status report that must name a status of their vocabulary, and the
+// Release it is about: named by its number or by its bundle digest. INVALID_ARGUMENT naming
+// the field.
+absl::Status CheckStatusRequest(const v1::SetReleaseStatusRequest& req) {
+  if (!domain::ParseSyncStatus(req.sync())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Sync '", req.sync(), "' is not one of ",
+                     domain::JoinNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
+  }
+  if (!domain::ParseHealthStatus(req.health())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Health '", req.health(), "' is not one of ",
+                     domain::JoinNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
+  }
+  if (!req.operation().empty() && !domain::ParseOperationStatus(req.operation())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Operation '", req.operation(), "' is not one of ",
+        domain::JoinNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
+  }
+  if ((req.release() > 0) == !req.bundle_digest().empty()) {
+    return absl::InvalidArgumentError("name the release by Release N or by BundleDigest, not both");
+  }
+  return absl::OkStatus();
+}
+
+// The deployment record of the Release `r` gone Healthy, reported by `reported_by`: an in-toto
+// statement naming its bundle digest, signed with the server's key into a DSSE envelope.
+std::string SignDeploymentRecord(const ReleaseEnv& env, const v1::Space& space,
+                                 const v1::Release& r, const std::string& reported_by) {
+  Json predicate = {{"Space", space.slug()},
+                    {"ReleaseNum", r.release_num()},
+                    {"BundleDigest", r.bundle_digest()},
+                    {"ChangeOrder", r.change_order()},
+                    {"HealthyAt", FormatRfc3339(absl::Now())},
+                    {"ReportedBy", reported_by}};
+  std::string statement =
+      sign::Statement({{SubjectName(space, r.release_num()), r.bundle_digest().substr(7)}},
+                      kDeploymentPredicate, predicate);
+  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
+}
+
 }  // namespace
 
 v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
@@ -777,24 +840,7 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
 absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
                                              const Principal& p,
                                              const v1::SetReleaseStatusRequest& req) {
-  if (!domain::ParseSyncStatus(req.sync())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Sync '", req.sync(), "' is not one of ",
-                     domain::JoinNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
-  }
-  if (!domain::ParseHealthStatus(req.health())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Health '", req.health(), "' is not one of ",
-                     domain::JoinNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
-  }
-  if (!req.operation().empty() && !domain::ParseOperationStatus(req.operation())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Operation '", req.operation(), "' is not one of ",
-        domain::JoinNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
-  }
-  if ((req.release() > 0) == !req.bundle_digest().empty()) {
-    return absl::InvalidArgumentError("name the release by Release N or by BundleDigest, not both");
-  }
+  CUB_RETURN_IF_ERROR(CheckStatusRequest(req));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kReport));
@@ -814,18 +860,8 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     const DeploymentStep step = DeploymentStepFor(report, facts);
     CUB_RETURN_IF_ERROR(TakeDeploymentStep(tx, *r, facts, step));
     if (SignsDeploymentRecord(step)) {
-      Json predicate = {{"Space", space.slug()},
-                        {"ReleaseNum", r->release_num()},
-                        {"BundleDigest", r->bundle_digest()},
-                        {"ChangeOrder", r->change_order()},
-                        {"HealthyAt", FormatRfc3339(absl::Now())},
-                        {"ReportedBy", p.username}};
-      std::string statement =
-          sign::Statement({{SubjectName(space, r->release_num()), r->bundle_digest().substr(7)}},
-                          kDeploymentPredicate, predicate);
       CUB_RETURN_IF_ERROR(store::SetDeploymentRecord(
-          tx, r->release_id(),
-          sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson()));
+          tx, r->release_id(), SignDeploymentRecord(env, space, *r, p.username)));
     }
     if (!r->change_order().empty()) AdvanceStageOf(tx, r->change_order());
     CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, r->release_id()));
