@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -84,36 +88,51 @@ absl::Status AddUnit(store::Tx& tx, const v1::Unit& unit, int64_t num, Bundle& b
   return absl::OkStatus();
 }
 
+// The ChangeOrder Tag a selector reads: for "ChangeOrder:BASE/NAME" its publish Tag (and the
+// ChangeOrder is recorded in `b`), for "Before:ChangeOrder:BASE/NAME" its start Tag; empty for
+// any other selector. FAILED_PRECONDITION when the Space has not taken the ChangeOrder.
+absl::StatusOr<std::string> ChangeOrderTagOf(store::Tx& tx, const Principal& p,
+                                             const v1::Space& space, const std::string& selector,
+                                             Bundle& b) {
+  if (!absl::StartsWith(selector, "ChangeOrder:") &&
+      !absl::StartsWith(selector, "Before:ChangeOrder:")) {
+    return std::string();
+  }
+  const bool before = absl::StartsWith(selector, "Before:");
+  CUB_ASSIGN_OR_RETURN(
+      auto rco, ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12), space.slug(), false));
+  CUB_ASSIGN_OR_RETURN(auto marked,
+                       store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}));
+  if (marked.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("space '", space.slug(), "' has not taken change order '", rco.co.slug, "'"));
+  }
+  if (before) return rco.co.start_tag_id;
+  std::string tag_id = rco.co.publish_tag_id;
+  b.change_order_id = rco.co.id;
+  b.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+  b.rco = std::move(rco);
+  return tag_id;
+}
+
+// The revision the Tag `tag_id` marks of each Unit, by Unit ID; none for an empty `tag_id`.
+absl::StatusOr<std::map<std::string, int64_t>> MarksOf(store::Tx& tx, const std::string& tag_id) {
+  std::map<std::string, int64_t> marks;
+  if (tag_id.empty()) return marks;
+  CUB_ASSIGN_OR_RETURN(auto tag_marks, store::ListTagMarks(tx, tag_id));
+  for (const auto& m : tag_marks) marks[m.unit_id()] = m.revision_num();
+  return marks;
+}
+
 absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::Space& space,
                                    const std::string& selector) {
   Bundle b;
   store::UnitQuery q;
   q.space_id = space.space_id();
   CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
-  std::string tag_id;  // the ChangeOrder Tag the selector reads, if any
-  if (absl::StartsWith(selector, "ChangeOrder:") ||
-      absl::StartsWith(selector, "Before:ChangeOrder:")) {
-    const bool before = absl::StartsWith(selector, "Before:");
-    CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, p, selector.substr(before ? 19 : 12),
-                                                      space.slug(), false));
-    CUB_ASSIGN_OR_RETURN(auto marked,
-                         store::MarkedSpaces(tx, rco.co.publish_tag_id, {space.space_id()}));
-    if (marked.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "space '", space.slug(), "' has not taken change order '", rco.co.slug, "'"));
-    }
-    tag_id = before ? rco.co.start_tag_id : rco.co.publish_tag_id;
-    if (!before) {
-      b.change_order_id = rco.co.id;
-      b.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
-      b.rco = std::move(rco);
-    }
-  }
-  std::map<std::string, int64_t> marks;
-  if (!tag_id.empty()) {
-    CUB_ASSIGN_OR_RETURN(auto tag_marks, store::ListTagMarks(tx, tag_id));
-    for (const auto& m : tag_marks) marks[m.unit_id()] = m.revision_num();
-  }
+  // The ChangeOrder Tag the selector reads, if any.
+  CUB_ASSIGN_OR_RETURN(const std::string tag_id, ChangeOrderTagOf(tx, p, space, selector, b));
+  CUB_ASSIGN_OR_RETURN(const auto marks, MarksOf(tx, tag_id));
   // A selector no Unit answers to (a mistyped Tag) is an error, not a quiet republish of what
   // is deployed; a Unit it does not reach goes out as deployed.
   absl::Status unanswered = absl::OkStatus();
@@ -172,30 +191,82 @@ std::string SubjectName(const std::string& space_slug, int64_t num) {
   return absl::StrCat(space_slug, "/release-", num);
 }
 
+// A scalar of a signed statement as text: nullopt when the statement does not name it.
+std::optional<std::string> SignedText(const config::Node* n) {
+  if (n == nullptr) return std::nullopt;
+  if (n->IsString()) return n->AsString();
+  if (n->IsInt()) return std::to_string(n->AsInt());
+  return std::string("(not a scalar)");
+}
+
+// Appends to `differ` the field `field` when what is signed of it (`n`) is not the row's
+// value `row`, or when it is not signed at all and not `optional`.
+void CompareSignedField(const std::string& field, const config::Node* n, const std::string& row,
+                        bool optional, std::vector<std::string>& differ) {
+  std::optional<std::string> v = SignedText(n);
+  if (!v) {
+    if (!optional) differ.push_back(absl::StrCat(field, " (the statement does not name it)"));
+    return;
+  }
+  if (*v != row) {
+    differ.push_back(
+        absl::StrCat(field, " (signed ", JsonQuote(*v), ", stored ", JsonQuote(row), ")"));
+  }
+}
+
+// Appends PublishedAt to `differ` when the predicate `pred` signed another time than the row's.
+// The row reads in microseconds, the statement in seconds: compared as times. Statements
+// signed before the row was written complete (those without ChangeOrderID) took the time a
+// moment after the row's transaction began, so for them a minute's difference is allowed.
+void CompareSignedTime(const config::Node& pred, const v1::Release& r,
+                       std::vector<std::string>& differ) {
+  std::optional<std::string> at = SignedText(pred.Find("PublishedAt"));
+  const absl::Duration slack =
+      pred.Find("ChangeOrderID") == nullptr ? absl::Minutes(1) : absl::ZeroDuration();
+  absl::Time signed_at, stored_at;
+  std::string ignored;
+  if (!at || !absl::ParseTime(absl::RFC3339_full, *at, &signed_at, &ignored) ||
+      !absl::ParseTime(absl::RFC3339_full, r.published_at(), &stored_at, &ignored) ||
+      absl::AbsDuration(signed_at - stored_at) > slack) {
+    differ.push_back(absl::StrCat("PublishedAt (signed ", JsonQuote(at.value_or("")), ", stored ",
+                                  JsonQuote(r.published_at()), ")"));
+  }
+}
+
+// Appends Units to `differ` when the predicate `pred` signed other Units, revisions or data
+// hashes than the row holds, showing both lists.
+void CompareSignedUnits(const config::Node& pred, const v1::Release& r,
+                        std::vector<std::string>& differ) {
+  std::map<std::string, std::string> signed_units, stored_units;
+  const config::Node* units = pred.Find("Units");
+  if (units != nullptr && units->IsSequence()) {
+    for (const auto& u : units->AsSequence()) {
+      signed_units[SignedText(u.Find("Unit")).value_or("")] =
+          absl::StrCat(SignedText(u.Find("RevisionNum")).value_or(""), " ",
+                       SignedText(u.Find("DataHash")).value_or(""));
+    }
+  }
+  for (const auto& u : r.units()) {
+    stored_units[u.unit()] = absl::StrCat(u.revision_num(), " ", u.data_hash());
+  }
+  if (signed_units == stored_units) return;
+  auto show = [](const std::map<std::string, std::string>& m) {
+    std::vector<std::string> parts;
+    for (const auto& [k, v] : m) parts.push_back(absl::StrCat(k, "@", v));
+    return absl::StrJoin(parts, ", ");
+  };
+  differ.push_back(
+      absl::StrCat("Units (signed ", show(signed_units), "; stored ", show(stored_units), ")"));
+}
+
 // The provenance statement `st` against the Release row `r`: the subject's name, the predicate
 // type, and every field the predicate names (ChangeOrderID and Description only when it names
 // them: statements signed before they were added lack them). DATA_LOSS naming each field that
 // differs.
 absl::Status CheckSignedFields(const config::Node& st, const v1::Release& r) {
   std::vector<std::string> differ;
-  auto text = [](const config::Node* n) -> std::optional<std::string> {
-    if (n == nullptr) return std::nullopt;
-    if (n->IsString()) return n->AsString();
-    if (n->IsInt()) return std::to_string(n->AsInt());
-    return std::string("(not a scalar)");
-  };
   auto check = [&](const std::string& field, const config::Node* n, const std::string& row,
-                   bool optional = false) {
-    std::optional<std::string> v = text(n);
-    if (!v) {
-      if (!optional) differ.push_back(absl::StrCat(field, " (the statement does not name it)"));
-      return;
-    }
-    if (*v != row) {
-      differ.push_back(
-          absl::StrCat(field, " (signed ", JsonQuote(*v), ", stored ", JsonQuote(row), ")"));
-    }
-  };
+                   bool optional = false) { CompareSignedField(field, n, row, optional, differ); };
   const config::Node* subject = st.Find("subject");
   check("subject name", subject->AsSequence()[0].Find("name"),
         SubjectName(r.space_slug(), r.release_num()));
@@ -213,45 +284,37 @@ absl::Status CheckSignedFields(const config::Node& st, const v1::Release& r) {
     check("RevisionSelector", pred->Find("RevisionSelector"), r.revision_selector());
     check("Description", pred->Find("Description"), r.description(), true);
     check("PublishedBy", pred->Find("PublishedBy"), r.published_by());
-    // The row reads in microseconds, the statement in seconds: compared as times. Statements
-    // signed before the row was written complete (those without ChangeOrderID) took the time
-    // a moment after the row's transaction began, so for them a minute's difference is allowed.
-    std::optional<std::string> at = text(pred->Find("PublishedAt"));
-    const absl::Duration slack =
-        pred->Find("ChangeOrderID") == nullptr ? absl::Minutes(1) : absl::ZeroDuration();
-    absl::Time signed_at, stored_at;
-    std::string ignored;
-    if (!at || !absl::ParseTime(absl::RFC3339_full, *at, &signed_at, &ignored) ||
-        !absl::ParseTime(absl::RFC3339_full, r.published_at(), &stored_at, &ignored) ||
-        absl::AbsDuration(signed_at - stored_at) > slack) {
-      differ.push_back(absl::StrCat("PublishedAt (signed ", JsonQuote(at.value_or("")), ", stored ",
-                                    JsonQuote(r.published_at()), ")"));
-    }
-    std::map<std::string, std::string> signed_units, stored_units;
-    const config::Node* units = pred->Find("Units");
-    if (units != nullptr && units->IsSequence()) {
-      for (const auto& u : units->AsSequence()) {
-        signed_units[text(u.Find("Unit")).value_or("")] = absl::StrCat(
-            text(u.Find("RevisionNum")).value_or(""), " ", text(u.Find("DataHash")).value_or(""));
-      }
-    }
-    for (const auto& u : r.units()) {
-      stored_units[u.unit()] = absl::StrCat(u.revision_num(), " ", u.data_hash());
-    }
-    if (signed_units != stored_units) {
-      auto show = [](const std::map<std::string, std::string>& m) {
-        std::vector<std::string> parts;
-        for (const auto& [k, v] : m) parts.push_back(absl::StrCat(k, "@", v));
-        return absl::StrJoin(parts, ", ");
-      };
-      differ.push_back(
-          absl::StrCat("Units (signed ", show(signed_units), "; stored ", show(stored_units), ")"));
-    }
+    CompareSignedTime(*pred, r, differ);
+    CompareSignedUnits(*pred, r, differ);
   }
   if (differ.empty()) return absl::OkStatus();
   return absl::DataLossError(absl::StrCat(
       "release ", r.release_num(), ": the stored release differs from its signed provenance in ",
       absl::StrJoin(differ, "; "), "; it has been tampered with and will not be deployed"));
+}
+
+// Checks the sealed approvals of the Release `r`: their signature with the server's key, and
+// that they name this Release and its bundle (`sha256`, the hex digest its provenance signed).
+absl::Status VerifySealedApprovals(const ReleaseEnv& env, const v1::Release& r,
+                                   const std::string& sha256) {
+  auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
+  if (!sealed.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(),
+                     ": its sealed approvals do not read: ", sealed.status().message()));
+  }
+  if (auto s = sign::VerifyEnvelope(*sealed, env.key->PublicKeyPem()); !s.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(),
+                     ": the sealed approvals' signature does not verify: ", s.message()));
+  }
+  if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha256, "\"")) ||
+      !absl::StrContains(sealed->payload, absl::StrCat("\"name\":\"", r.space_slug(), "/release-",
+                                                       r.release_num(), "\""))) {
+    return absl::DataLossError(
+        absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
+  }
+  return absl::OkStatus();
 }
 
 // Checks the Release's signed provenance and that its stored bundle still hashes to the digest
@@ -297,26 +360,9 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
   checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
   CUB_RETURN_IF_ERROR(CheckSignedFields((*statement)[0], r));
   checks->push_back("every field the provenance names matches the release as stored");
-  if (!r.sealed_approvals().empty()) {
-    auto sealed = sign::Envelope::FromJson(r.sealed_approvals());
-    if (!sealed.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("release ", r.release_num(),
-                       ": its sealed approvals do not read: ", sealed.status().message()));
-    }
-    if (auto s = sign::VerifyEnvelope(*sealed, env.key->PublicKeyPem()); !s.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("release ", r.release_num(),
-                       ": the sealed approvals' signature does not verify: ", s.message()));
-    }
-    if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha->AsString(), "\"")) ||
-        !absl::StrContains(sealed->payload, absl::StrCat("\"name\":\"", r.space_slug(), "/release-",
-                                                         r.release_num(), "\""))) {
-      return absl::DataLossError(
-          absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
-    }
-    checks->push_back("sealed approvals verify and name this bundle");
-  }
+  if (r.sealed_approvals().empty()) return absl::OkStatus();
+  CUB_RETURN_IF_ERROR(VerifySealedApprovals(env, r, sha->AsString()));
+  checks->push_back("sealed approvals verify and name this bundle");
   return absl::OkStatus();
 }
 
@@ -448,6 +494,228 @@ absl::StatusOr<v1::Release> ReleaseOf(store::Tx& tx, const v1::Space& space, int
   return *std::move(r);
 }
 
+// The Target a Space's Releases go to, or FAILED_PRECONDITION saying how to set one.
+absl::StatusOr<v1::Target> ReleaseTargetOf(store::Tx& tx, const v1::Space& space) {
+  if (space.release_target_id().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "space '", space.slug(),
+        "' has no release Target: set one with UpdateSpace, giving ReleaseTarget SPACE/TARGET"));
+  }
+  CUB_ASSIGN_OR_RETURN(auto target, store::FindTargetByID(tx, space.release_target_id()));
+  if (!target) return absl::InternalError("release target vanished");
+  return *std::move(target);
+}
+
+// What a publish sends out, and the selector the Release records for it.
+struct PublishSource {
+  Bundle bundle;
+  std::string selector;
+};
+
+// What `req` asks to publish: the bundle its revision selector names (HeadRevisionNum by
+// default) or, for a rollback, what Release N bundled, provided it is still what was signed.
+absl::StatusOr<PublishSource> ChooseWhatToPublish(store::Tx& tx, const ReleaseEnv& env,
+                                                  const Principal& p, const v1::Space& space,
+                                                  const v1::PublishReleaseRequest& req) {
+  PublishSource out;
+  if (req.release() > 0) {
+    CUB_ASSIGN_OR_RETURN(auto earlier, ReleaseOf(tx, space, req.release()));
+    std::vector<std::string> checks;
+    CUB_RETURN_IF_ERROR(VerifyStored(tx, env, earlier, &checks));
+    CUB_ASSIGN_OR_RETURN(out.bundle, StoredBundle(tx, earlier));
+    out.selector = absl::StrCat("Release:", req.release());
+    return out;
+  }
+  out.selector = req.revision().empty() ? "HeadRevisionNum" : req.revision();
+  CUB_ASSIGN_OR_RETURN(out.bundle, BuildBundle(tx, p, space, out.selector));
+  return out;
+}
+
+// The attestation prerequisites whose votes are sealed onto a Release, and the Stage whose
+// ReleasePrerequisites they are (the last such Stage the Space belongs to).
+struct ApprovalsToSeal {
+  std::string stage;
+  std::vector<const workflow::AttestationPrerequisite*> prerequisites;
+};
+
+// A Release of a ChangeOrder is held by the ReleasePrerequisites of each Stage the Space is a
+// member of: FAILED_PRECONDITION naming every one that does not hold. Returns the attestation
+// prerequisites among them, whose votes are sealed onto the Release.
+absl::StatusOr<ApprovalsToSeal> CheckReleaseGates(store::Tx& tx, const v1::Space& space,
+                                                  const Bundle& bundle) {
+  ApprovalsToSeal out;
+  if (!bundle.rco || !bundle.rco->workflow) return out;
+  const ResolvedChangeOrder& rco = *bundle.rco;
+  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+  for (size_t i = 0; i < members.size(); ++i) {
+    const auto& stage = rco.workflow->stages[i];
+    bool member = std::any_of(members[i].begin(), members[i].end(),
+                              [&](const v1::Space& s) { return s.space_id() == space.space_id(); });
+    if (!member || stage.release_prerequisites.empty()) continue;
+    std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
+                                   rco.co.resolved_space_ids.end());
+    GateContext ctx{&rco, resolved, absl::Now()};
+    CUB_ASSIGN_OR_RETURN(auto failures,
+                         GateFailures(tx, ctx, stage.release_prerequisites, {space},
+                                      absl::StrCat("unable to publish a release of change order '",
+                                                   rco.co.slug, "' in stage '", stage.name, "'")));
+    if (!failures.empty()) return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
+    for (const auto& name : stage.release_prerequisites) {
+      if (const auto* a = workflow::FindAttestationPrerequisite(*rco.workflow, name)) {
+        out.prerequisites.push_back(a);
+        out.stage = stage.name;
+      }
+    }
+  }
+  return out;
+}
+
+// "SPACE/TARGET", as a Release names its Target.
+std::string TargetName(const v1::Target& target) {
+  return absl::StrCat(target.space_slug(), "/", target.slug());
+}
+
+// The answer of a dry run: what would be bundled, unsigned and unnumbered.
+v1::Release UnpublishedRelease(const v1::Space& space, const v1::Target& target,
+                               const PublishSource& source, const std::string& description) {
+  v1::Release out;
+  out.set_space_id(space.space_id());
+  out.set_space_slug(space.slug());
+  out.set_target(TargetName(target));
+  out.set_change_order_id(source.bundle.change_order_id);
+  out.set_change_order(source.bundle.change_order);
+  out.set_revision_selector(source.selector);
+  out.set_description(description);
+  out.set_bundle_digest(source.bundle.digest);
+  for (const auto& u : source.bundle.units) *out.add_units() = u;
+  return out;
+}
+
+// The row of Release `num`, without its signed records.
+store::NewRelease ReleaseRow(const Principal& p, const v1::Space& space, const v1::Target& target,
+                             const PublishSource& source, const std::string& description,
+                             int64_t num, const std::string& published_at) {
+  store::NewRelease nr;
+  nr.space_id = space.space_id();
+  nr.space_slug = space.slug();
+  nr.target_id = target.target_id();
+  nr.target = TargetName(target);
+  nr.release_num = num;
+  nr.change_order_id = source.bundle.change_order_id;
+  nr.change_order = source.bundle.change_order;
+  nr.revision_selector = source.selector;
+  nr.description = description;
+  nr.bundle_digest = source.bundle.digest;
+  nr.published_by = p.user_id;
+  nr.published_at = published_at;
+  nr.units = source.bundle.units;
+  return nr;
+}
+
+// The provenance record of the Release `nr`: an in-toto statement naming its bundle digest,
+// signed with the server's key into a DSSE envelope (JSON).
+std::string SignProvenance(const ReleaseEnv& env, const store::NewRelease& nr,
+                           const std::string& published_by) {
+  std::string statement =
+      sign::Statement({{SubjectName(nr.space_slug, nr.release_num), nr.bundle_digest.substr(7)}},
+                      kProvenancePredicate, ProvenancePredicate(nr, published_by));
+  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
+}
+
+// Numbers, signs and writes the Release; returns its ID. The row is written once, complete
+// with its signed records, so the number, the time and the approvals are settled first (under
+// the Target's lock, which orders publishes). Nothing is handed to the Target here.
+absl::StatusOr<std::string> RecordRelease(store::Tx& tx, const ReleaseEnv& env, const Principal& p,
+                                          const v1::Space& space, const v1::Target& target,
+                                          const PublishSource& source, const ApprovalsToSeal& seal,
+                                          const std::string& description) {
+  CUB_ASSIGN_OR_RETURN(const int64_t num, store::LockNextReleaseNum(tx, target.target_id()));
+  store::NewRelease nr =
+      ReleaseRow(p, space, target, source, description, num, FormatRfc3339(absl::Now()));
+  nr.provenance = SignProvenance(env, nr, p.username);
+  if (!seal.prerequisites.empty()) {
+    CUB_ASSIGN_OR_RETURN(nr.sealed_approvals,
+                         SealApprovals(tx, env, *source.bundle.rco, seal.stage, seal.prerequisites,
+                                       space, num, source.bundle.digest));
+  }
+  return store::InsertRelease(tx, nr);
+}
+
+// The Release with ID `release_id`, as stored now.
+absl::StatusOr<v1::Release> ReleaseByID(store::Tx& tx, const std::string& release_id) {
+  CUB_ASSIGN_OR_RETURN(auto r, store::FindReleaseByID(tx, release_id));
+  if (!r) return absl::InternalError("release vanished");
+  return *std::move(r);
+}
+
+// Hands the recorded Release `release_id` to `target` and records where the Target put it.
+// What goes to the Target is what the database now holds, checked against what was signed;
+// `author` is the username of who published it. UNAVAILABLE when the Target does not take it.
+absl::Status DeliverRelease(store::Tx& tx, const ReleaseEnv& env, const v1::Target& target,
+                            const std::string& release_id, const std::string& author) {
+  CUB_ASSIGN_OR_RETURN(auto stored, ReleaseByID(tx, release_id));
+  std::vector<std::string> checks;
+  CUB_RETURN_IF_ERROR(VerifyStored(tx, env, stored, &checks));
+  CUB_ASSIGN_OR_RETURN(auto bundle, StoredBundle(tx, stored));
+  CUB_ASSIGN_OR_RETURN(auto provider, targets::MakeProvider(target.provider(),
+                                                            ToMap(target.params()), env.work_dir));
+  targets::Delivery d;
+  d.space = stored.space_slug();
+  d.release_num = stored.release_num();
+  d.change_order = stored.change_order();
+  d.bundle_digest = stored.bundle_digest();
+  d.author = author;
+  d.files = std::move(bundle.files);
+  auto delivered = provider->Deliver(d);
+  if (!delivered.ok()) {
+    return absl::UnavailableError(absl::StrCat("target '", target.slug(), "' did not take release ",
+                                               stored.release_num(), ": ",
+                                               delivered.status().message()));
+  }
+  return store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit);
+}
+
+// The fields of a status report that must name a status of their vocabulary, and the
+// Release it is about: named by its number or by its bundle digest. INVALID_ARGUMENT naming
+// the field.
+absl::Status CheckStatusRequest(const v1::SetReleaseStatusRequest& req) {
+  if (!domain::ParseSyncStatus(req.sync())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Sync '", req.sync(), "' is not one of ",
+                     domain::JoinNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
+  }
+  if (!domain::ParseHealthStatus(req.health())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Health '", req.health(), "' is not one of ",
+                     domain::JoinNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
+  }
+  if (!req.operation().empty() && !domain::ParseOperationStatus(req.operation())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Operation '", req.operation(), "' is not one of ",
+        domain::JoinNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
+  }
+  if ((req.release() > 0) == !req.bundle_digest().empty()) {
+    return absl::InvalidArgumentError("name the release by Release N or by BundleDigest, not both");
+  }
+  return absl::OkStatus();
+}
+
+// The deployment record of the Release `r` gone Healthy, reported by `reported_by`: an in-toto
+// statement naming its bundle digest, signed with the server's key into a DSSE envelope.
+std::string SignDeploymentRecord(const ReleaseEnv& env, const v1::Space& space,
+                                 const v1::Release& r, const std::string& reported_by) {
+  Json predicate = {{"Space", space.slug()},
+                    {"ReleaseNum", r.release_num()},
+                    {"BundleDigest", r.bundle_digest()},
+                    {"ChangeOrder", r.change_order()},
+                    {"HealthyAt", FormatRfc3339(absl::Now())},
+                    {"ReportedBy", reported_by}};
+  std::string statement =
+      sign::Statement({{SubjectName(space, r.release_num()), r.bundle_digest().substr(7)}},
+                      kDeploymentPredicate, predicate);
+  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
+}
+
 }  // namespace
 
 v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
@@ -535,131 +803,17 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     return absl::InvalidArgumentError("give Revision or Release, not both");
   }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
-    v1::Release out;
-    out.Clear();
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    if (space.release_target_id().empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "space '", space.slug(),
-          "' has no release Target: set one with UpdateSpace, giving ReleaseTarget SPACE/TARGET"));
-    }
-    CUB_ASSIGN_OR_RETURN(auto target, store::FindTargetByID(tx, space.release_target_id()));
-    if (!target) return absl::InternalError("release target vanished");
-    std::string selector = req.revision().empty() ? "HeadRevisionNum" : req.revision();
-    absl::StatusOr<Bundle> bundle;
-    if (req.release() > 0) {
-      // A rollback: what Release N bundled, provided it is still what was signed.
-      CUB_ASSIGN_OR_RETURN(auto earlier, ReleaseOf(tx, space, req.release()));
-      std::vector<std::string> checks;
-      CUB_RETURN_IF_ERROR(VerifyStored(tx, env, earlier, &checks));
-      bundle = StoredBundle(tx, earlier);
-      selector = absl::StrCat("Release:", req.release());
-    } else {
-      bundle = BuildBundle(tx, p, space, selector);
-    }
-    if (!bundle.ok()) return bundle.status();
-
-    // A Release of a ChangeOrder is held by its Stage's ReleasePrerequisites; the votes that
-    // satisfied the attestation ones are sealed onto it.
-    std::string sealed_stage;
-    std::vector<const workflow::AttestationPrerequisite*> sealed;
-    if (bundle->rco && bundle->rco->workflow) {
-      CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, *bundle->rco));
-      for (size_t i = 0; i < members.size(); ++i) {
-        const auto& stage = bundle->rco->workflow->stages[i];
-        bool member = std::any_of(members[i].begin(), members[i].end(), [&](const v1::Space& s) {
-          return s.space_id() == space.space_id();
-        });
-        if (!member || stage.release_prerequisites.empty()) continue;
-        std::set<std::string> resolved(bundle->rco->co.resolved_space_ids.begin(),
-                                       bundle->rco->co.resolved_space_ids.end());
-        GateContext ctx{&*bundle->rco, resolved, absl::Now()};
-        CUB_ASSIGN_OR_RETURN(
-            auto failures,
-            GateFailures(tx, ctx, stage.release_prerequisites, {space},
-                         absl::StrCat("unable to publish a release of change order '",
-                                      bundle->rco->co.slug, "' in stage '", stage.name, "'")));
-        if (!failures.empty()) {
-          return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
-        }
-        for (const auto& name : stage.release_prerequisites) {
-          if (const auto* a = workflow::FindAttestationPrerequisite(*bundle->rco->workflow, name)) {
-            sealed.push_back(a);
-            sealed_stage = stage.name;
-          }
-        }
-      }
-    }
-
-    out.set_space_id(space.space_id());
-    out.set_space_slug(space.slug());
-    out.set_target(absl::StrCat(target->space_slug(), "/", target->slug()));
-    out.set_change_order_id(bundle->change_order_id);
-    out.set_change_order(bundle->change_order);
-    out.set_revision_selector(selector);
-    out.set_description(req.description());
-    out.set_bundle_digest(bundle->digest);
-    for (const auto& u : bundle->units) *out.add_units() = u;
-    if (req.dry_run()) return out;
-
-    // The row is written once, complete with its signed records, so the number, the time and
-    // the approvals are settled first (under the Target's lock, which orders publishes).
-    CUB_ASSIGN_OR_RETURN(const int64_t num, store::LockNextReleaseNum(tx, target->target_id()));
-    const std::string published_at = FormatRfc3339(absl::Now());
-    store::NewRelease nr;
-    nr.space_id = space.space_id();
-    nr.space_slug = space.slug();
-    nr.target_id = target->target_id();
-    nr.target = absl::StrCat(target->space_slug(), "/", target->slug());
-    nr.release_num = num;
-    nr.change_order_id = bundle->change_order_id;
-    nr.change_order = bundle->change_order;
-    nr.revision_selector = selector;
-    nr.description = req.description();
-    nr.bundle_digest = bundle->digest;
-    nr.published_by = p.user_id;
-    nr.published_at = published_at;
-    nr.units = bundle->units;
-    std::string statement =
-        sign::Statement({{SubjectName(space, num), bundle->digest.substr(7)}}, kProvenancePredicate,
-                        ProvenancePredicate(nr, p.username));
-    nr.provenance = sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
-    if (!sealed.empty()) {
-      CUB_ASSIGN_OR_RETURN(auto seal, SealApprovals(tx, env, *bundle->rco, sealed_stage, sealed,
-                                                    space, num, bundle->digest));
-      nr.sealed_approvals = seal;
-    }
-    CUB_ASSIGN_OR_RETURN(const std::string release_id, store::InsertRelease(tx, nr));
-
-    // What goes to the Target is what the database now holds, checked against what was signed.
-    CUB_ASSIGN_OR_RETURN(auto stored, store::FindReleaseByID(tx, release_id));
-    if (!stored) return absl::InternalError("release vanished");
-    std::vector<std::string> checks;
-    CUB_RETURN_IF_ERROR(VerifyStored(tx, env, *stored, &checks));
-    CUB_ASSIGN_OR_RETURN(auto files, StoredBundle(tx, *stored));
-    CUB_ASSIGN_OR_RETURN(
-        auto provider,
-        targets::MakeProvider(target->provider(), ToMap(target->params()), env.work_dir));
-    targets::Delivery d;
-    d.space = space.slug();
-    d.release_num = num;
-    d.change_order = bundle->change_order;
-    d.bundle_digest = bundle->digest;
-    d.author = p.username;
-    d.files = files.files;
-    auto delivered = (provider)->Deliver(d);
-    if (!delivered.ok()) {
-      return absl::UnavailableError(absl::StrCat("target '", target->slug(),
-                                                 "' did not take release ", num, ": ",
-                                                 delivered.status().message()));
-    }
-    CUB_RETURN_IF_ERROR(
-        store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit));
-    if (!bundle->change_order.empty()) AdvanceStageOf(tx, bundle->change_order);
-    CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, release_id));
-    if (!done) return absl::InternalError("release vanished");
-    out = *std::move(done);
-    return out;
+    CUB_ASSIGN_OR_RETURN(auto target, ReleaseTargetOf(tx, space));
+    CUB_ASSIGN_OR_RETURN(PublishSource source, ChooseWhatToPublish(tx, env, p, space, req));
+    CUB_ASSIGN_OR_RETURN(ApprovalsToSeal seal, CheckReleaseGates(tx, space, source.bundle));
+    if (req.dry_run()) return UnpublishedRelease(space, target, source, req.description());
+    // Decide and record the Release, then deliver it.
+    CUB_ASSIGN_OR_RETURN(const std::string release_id,
+                         RecordRelease(tx, env, p, space, target, source, seal, req.description()));
+    CUB_RETURN_IF_ERROR(DeliverRelease(tx, env, target, release_id, p.username));
+    if (!source.bundle.change_order.empty()) AdvanceStageOf(tx, source.bundle.change_order);
+    return ReleaseByID(tx, release_id);
   });
 }
 
@@ -686,24 +840,7 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
 absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
                                              const Principal& p,
                                              const v1::SetReleaseStatusRequest& req) {
-  if (!domain::ParseSyncStatus(req.sync())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Sync '", req.sync(), "' is not one of ",
-                     domain::JoinNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
-  }
-  if (!domain::ParseHealthStatus(req.health())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Health '", req.health(), "' is not one of ",
-                     domain::JoinNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
-  }
-  if (!req.operation().empty() && !domain::ParseOperationStatus(req.operation())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Operation '", req.operation(), "' is not one of ",
-        domain::JoinNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
-  }
-  if ((req.release() > 0) == !req.bundle_digest().empty()) {
-    return absl::InvalidArgumentError("name the release by Release N or by BundleDigest, not both");
-  }
+  CUB_RETURN_IF_ERROR(CheckStatusRequest(req));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kReport));
@@ -723,18 +860,8 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     const DeploymentStep step = DeploymentStepFor(report, facts);
     CUB_RETURN_IF_ERROR(TakeDeploymentStep(tx, *r, facts, step));
     if (SignsDeploymentRecord(step)) {
-      Json predicate = {{"Space", space.slug()},
-                        {"ReleaseNum", r->release_num()},
-                        {"BundleDigest", r->bundle_digest()},
-                        {"ChangeOrder", r->change_order()},
-                        {"HealthyAt", FormatRfc3339(absl::Now())},
-                        {"ReportedBy", p.username}};
-      std::string statement =
-          sign::Statement({{SubjectName(space, r->release_num()), r->bundle_digest().substr(7)}},
-                          kDeploymentPredicate, predicate);
       CUB_RETURN_IF_ERROR(store::SetDeploymentRecord(
-          tx, r->release_id(),
-          sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson()));
+          tx, r->release_id(), SignDeploymentRecord(env, space, *r, p.username)));
     }
     if (!r->change_order().empty()) AdvanceStageOf(tx, r->change_order());
     CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, r->release_id()));
