@@ -114,6 +114,130 @@ absl::StatusOr<int64_t> ExpiresInSeconds(const std::string& text) {
   return std::max<int64_t>(1, absl::ToInt64Seconds(d));
 }
 
+// What one Approve call attests, the same in each Space it covers.
+struct Vote {
+  const Principal& p;
+  const v1::ApproveRequest& req;
+  std::string type;
+  int64_t expires = 0;
+  const ResolvedChangeOrder* rco = nullptr;  // with ChangeOrder
+  std::string selector;                      // the revision of a Unit attested without a Tag
+};
+
+// The selector of the revisions a Vote attests, as a Revision names one.
+std::string VoteSelector(const v1::ApproveRequest& req, const ResolvedChangeOrder* rco) {
+  if (!req.revision().empty()) return req.revision();
+  return rco ? absl::StrCat("ChangeOrder:", rco->base.slug(), "/", rco->co.slug)
+             : "HeadRevisionNum";
+}
+
+void Skip(v1::ApproveResponse& out, const v1::Space& space, const std::string& unit,
+          const std::string& reason) {
+  v1::SkippedRevision* s = out.add_skipped();
+  s->set_space(space.slug());
+  s->set_unit(unit);
+  s->set_reason(reason);
+}
+
+// The attestation of `space` before its revisions are added.
+store::NewAttestation AttestationFor(const Vote& v, const v1::Space& space) {
+  store::NewAttestation a;
+  a.space_id = space.space_id();
+  a.space_slug = space.slug();
+  a.type = v.type;
+  a.result = v.req.reject() ? "Fail" : "Pass";
+  a.user_id = v.p.user_id;
+  a.username = v.p.username;
+  a.groups = v.p.groups;
+  if (v.rco) {
+    a.change_order_id = v.rco->co.id;
+    a.change_order = absl::StrCat(v.rco->base.slug(), "/", v.rco->co.slug);
+  }
+  a.note = v.req.note();
+  a.claims = ToMap(v.req.claims());
+  a.expires_in_seconds = v.expires;
+  return a;
+}
+
+// Adds the revision of `unit` the Vote attests to `a`, or reports the Unit skipped.
+absl::Status AttestUnit(store::Tx& tx, const Vote& v, const v1::Space& space, const v1::Unit& unit,
+                        store::NewAttestation& a, v1::ApproveResponse& out) {
+  if (unit.head_revision_num() == 0) {
+    Skip(out, space, unit.slug(), "it has no revisions");
+    return absl::OkStatus();
+  }
+  // With a ChangeOrder, what its release Tag marks (read directly: the voter may not see
+  // the base); otherwise the selector.
+  absl::StatusOr<int64_t> num = absl::NotFoundError(
+      absl::StrCat("change order '", v.rco ? v.rco->co.slug : "", "' has not reached it"));
+  if (v.rco && v.req.revision().empty()) {
+    CUB_ASSIGN_OR_RETURN(auto mark, store::FindMark(tx, v.rco->co.publish_tag_id, unit.unit_id()));
+    if (mark) num = *mark;
+  } else {
+    num = ResolveRevision(tx, v.p, space, unit, v.selector);
+  }
+  if (!num.ok()) {
+    if (absl::IsNotFound(num.status()) || absl::IsFailedPrecondition(num.status())) {
+      Skip(out, space, unit.slug(), std::string(num.status().message()));
+      return absl::OkStatus();
+    }
+    return num.status();
+  }
+  CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), *num));
+  if (!rev) return absl::InternalError("revision vanished");
+  v1::AttestedRevision r;
+  r.set_unit_id(unit.unit_id());
+  r.set_unit(unit.slug());
+  r.set_revision_num(static_cast<int32_t>(*num));
+  r.set_data_hash(rev->data_hash());
+  a.revisions.push_back(r);
+  return absl::OkStatus();
+}
+
+// What a dry run reports for `a`, which it does not record.
+v1::Attestation Preview(const store::NewAttestation& a) {
+  v1::Attestation preview;
+  preview.set_space_id(a.space_id);
+  preview.set_space_slug(a.space_slug);
+  preview.set_type(a.type);
+  preview.set_result(a.result);
+  preview.set_user_id(a.user_id);
+  preview.set_user(a.username);
+  preview.set_change_order(a.change_order);
+  for (const auto& r : a.revisions) *preview.add_revisions() = r;
+  return preview;
+}
+
+// The Vote in one Space: one attestation of the revisions it covers there, if any.
+absl::Status ApproveSpace(store::Tx& tx, const Vote& v, const v1::Space& space,
+                          v1::ApproveResponse& out) {
+  // Votes need the approver role; other attestations (a change record, a scan) may also
+  // come from whoever may change the Space.
+  auto allowed = ResolveSpace(tx, v.p, space.slug(), Access::kApprove);
+  if (!allowed.ok() && v.type != kApproval) {
+    allowed = ResolveSpace(tx, v.p, space.slug(), Access::kWrite);
+  }
+  if (!allowed.ok()) return allowed.status();
+  // Without --all, what a Release of the Space would publish: nothing, without a Target.
+  if (!v.req.all() && !v.rco && space.release_target_id().empty()) {
+    Skip(out, space, "", "the space has no release Target; pass All to approve its units");
+    return absl::OkStatus();
+  }
+  store::UnitQuery q;
+  q.space_id = space.space_id();
+  q.where = v.req.where();
+  CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(v.p), q));
+  store::NewAttestation a = AttestationFor(v, space);
+  for (const auto& unit : units) CUB_RETURN_IF_ERROR(AttestUnit(tx, v, space, unit, a, out));
+  if (a.revisions.empty()) return absl::OkStatus();
+  if (v.req.dry_run()) {
+    *out.add_attestations() = Preview(a);
+    return absl::OkStatus();
+  }
+  CUB_ASSIGN_OR_RETURN(*out.add_attestations(), store::InsertAttestation(tx, a));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Principal& p,
@@ -139,97 +263,9 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
       rco = std::move(r);
     }
     CUB_ASSIGN_OR_RETURN(auto spaces, SelectSpaces(tx, p, req, rco ? &*rco : nullptr));
-    const std::string selector =
-        !req.revision().empty()
-            ? req.revision()
-            : (rco ? absl::StrCat("ChangeOrder:", rco->base.slug(), "/", rco->co.slug)
-                   : "HeadRevisionNum");
-    for (const auto& space : spaces) {
-      // Votes need the approver role; other attestations (a change record, a scan) may also
-      // come from whoever may change the Space.
-      auto allowed = ResolveSpace(tx, p, space.slug(), Access::kApprove);
-      if (!allowed.ok() && type != kApproval) {
-        allowed = ResolveSpace(tx, p, space.slug(), Access::kWrite);
-      }
-      if (!allowed.ok()) return allowed.status();
-      auto skip = [&](const std::string& unit, const std::string& reason) {
-        v1::SkippedRevision* s = out.add_skipped();
-        s->set_space(space.slug());
-        s->set_unit(unit);
-        s->set_reason(reason);
-      };
-      // Without --all, what a Release of the Space would publish: nothing, without a Target.
-      if (!req.all() && !rco && space.release_target_id().empty()) {
-        skip("", "the space has no release Target; pass All to approve its units");
-        continue;
-      }
-      store::UnitQuery q;
-      q.space_id = space.space_id();
-      q.where = req.where();
-      CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
-      store::NewAttestation a;
-      a.space_id = space.space_id();
-      a.space_slug = space.slug();
-      a.type = type;
-      a.result = req.reject() ? "Fail" : "Pass";
-      a.user_id = p.user_id;
-      a.username = p.username;
-      a.groups = p.groups;
-      if (rco) {
-        a.change_order_id = rco->co.id;
-        a.change_order = absl::StrCat(rco->base.slug(), "/", rco->co.slug);
-      }
-      a.note = req.note();
-      a.claims = ToMap(req.claims());
-      a.expires_in_seconds = expires;
-      for (const auto& unit : units) {
-        if (unit.head_revision_num() == 0) {
-          skip(unit.slug(), "it has no revisions");
-          continue;
-        }
-        // With a ChangeOrder, what its release Tag marks (read directly: the voter may not see
-        // the base); otherwise the selector.
-        absl::StatusOr<int64_t> num = absl::NotFoundError(
-            absl::StrCat("change order '", rco ? rco->co.slug : "", "' has not reached it"));
-        if (rco && req.revision().empty()) {
-          CUB_ASSIGN_OR_RETURN(auto mark,
-                               store::FindMark(tx, rco->co.publish_tag_id, unit.unit_id()));
-          if (mark) num = *mark;
-        } else {
-          num = ResolveRevision(tx, p, space, unit, selector);
-        }
-        if (!num.ok()) {
-          if (absl::IsNotFound(num.status()) || absl::IsFailedPrecondition(num.status())) {
-            skip(unit.slug(), std::string(num.status().message()));
-            continue;
-          }
-          return num.status();
-        }
-        CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), *num));
-        if (!rev) return absl::InternalError("revision vanished");
-        v1::AttestedRevision r;
-        r.set_unit_id(unit.unit_id());
-        r.set_unit(unit.slug());
-        r.set_revision_num(static_cast<int32_t>(*num));
-        r.set_data_hash(rev->data_hash());
-        a.revisions.push_back(r);
-      }
-      if (a.revisions.empty()) continue;
-      if (req.dry_run()) {
-        v1::Attestation preview;
-        preview.set_space_id(a.space_id);
-        preview.set_space_slug(a.space_slug);
-        preview.set_type(a.type);
-        preview.set_result(a.result);
-        preview.set_user_id(a.user_id);
-        preview.set_user(a.username);
-        preview.set_change_order(a.change_order);
-        for (const auto& r : a.revisions) *preview.add_revisions() = r;
-        *out.add_attestations() = std::move(preview);
-      } else {
-        CUB_ASSIGN_OR_RETURN(*out.add_attestations(), store::InsertAttestation(tx, a));
-      }
-    }
+    const Vote vote{
+        p, req, type, expires, rco ? &*rco : nullptr, VoteSelector(req, rco ? &*rco : nullptr)};
+    for (const auto& space : spaces) CUB_RETURN_IF_ERROR(ApproveSpace(tx, vote, space, out));
     return absl::OkStatus();
   });
   if (!st.ok()) return st;

@@ -6,14 +6,18 @@
 
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "lib/ops/promotion_plan.h"
 
 namespace cub::ops {
 
 // One plan per target, in order, as PlanPromotion's (same statuses and Unit actions, with
-// "Invoked" for a Unit the Invocation changed).
-std::vector<SpacePlan> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
-                                  const std::vector<v1::Space>& targets);
+// "Invoked" for a Unit the Invocation changed). An Invocation that cannot run (its arguments
+// or its selection refused) fails every plan; one that fails on a Unit (its head does not
+// parse, the function refuses it, a validator cannot be run) fails that Unit and its Space.
+// An error is returned only when the Units or their revisions cannot be read.
+absl::StatusOr<std::vector<SpacePlan>> PlanInvoke(store::Tx& tx, const PlanOptions& opts,
+                                                  const std::vector<v1::Space>& targets);
 
 }  // namespace cub::ops
 

@@ -136,8 +136,11 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
   });
 }
 
-absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
-                                                  const v1::UpdateUnitRequest& req) {
+namespace {
+
+// The checks UpdateUnit makes of the request alone: one kind of write at a time, and the
+// fields that only go with some of them.
+absl::Status CheckUpdateRequest(const v1::UpdateUnitRequest& req) {
   const bool upgrade = req.upgrade() || !req.merge_source().empty();
   const bool resolve = !req.resolve().empty();
   const bool revert = !req.revert().empty();
@@ -161,75 +164,114 @@ absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, con
   }
   CUB_RETURN_IF_ERROR(ValidateProtectedPaths(req.protect()));
   CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
-  CUB_RETURN_IF_ERROR(ValidateKeys("annotation", req.annotations()));
+  return ValidateKeys("annotation", req.annotations());
+}
+
+// The Unit the request names, locked, with the request's labels, annotations and protected
+// paths applied, as it is after that.
+absl::StatusOr<v1::Unit> LockAndUpdateMetadata(store::Tx& tx, const v1::Space& space,
+                                               const v1::UpdateUnitRequest& req) {
+  CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
+  // Writers of one Unit queue here, so each compares its data with the head as it is when
+  // its turn comes (two identical concurrent writes make one revision, not two).
+  CUB_RETURN_IF_ERROR(store::LockUnit(tx, unit.unit_id()));
+  CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
+  CUB_RETURN_IF_ERROR(store::UpdateUnitMetadata(tx, unit.unit_id(),
+                                                {ToMap(req.labels()), ToMap(req.annotations())}));
+  if (!req.protect().empty() || !req.unprotect().empty()) {
+    CUB_RETURN_IF_ERROR(store::ChangeProtectedPaths(
+        tx, unit.unit_id(), {req.protect().begin(), req.protect().end()},
+        {req.unprotect().begin(), req.unprotect().end()}));
+    CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
+  }
+  return unit;
+}
+
+// The writes that derive the new data from other revisions: Upgrade (from the upstream or to
+// a ChangeOrder), Revert and Resolve; at most one is asked for.
+absl::Status DerivedWrite(store::Tx& tx, const Principal& p, const v1::Space& space,
+                          const v1::Unit& unit, const v1::UpdateUnitRequest& req,
+                          v1::UpdateUnitResponse* out) {
+  const bool upgrade = req.upgrade() || !req.merge_source().empty();
+  if (upgrade) {
+    CUB_ASSIGN_OR_RETURN(auto change_set, ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+    CUB_RETURN_IF_ERROR(req.change_order().empty()
+                            ? Upgrade(tx, p, space, unit, req, change_set, out)
+                            : UpgradeToChangeOrder(tx, p, space, unit, req, out));
+  }
+  if (!req.revert().empty()) {
+    CUB_ASSIGN_OR_RETURN(auto change_set, ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+    CUB_RETURN_IF_ERROR(Revert(tx, p, space, unit, req, change_set, out));
+  }
+  if (!req.resolve().empty()) {
+    CUB_ASSIGN_OR_RETURN(auto change_set, ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+    CUB_RETURN_IF_ERROR(Resolve(tx, p, space, unit, req, change_set, out));
+  }
+  return absl::OkStatus();
+}
+
+// The data, hash and description of the revision a write of Data or Restore makes.
+absl::Status FillNewRevision(store::Tx& tx, const Principal& p, const v1::Space& space,
+                             const v1::Unit& unit, const v1::UpdateUnitRequest& req,
+                             store::NewRevision& rev) {
+  if (req.restore().empty()) {
+    CUB_ASSIGN_OR_RETURN(auto hash, HashData(unit.toolchain_type(), req.data()));
+    rev.data = req.data();
+    rev.data_hash = hash;
+    rev.description = req.change_desc();
+    return absl::OkStatus();
+  }
+  CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.restore()));
+  CUB_ASSIGN_OR_RETURN(auto source, store::FindRevision(tx, unit.unit_id(), num));
+  if (!source) return absl::InternalError("restored revision missing");
+  rev.data = source->data();
+  rev.data_hash = source->data_hash();
+  rev.restored_from_num = num;
+  rev.description =
+      req.change_desc().empty() ? absl::StrCat("Restored revision ", num) : req.change_desc();
+  return absl::OkStatus();
+}
+
+// A write of Data or Restore (a new revision unless the data is the head's), or, with neither,
+// taking the Unit out of its ChangeSet when ChangeSet is "-".
+absl::Status DataWrite(store::Tx& tx, const Principal& p, const v1::Space& space,
+                       const v1::Unit& unit, const v1::UpdateUnitRequest& req,
+                       v1::UpdateUnitResponse* out) {
+  bool writes_data = req.has_data() || !req.restore().empty();
+  if (!writes_data) {
+    // Only taking the Unit out of its ChangeSet.
+    if (req.change_set() == "-") {
+      CUB_RETURN_IF_ERROR(ChangeSetForWrite(tx, p, space, unit, "-"));
+    }
+    return absl::OkStatus();
+  }
+  store::NewRevision rev;
+  CUB_ASSIGN_OR_RETURN(auto change_set, ChangeSetForWrite(tx, p, space, unit, req.change_set()));
+  rev.change_set_id = change_set;
+  rev.author_id = p.user_id;
+  rev.expected_head = req.expected_head_revision_num();
+  CUB_RETURN_IF_ERROR(FillNewRevision(tx, p, space, unit, req, rev));
+  if (rev.data_hash == unit.data_hash() && unit.head_revision_num() > 0) {
+    out->set_unchanged(true);
+    return absl::OkStatus();
+  }
+  CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
+  CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
+  *out->mutable_revision() = written;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::UpdateUnitResponse> UpdateUnit(store::ConnectionPool& db, const Principal& p,
+                                                  const v1::UpdateUnitRequest& req) {
+  CUB_RETURN_IF_ERROR(CheckUpdateRequest(req));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::UpdateUnitResponse> {
     v1::UpdateUnitResponse out;
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
-    CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
-    // Writers of one Unit queue here, so each compares its data with the head as it is when
-    // its turn comes (two identical concurrent writes make one revision, not two).
-    CUB_RETURN_IF_ERROR(store::LockUnit(tx, unit.unit_id()));
-    CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
-    CUB_RETURN_IF_ERROR(store::UpdateUnitMetadata(tx, unit.unit_id(),
-                                                  {ToMap(req.labels()), ToMap(req.annotations())}));
-    if (!req.protect().empty() || !req.unprotect().empty()) {
-      CUB_RETURN_IF_ERROR(store::ChangeProtectedPaths(
-          tx, unit.unit_id(), {req.protect().begin(), req.protect().end()},
-          {req.unprotect().begin(), req.unprotect().end()}));
-      CUB_ASSIGN_OR_RETURN(unit, ResolveUnit(tx, space, unit.unit_id()));
-    }
-    if (upgrade) {
-      CUB_ASSIGN_OR_RETURN(auto change_set,
-                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
-      CUB_RETURN_IF_ERROR(req.change_order().empty()
-                              ? Upgrade(tx, p, space, unit, req, change_set, &out)
-                              : UpgradeToChangeOrder(tx, p, space, unit, req, &out));
-    }
-    if (revert) {
-      CUB_ASSIGN_OR_RETURN(auto change_set,
-                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
-      CUB_RETURN_IF_ERROR(Revert(tx, p, space, unit, req, change_set, &out));
-    }
-    if (resolve) {
-      CUB_ASSIGN_OR_RETURN(auto change_set,
-                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
-      CUB_RETURN_IF_ERROR(Resolve(tx, p, space, unit, req, change_set, &out));
-    }
-    bool writes_data = req.has_data() || !req.restore().empty();
-    if (!writes_data && req.change_set() == "-") {
-      // Only taking the Unit out of its ChangeSet.
-      CUB_RETURN_IF_ERROR(ChangeSetForWrite(tx, p, space, unit, "-"));
-    }
-    if (writes_data) {
-      store::NewRevision rev;
-      CUB_ASSIGN_OR_RETURN(auto change_set,
-                           ChangeSetForWrite(tx, p, space, unit, req.change_set()));
-      rev.change_set_id = change_set;
-      rev.author_id = p.user_id;
-      rev.expected_head = req.expected_head_revision_num();
-      if (!req.restore().empty()) {
-        CUB_ASSIGN_OR_RETURN(auto num, ResolveRevision(tx, p, space, unit, req.restore()));
-        CUB_ASSIGN_OR_RETURN(auto source, store::FindRevision(tx, unit.unit_id(), num));
-        if (!source) return absl::InternalError("restored revision missing");
-        rev.data = source->data();
-        rev.data_hash = source->data_hash();
-        rev.restored_from_num = num;
-        rev.description =
-            req.change_desc().empty() ? absl::StrCat("Restored revision ", num) : req.change_desc();
-      } else {
-        CUB_ASSIGN_OR_RETURN(auto hash, HashData(unit.toolchain_type(), req.data()));
-        rev.data = req.data();
-        rev.data_hash = hash;
-        rev.description = req.change_desc();
-      }
-      if (rev.data_hash == unit.data_hash() && unit.head_revision_num() > 0) {
-        out.set_unchanged(true);
-      } else {
-        CUB_RETURN_IF_ERROR(RunValidators(tx, space, unit.toolchain_type(), &rev));
-        CUB_ASSIGN_OR_RETURN(auto written, store::AppendRevision(tx, unit.unit_id(), rev));
-        *out.mutable_revision() = written;
-      }
-    }
+    CUB_ASSIGN_OR_RETURN(auto unit, LockAndUpdateMetadata(tx, space, req));
+    CUB_RETURN_IF_ERROR(DerivedWrite(tx, p, space, unit, req, &out));
+    CUB_RETURN_IF_ERROR(DataWrite(tx, p, space, unit, req, &out));
     if (out.revision().revision_num() > 0) {
       // The Units that follow this one through AutoUpdate Links take the new revision now.
       CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, {unit.unit_id()}));

@@ -23,7 +23,6 @@ std::string FirstLine(const char* what) {
 }  // namespace
 
 absl::Status StatusFromException(const std::exception& e) {
-  if (auto* carried = dynamic_cast<const StatusError*>(&e)) return carried->status();
   // Not the database's doing: exceptions from the work a transaction runs, which must not be
   // reported as database errors.
   if (dynamic_cast<const std::bad_alloc*>(&e)) {

@@ -1,7 +1,7 @@
 // The store's error contract against a real PostgreSQL, for the ChangeOrder, ChangeSet,
 // Attestation and promotion modules: a statement that fails (a constraint violation, a value
 // PostgreSQL refuses) comes back from the store function as the mapped Status, never as an
-// exception, and ValueOrThrow carries that Status unchanged through a transaction.
+// exception.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -128,18 +128,6 @@ TEST_CASE("WritePromotion returns a mark of a missing Tag as FAILED_PRECONDITION
   w.marks.push_back({kNoSuchId, kNoSuchId, 1});
   absl::Status s = f.InTx([&](store::Tx& tx) { return store::WritePromotion(tx, w); });
   CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
-}
-
-TEST_CASE("ValueOrThrow fails the transaction with the store function's own Status") {
-  Fixture f;
-  absl::Status direct = f.InTx(
-      [&](store::Tx& tx) { return store::FindChangeOrder(tx, "not-a-uuid", "co").status(); });
-  REQUIRE(direct.code() == absl::StatusCode::kInvalidArgument);
-  absl::Status thrown = store::WithTransaction(*f.db, [&](store::Tx& tx) {
-    store::ValueOrThrow(store::FindChangeOrder(tx, "not-a-uuid", "co"));
-    return absl::OkStatus();
-  });
-  CHECK(thrown == direct);
 }
 
 }  // namespace
