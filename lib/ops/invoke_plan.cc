@@ -9,6 +9,7 @@
 #include "lib/config/yaml.h"
 #include "lib/functions/registry.h"
 #include "lib/ops/validation.h"
+#include "lib/store/errors.h"
 #include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
@@ -80,11 +81,12 @@ class Invoker {
       : tx_(tx), opts_(opts), co_(opts.rco->co), args_(args), facts_(facts) {}
 
   // The per-Space step: every Unit of `space` but ConfigHub/YAML ones and empty ones gets a
-  // report Unit; the Space fails, writing nothing, if the Invocation fails on any of them.
-  void PlanSpace(const v1::Space& space, SpacePlan& plan) {
+  // report Unit; the Space fails, writing nothing, if the Invocation fails on any of them. A
+  // failure in the database (the transaction is then unusable) is returned instead.
+  absl::Status PlanSpace(const v1::Space& space, SpacePlan& plan) {
     if (opts_.resolved.count(space.space_id())) {
       SetStatus(plan.report, PromotionStatus::kAlreadyPromoted);
-      return;
+      return absl::OkStatus();
     }
     bool failed = false;
     auto it = facts_.by_space.find(space.space_id());
@@ -97,6 +99,7 @@ class Invoker {
         r->set_unit(u.slug);
         if (Settle(u, plan.writes, *r)) continue;
         absl::Status s = Invoke(space, u, plan.writes, *r);
+        if (store::FailedInDatabase(s)) return s;  // the transaction is unusable now
         if (!s.ok()) {
           SetAction(*r, PromotionAction::kFailed);
           r->set_error(std::string(s.message()));
@@ -105,6 +108,7 @@ class Invoker {
       }
     }
     Finalize(failed, plan);
+    return absl::OkStatus();
   }
 
  private:
@@ -218,10 +222,13 @@ absl::StatusOr<std::vector<SpacePlan>> PlanInvoke(store::Tx& tx, const PlanOptio
   auto args = functions::Registry::Default().Parse(co.function_name, co.function_args);
   if (!args.ok()) return FailAll(std::move(plans), args.status());
   auto selected = store::UnitsMatching(tx, ids, co.where_unit);
+  if (store::FailedInDatabase(selected.status())) return selected.status();
   if (!selected.ok()) return FailAll(std::move(plans), selected.status());
   CUB_ASSIGN_OR_RETURN(InvokeFacts facts, LoadFacts(tx, opts, ids, *std::move(selected)));
   Invoker invoker(tx, opts, *args, facts);
-  for (size_t t = 0; t < targets.size(); ++t) invoker.PlanSpace(targets[t], plans[t]);
+  for (size_t t = 0; t < targets.size(); ++t) {
+    CUB_RETURN_IF_ERROR(invoker.PlanSpace(targets[t], plans[t]));
+  }
   return plans;
 }
 

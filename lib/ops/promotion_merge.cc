@@ -12,6 +12,7 @@
 #include "lib/config/yaml.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/validation.h"
+#include "lib/store/errors.h"
 #include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
@@ -307,8 +308,8 @@ void RefusePrior(const UnitJob& job, const PromotionFacts& facts, const Revision
 
 }  // namespace
 
-void MergeJobs(store::Tx& tx, const PlanOptions& opts, const PromotionFacts& facts,
-               const RevisionMap& data, std::vector<SpaceClassification>& spaces) {
+absl::Status MergeJobs(store::Tx& tx, const PlanOptions& opts, const PromotionFacts& facts,
+                       const RevisionMap& data, std::vector<SpaceClassification>& spaces) {
   UpstreamCache cache(data);
   JobRunner runner(tx, opts, cache, data, facts);
   for (auto& c : spaces) {
@@ -321,12 +322,14 @@ void MergeJobs(store::Tx& tx, const PlanOptions& opts, const PromotionFacts& fac
       }
       r->set_unit(job.target ? job.target->slug : job.upstream->slug);
       absl::Status s = runner.Run(job, *c.space, c.plan.writes, *r);
+      if (store::FailedInDatabase(s)) return s;  // the transaction is unusable now
       if (!s.ok()) {
         SetAction(*r, PromotionAction::kFailed);
         r->set_error(std::string(s.message()));
       }
     }
   }
+  return absl::OkStatus();
 }
 
 }  // namespace cub::ops

@@ -24,8 +24,8 @@ using RevisionMap = std::map<std::pair<std::string, int64_t>, store::RevisionDat
 // run leaves its report Unit Failed with the reason; the Space's other UnitJobs still run, so the
 // report names every Unit that fails. `data` holds at least RevisionSpans(spaces). New
 // revisions are vetted by their Space's validators (which reads them from `tx`).
-void MergeJobs(store::Tx& tx, const PlanOptions& opts, const PromotionFacts& facts,
-               const RevisionMap& data, std::vector<SpaceClassification>& spaces);
+absl::Status MergeJobs(store::Tx& tx, const PlanOptions& opts, const PromotionFacts& facts,
+                       const RevisionMap& data, std::vector<SpaceClassification>& spaces);
 
 }  // namespace cub::ops
 

@@ -33,10 +33,9 @@ absl::StatusOr<PromotionFacts> LoadFacts(store::Tx& tx, const PlanOptions& opts,
   std::vector<std::string> load_ids = target_ids;
   load_ids.insert(load_ids.end(), source_ids.begin(), source_ids.end());
   CUB_ASSIGN_OR_RETURN(
-      facts.units,
-      store::LoadPromotionUnits(
-          tx, load_ids, opts.lock ? target_ids : std::vector<std::string>{},
-          store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
+      facts.units, store::LoadPromotionUnits(
+                       tx, load_ids, opts.lock ? target_ids : std::vector<std::string>{},
+                       store::PromotionTags{co.start_tag_id, co.end_tag_id, co.publish_tag_id}));
   facts.Index();
   return facts;
 }
@@ -50,7 +49,7 @@ absl::StatusOr<std::vector<SpacePlan>> PlanPromotion(store::Tx& tx, const PlanOp
   spaces.reserve(targets.size());
   for (const auto& t : targets) spaces.push_back(ClassifySpace(opts, facts, t));
   CUB_ASSIGN_OR_RETURN(RevisionMap data, store::LoadRevisionData(tx, RevisionSpans(spaces)));
-  MergeJobs(tx, opts, facts, data, spaces);
+  CUB_RETURN_IF_ERROR(MergeJobs(tx, opts, facts, data, spaces));
   std::vector<SpacePlan> plans;
   plans.reserve(spaces.size());
   for (auto& c : spaces) {

@@ -444,9 +444,12 @@ absl::StatusOr<std::string> SealApprovals(
 
 // The Stage of the ChangeOrder "BASE/NAME" a Release was published for moves as it is released
 // and reported on, whoever does that: it is read on the server's own account.
-void AdvanceStageOf(store::Tx& tx, const std::string& ref) {
+// A ChangeOrder deleted since is no longer followed; any other failure is the call's.
+absl::Status AdvanceStageOf(store::Tx& tx, const std::string& ref) {
   auto rco = ResolveChangeOrder(tx, ServerPrincipal(), ref, "", false);
-  if (rco.ok()) (void)AdvanceStage(tx, *rco);
+  if (absl::IsNotFound(rco.status())) return absl::OkStatus();
+  CUB_RETURN_IF_ERROR(rco.status());
+  return AdvanceStage(tx, *rco).status();
 }
 
 // The Space a read of Releases names: one the caller may read or, for a server administrator,
@@ -812,7 +815,9 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     CUB_ASSIGN_OR_RETURN(const std::string release_id,
                          RecordRelease(tx, env, p, space, target, source, seal, req.description()));
     CUB_RETURN_IF_ERROR(DeliverRelease(tx, env, target, release_id, p.username));
-    if (!source.bundle.change_order.empty()) AdvanceStageOf(tx, source.bundle.change_order);
+    if (!source.bundle.change_order.empty()) {
+      CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, source.bundle.change_order));
+    }
     return ReleaseByID(tx, release_id);
   });
 }
@@ -863,7 +868,7 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
       CUB_RETURN_IF_ERROR(store::SetDeploymentRecord(
           tx, r->release_id(), SignDeploymentRecord(env, space, *r, p.username)));
     }
-    if (!r->change_order().empty()) AdvanceStageOf(tx, r->change_order());
+    if (!r->change_order().empty()) CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, r->change_order()));
     CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, r->release_id()));
     if (!done) return absl::InternalError("release vanished");
     out = *std::move(done);

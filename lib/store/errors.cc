@@ -10,6 +10,7 @@ namespace cub::store {
 namespace {
 
 constexpr char kRetryPayload[] = "cub/retryable";
+constexpr char kDatabasePayload[] = "cub/database";
 
 // The first line of a server error; libpqxx appends the statement, which may hold data.
 std::string FirstLine(const char* what) {
@@ -20,18 +21,7 @@ std::string FirstLine(const char* what) {
   return s;
 }
 
-}  // namespace
-
-absl::Status StatusFromException(const std::exception& e) {
-  // Not the database's doing: exceptions from the work a transaction runs, which must not be
-  // reported as database errors.
-  if (dynamic_cast<const std::bad_alloc*>(&e)) {
-    return absl::ResourceExhaustedError(
-        "out of memory: the server could not allocate the memory this request needs");
-  }
-  if (!dynamic_cast<const pqxx::pqxx_exception*>(&e)) {
-    return absl::InternalError(absl::StrCat("internal error: ", FirstLine(e.what())));
-  }
+absl::Status StatusFromPqxx(const std::exception& e) {
   if (dynamic_cast<const pqxx::unique_violation*>(&e)) {
     return absl::AlreadyExistsError(FirstLine(e.what()));
   }
@@ -62,6 +52,26 @@ absl::Status StatusFromException(const std::exception& e) {
   return absl::InternalError(absl::StrCat("database error: ", FirstLine(e.what())));
 }
 
+}  // namespace
+
+absl::Status StatusFromException(const std::exception& e) {
+  // Not the database's doing: exceptions from the work a transaction runs, which must not be
+  // reported as database errors.
+  if (dynamic_cast<const std::bad_alloc*>(&e)) {
+    return absl::ResourceExhaustedError(
+        "out of memory: the server could not allocate the memory this request needs");
+  }
+  if (!dynamic_cast<const pqxx::pqxx_exception*>(&e)) {
+    return absl::InternalError(absl::StrCat("internal error: ", FirstLine(e.what())));
+  }
+  absl::Status s = StatusFromPqxx(e);
+  // The statement failed in the database, which has aborted the transaction (or the savepoint).
+  s.SetPayload(kDatabasePayload, absl::Cord("1"));
+  return s;
+}
+
 bool IsRetryable(const absl::Status& s) { return s.GetPayload(kRetryPayload).has_value(); }
+
+bool FailedInDatabase(const absl::Status& s) { return s.GetPayload(kDatabasePayload).has_value(); }
 
 }  // namespace cub::store

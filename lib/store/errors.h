@@ -22,6 +22,12 @@ absl::Status StatusFromException(const std::exception& e);
 // True for the statuses WithTransaction retries: serialization failure and deadlock.
 bool IsRetryable(const absl::Status& s);
 
+// True for a status made from a libpqxx exception: the statement failed in the database, which
+// leaves the transaction (or the innermost savepoint) unusable. A use case that reports some
+// failures per item and carries on must pass such a status up instead (or have run the item
+// under Tx::Savepoint).
+bool FailedInDatabase(const absl::Status& s);
+
 }  // namespace cub::store
 
 #endif  // CUB_LIB_STORE_ERRORS_H_

@@ -40,5 +40,17 @@ TEST_CASE("store errors: libpqxx exceptions keep their mapping", "[store]") {
   CHECK(s.code() == absl::StatusCode::kInvalidArgument);
 }
 
+TEST_CASE("store errors: a status from the database says so, others do not", "[store]") {
+  // A use case that reports failures per item must pass these up: the transaction is aborted.
+  CHECK(FailedInDatabase(StatusFromException(pqxx::unique_violation("ERROR:  duplicate key"))));
+  CHECK(FailedInDatabase(
+      StatusFromException(pqxx::sql_error("ERROR:  invalid regular expression", "q", "2201B"))));
+  CHECK(FailedInDatabase(StatusFromException(pqxx::serialization_failure("could not serialize"))));
+  CHECK_FALSE(FailedInDatabase(StatusFromException(std::runtime_error("boom"))));
+  CHECK_FALSE(FailedInDatabase(StatusFromException(std::bad_alloc())));
+  CHECK_FALSE(FailedInDatabase(absl::InvalidArgumentError("where: unknown field")));
+  CHECK_FALSE(FailedInDatabase(absl::OkStatus()));
+}
+
 }  // namespace
 }  // namespace cub::store
