@@ -10,6 +10,7 @@
 #include "lib/ops/input.h"
 #include "lib/ops/units.h"
 #include "lib/store/attestations.h"
+#include "lib/store/errors.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
@@ -21,9 +22,11 @@ namespace {
 constexpr char kApproval[] = "Approval";
 
 // Whether `p` may see `s` at all; a Space it may not is left out of what a ChangeOrder
-// selects, so that its name is never reported to `p`.
-bool Visible(store::Tx& tx, const Principal& p, const v1::Space& s) {
-  return ResolveSpace(tx, p, s.space_id(), Access::kRead).ok();
+// selects, so that its name is never reported to `p`. A failure in the database is the call's.
+absl::StatusOr<bool> Visible(store::Tx& tx, const Principal& p, const v1::Space& s) {
+  absl::Status seen = ResolveSpace(tx, p, s.space_id(), Access::kRead).status();
+  if (store::FailedInDatabase(seen)) return seen;
+  return seen.ok();
 }
 
 // The ChangeOrder an approval is for. Approvers of a Stage need not see its base, so it is
@@ -34,10 +37,13 @@ absl::StatusOr<ResolvedChangeOrder> ResolveForApproval(store::Tx& tx, const Prin
   auto as_caller = ResolveChangeOrder(tx, p, ref, "", false);
   if (as_caller.ok() || !absl::IsNotFound(as_caller.status())) return as_caller;
   auto r = ResolveChangeOrder(tx, ServerPrincipal(), ref, "", false);
+  if (store::FailedInDatabase(r.status())) return r.status();
   if (!r.ok()) return as_caller.status();
   for (const auto* ids : {&r->co.in_scope_space_ids, &r->co.resolved_space_ids}) {
     for (const std::string& id : *ids) {
-      if (ResolveSpace(tx, p, id, Access::kRead).ok()) return r;
+      absl::Status seen = ResolveSpace(tx, p, id, Access::kRead).status();
+      if (store::FailedInDatabase(seen)) return seen;
+      if (seen.ok()) return r;
     }
   }
   return as_caller.status();
@@ -63,7 +69,11 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
       return absl::InvalidArgumentError(absl::StrCat("WhereSpace: ", matched.status().message()));
     }
     for (const auto& s : *matched) {
-      if (!rco || Visible(tx, p, s)) add(s);
+      bool visible = true;
+      if (rco) {
+        CUB_ASSIGN_OR_RETURN(visible, Visible(tx, p, s));
+      }
+      if (visible) add(s);
     }
   }
   if (rco && req.spaces_size() == 0 && req.where_space().empty()) {
@@ -74,7 +84,8 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
         if (rco->workflow->stages[i].name != req.stage()) continue;
         found = true;
         for (const auto& s : members[i]) {
-          if (Visible(tx, p, s)) add(s);
+          CUB_ASSIGN_OR_RETURN(bool visible, Visible(tx, p, s));
+          if (visible) add(s);
         }
       }
       if (!found) {

@@ -12,10 +12,10 @@
 namespace cub::ops {
 namespace {
 
-std::string QualifiedName(store::Tx& tx, const v1::ChangeSet& c) {
-  // A name for messages: when the Space cannot be read, its ID names it.
-  auto space = store::FindSpace(tx, c.space_id());
-  return absl::StrCat(space.ok() && *space ? (*space)->slug() : c.space_id(), "/", c.slug());
+// SPACE/NAME for messages; a Space that is gone is named by its ID.
+absl::StatusOr<std::string> QualifiedName(store::Tx& tx, const v1::ChangeSet& c) {
+  CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, c.space_id()));
+  return absl::StrCat(space ? space->slug() : c.space_id(), "/", c.slug());
 }
 
 }  // namespace
@@ -49,7 +49,10 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
   if (ref.empty()) {
     if (current.empty()) return std::string();
     CUB_ASSIGN_OR_RETURN(auto open, store::FindChangeSetByID(tx, current));
-    std::string name = open ? QualifiedName(tx, *open) : current;
+    std::string name = current;
+    if (open) {
+      CUB_ASSIGN_OR_RETURN(name, QualifiedName(tx, *open));
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "unit '", unit.slug(), "' is in open changeset '", name, "': name it with ChangeSet ", name,
         ", or take the unit out with ChangeSet -"));
@@ -63,9 +66,12 @@ absl::StatusOr<std::string> ChangeSetForWrite(store::Tx& tx, const Principal& p,
   if (current == c.change_set_id()) return current;
   if (!current.empty()) {
     CUB_ASSIGN_OR_RETURN(auto open, store::FindChangeSetByID(tx, current));
+    std::string name = current;
+    if (open) {
+      CUB_ASSIGN_OR_RETURN(name, QualifiedName(tx, *open));
+    }
     return absl::FailedPreconditionError(
-        absl::StrCat("unit '", unit.slug(), "' is already in open changeset '",
-                     open ? QualifiedName(tx, *open) : current,
+        absl::StrCat("unit '", unit.slug(), "' is already in open changeset '", name,
                      "'; close it or take the unit out with ChangeSet - first"));
   }
   // Joining: the start Tag marks the state before the change (kept if the Unit was in this

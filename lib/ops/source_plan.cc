@@ -94,8 +94,8 @@ std::vector<SpacePlan> PromoteFromSources(store::Tx& tx, const PlanOptions& opts
       SetStatus(report, PromotionStatus::kAlreadyPromoted);
       continue;
     }
-    absl::Status s = store::WithSavepoint(
-        tx, !dry_run, [&] { return PromoteSpace(tx, opts, targets[t], report); });
+    absl::Status s =
+        tx.Savepoint(!dry_run, [&] { return PromoteSpace(tx, opts, targets[t], report); });
     if (s.ok()) {
       SetStatus(report, PromotionStatus::kPromoted);
     } else {

@@ -45,11 +45,6 @@ class Tx {
 // its own outputs). Database errors come back as a Status (lib/store/errors.h).
 absl::Status WithTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
-// tx.Savepoint(keep, fn).
-inline absl::Status WithSavepoint(Tx& tx, bool keep, const std::function<absl::Status()>& fn) {
-  return tx.Savepoint(keep, fn);
-}
-
 // The same, for work that only reads.
 absl::Status WithReadTransaction(ConnectionPool& pool, const std::function<absl::Status(Tx&)>& fn);
 
