@@ -18,12 +18,13 @@ using cub::v1::ChangeWorkflowService;
 struct DefinitionFlags {
   std::string filename;
   std::vector<std::string> stages, stage_where_space, stage_prerequisites,
-      stage_release_prerequisites, custom_prerequisites, custom_prerequisite_descriptions,
-      attestation_prerequisites, attestation_prerequisite_types, attestation_prerequisite_counts,
-      attestation_prerequisite_from_user_ids, attestation_prerequisite_from_groups,
-      attestation_prerequisite_distinct_groups, attestation_prerequisite_max_ages,
-      attestation_prerequisite_allow_authors, attestation_prerequisite_ignore_fail,
-      attestation_prerequisite_descriptions, delete_prerequisites;
+      stage_release_prerequisites, stage_mode, stage_auto_release, custom_prerequisites,
+      custom_prerequisite_descriptions, attestation_prerequisites, attestation_prerequisite_types,
+      attestation_prerequisite_counts, attestation_prerequisite_from_user_ids,
+      attestation_prerequisite_from_groups, attestation_prerequisite_distinct_groups,
+      attestation_prerequisite_max_ages, attestation_prerequisite_allow_authors,
+      attestation_prerequisite_ignore_fail, attestation_prerequisite_descriptions,
+      delete_prerequisites;
   std::string prerequisites, final_prerequisites;
 };
 
@@ -43,6 +44,10 @@ void AddDefinitionFlags(CLI::App* cmd, DefinitionFlags* f) {
   one("--stage-prerequisites", &f->stage_prerequisites, "STAGE=a;b: a Stage's entry gates");
   one("--stage-release-prerequisites", &f->stage_release_prerequisites,
       "STAGE=a;b: attestation gates on publishing in a Stage");
+  one("--stage-mode", &f->stage_mode,
+      "STAGE=Manual|Automatic: who promotes into a Stage (Automatic: the server)");
+  one("--stage-auto-release", &f->stage_auto_release,
+      "STAGE=true|false: the server publishes in a Stage once its release gates hold");
   one("--custom-prerequisite", &f->custom_prerequisites, "NAME=cel:EXPR: a CEL gate");
   one("--custom-prerequisite-description", &f->custom_prerequisite_descriptions,
       "NAME=TEXT: what a CEL gate checks");
@@ -90,6 +95,8 @@ bool FillDefinition(const CLI::App* cmd, const DefinitionFlags& f, std::string* 
   put(f.stage_where_space, flags->mutable_stage_where_space());
   put(f.stage_prerequisites, flags->mutable_stage_prerequisites());
   put(f.stage_release_prerequisites, flags->mutable_stage_release_prerequisites());
+  put(f.stage_mode, flags->mutable_stage_mode());
+  put(f.stage_auto_release, flags->mutable_stage_auto_release());
   put(f.custom_prerequisites, flags->mutable_custom_prerequisites());
   put(f.custom_prerequisite_descriptions, flags->mutable_custom_prerequisite_descriptions());
   put(f.attestation_prerequisites, flags->mutable_attestation_prerequisites());
@@ -115,12 +122,14 @@ bool FillDefinition(const CLI::App* cmd, const DefinitionFlags& f, std::string* 
 int Show(const Env& env, const cub::v1::ChangeWorkflow& w) {
   const Printer printer = env.printer();
   if (!printer.table()) return printer.Document(w);
-  Table stages{{"STAGE", "WHERE-SPACE", "PREREQUISITES", "RELEASE-PREREQUISITES"}, {}};
+  Table stages{{"STAGE", "MODE", "WHERE-SPACE", "PREREQUISITES", "RELEASE-PREREQUISITES"}, {}};
   for (const auto& s : w.stages()) {
-    stages.rows.push_back({s.name(), s.where_space(), absl::StrJoin(s.prerequisites(), ","),
+    const std::string mode = s.mode().empty() ? "Manual" : s.mode();
+    stages.rows.push_back({s.name(), s.auto_release() ? mode + "+AutoRelease" : mode,
+                           s.where_space(), absl::StrJoin(s.prerequisites(), ","),
                            absl::StrJoin(s.release_prerequisites(), ",")});
   }
-  stages.rows.push_back({"(Final)", "", absl::StrJoin(w.final().prerequisites(), ","), ""});
+  stages.rows.push_back({"(Final)", "", "", absl::StrJoin(w.final().prerequisites(), ","), ""});
   std::string text = absl::StrCat("ChangeWorkflow ", w.slug(), " (ID ", w.change_workflow_id(),
                                   ", version ", w.version(), ")\n", stages.Render());
   if (w.custom_prerequisites_size() > 0) {

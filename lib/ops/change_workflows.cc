@@ -32,6 +32,8 @@ workflow::WorkflowFlags ToFlags(const v1::WorkflowFlags& f) {
   out.stage_where_space = vec(f.stage_where_space());
   out.stage_prerequisites = vec(f.stage_prerequisites());
   out.stage_release_prerequisites = vec(f.stage_release_prerequisites());
+  out.stage_mode = vec(f.stage_mode());
+  out.stage_auto_release = vec(f.stage_auto_release());
   out.custom_prerequisites = vec(f.custom_prerequisites());
   out.custom_prerequisite_descriptions = vec(f.custom_prerequisite_descriptions());
   out.attestation_prerequisites = vec(f.attestation_prerequisites());

@@ -23,6 +23,8 @@ Node StageNode(const Stage& s) {
       {"WhereSpace", Node::String(s.where_space)},
       {"Prerequisites", Strings(s.prerequisites)},
       {"ReleasePrerequisites", Strings(s.release_prerequisites)},
+      {"Mode", Node::String(std::string(StageModeName(s.mode)))},
+      {"AutoRelease", Node::Bool(s.auto_release)},
   });
 }
 

@@ -90,13 +90,28 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
         stage->prerequisites = std::move(names);
         return absl::OkStatus();
       }));
-  return ApplyStageFlag(
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
       "--stage-release-prerequisites", flags.stage_release_prerequisites, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
         CUB_ASSIGN_OR_RETURN(
             std::vector<std::string> names,
             ParseList("--stage-release-prerequisites", raw, value, "prerequisite"));
         stage->release_prerequisites = std::move(names);
+        return absl::OkStatus();
+      }));
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
+      "--stage-mode", flags.stage_mode, w,
+      [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
+        std::optional<StageMode> mode = ParseStageMode(value);
+        if (!mode) return FlagError("--stage-mode", raw, "the mode is Manual or Automatic");
+        stage->mode = *mode;
+        return absl::OkStatus();
+      }));
+  return ApplyStageFlag(
+      "--stage-auto-release", flags.stage_auto_release, w,
+      [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
+        CUB_ASSIGN_OR_RETURN(stage->auto_release,
+                             ParseBool("--stage-auto-release", raw, {stage->name, value, true}));
         return absl::OkStatus();
       });
 }
@@ -105,10 +120,10 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
 
 bool WorkflowFlags::empty() const {
   return stages.empty() && !prerequisites && !final_prerequisites && stage_where_space.empty() &&
-         stage_prerequisites.empty() && stage_release_prerequisites.empty() &&
-         custom_prerequisites.empty() && custom_prerequisite_descriptions.empty() &&
-         attestation_prerequisites.empty() && attestation_prerequisite_types.empty() &&
-         attestation_prerequisite_counts.empty() &&
+         stage_prerequisites.empty() && stage_release_prerequisites.empty() && stage_mode.empty() &&
+         stage_auto_release.empty() && custom_prerequisites.empty() &&
+         custom_prerequisite_descriptions.empty() && attestation_prerequisites.empty() &&
+         attestation_prerequisite_types.empty() && attestation_prerequisite_counts.empty() &&
          attestation_prerequisite_from_user_ids.empty() &&
          attestation_prerequisite_from_groups.empty() &&
          attestation_prerequisite_distinct_groups.empty() &&

@@ -13,6 +13,8 @@
 //   --stage-where-space STAGE=EXPR     one Stage's WhereSpace
 //   --stage-prerequisites STAGE=A;B    one Stage's Prerequisites (wins over --prerequisites)
 //   --stage-release-prerequisites STAGE=A;B
+//   --stage-mode STAGE=Manual|Automatic
+//   --stage-auto-release STAGE=true|false
 //   --custom-prerequisite NAME=cel:EXPR                declares NAME, or replaces its Expression
 //   --custom-prerequisite-description NAME=TEXT
 //   --attestation-prerequisite NAME                    declares NAME (Approval, Count 1); a
@@ -58,6 +60,8 @@ struct WorkflowFlags {
   std::vector<std::string> stage_where_space;
   std::vector<std::string> stage_prerequisites;
   std::vector<std::string> stage_release_prerequisites;
+  std::vector<std::string> stage_mode;
+  std::vector<std::string> stage_auto_release;
   std::vector<std::string> custom_prerequisites;
   std::vector<std::string> custom_prerequisite_descriptions;
   std::vector<std::string> attestation_prerequisites;

@@ -6,9 +6,20 @@
 
 namespace cub::workflow {
 
+std::string_view StageModeName(StageMode mode) {
+  return mode == StageMode::kAutomatic ? "Automatic" : "Manual";
+}
+
+std::optional<StageMode> ParseStageMode(std::string_view text) {
+  if (text == "Manual") return StageMode::kManual;
+  if (text == "Automatic") return StageMode::kAutomatic;
+  return std::nullopt;
+}
+
 bool operator==(const Stage& a, const Stage& b) {
-  return std::tie(a.name, a.where_space, a.prerequisites, a.release_prerequisites) ==
-         std::tie(b.name, b.where_space, b.prerequisites, b.release_prerequisites);
+  return std::tie(a.name, a.where_space, a.prerequisites, a.release_prerequisites, a.mode,
+                  a.auto_release) == std::tie(b.name, b.where_space, b.prerequisites,
+                                              b.release_prerequisites, b.mode, b.auto_release);
 }
 
 bool operator==(const Final& a, const Final& b) { return a.prerequisites == b.prerequisites; }

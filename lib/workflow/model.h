@@ -12,6 +12,7 @@
 #ifndef CUB_LIB_WORKFLOW_MODEL_H_
 #define CUB_LIB_WORKFLOW_MODEL_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,17 @@ inline constexpr std::string_view kHealthy = "Healthy";
 // The attestation type an AttestationPrerequisite requires when it names none.
 inline constexpr std::string_view kDefaultAttestationType = "Approval";
 
+// Who moves a change into a Stage. Not part of a change's intent: the server reads it from the
+// workflow as it is now, never from a ChangeOrder's copy, so a switch takes effect at once.
+enum class StageMode {
+  kManual,     // someone promotes (or queues a promotion) into it
+  kAutomatic,  // the server promotes the newest ChangeOrder once its entry gates hold
+};
+
+// "Manual", "Automatic": the spelling in the workflow file and the API.
+std::string_view StageModeName(StageMode mode);
+std::optional<StageMode> ParseStageMode(std::string_view text);
+
 struct Stage {
   std::string name;
   // A where expression over Spaces selecting the Stage's members among the ChangeOrder's
@@ -40,6 +52,10 @@ struct Stage {
   // Gates on publishing a Release for the ChangeOrder in this Stage's own Spaces: attestation
   // prerequisite names only.
   std::vector<std::string> release_prerequisites;
+  StageMode mode = StageMode::kManual;
+  // Whether the server publishes a Release in each Space of the Stage that has taken a change
+  // once that Space's release gates hold.
+  bool auto_release = false;
 };
 
 struct Final {

@@ -38,13 +38,24 @@ absl::Status ReadInt(const Node& m, std::string_view key, const std::string& pat
 // Calls read(item, item_path) for each item of the list under `key`, each of which must be a
 // mapping.
 absl::Status ReadStage(const Node& m, const std::string& path, Stage* out) {
-  CUB_RETURN_IF_ERROR(
-      CheckFields(m, path, {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites"}));
-  absl::Status s = ReadString(m, "Name", path, &out->name);
-  if (s.ok()) s = ReadString(m, "WhereSpace", path, &out->where_space);
-  if (s.ok()) s = ReadStringList(m, "Prerequisites", path, &out->prerequisites);
-  if (s.ok()) s = ReadStringList(m, "ReleasePrerequisites", path, &out->release_prerequisites);
-  return s;
+  CUB_RETURN_IF_ERROR(CheckFields(
+      m, path,
+      {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites", "Mode", "AutoRelease"}));
+  CUB_RETURN_IF_ERROR(ReadString(m, "Name", path, &out->name));
+  CUB_RETURN_IF_ERROR(ReadString(m, "WhereSpace", path, &out->where_space));
+  CUB_RETURN_IF_ERROR(ReadStringList(m, "Prerequisites", path, &out->prerequisites));
+  CUB_RETURN_IF_ERROR(ReadStringList(m, "ReleasePrerequisites", path, &out->release_prerequisites));
+  std::string mode;
+  CUB_RETURN_IF_ERROR(ReadString(m, "Mode", path, &mode));
+  if (!mode.empty()) {
+    std::optional<StageMode> parsed = ParseStageMode(mode);
+    if (!parsed) {
+      return absl::InvalidArgumentError(absl::StrCat(Field(path, "Mode"), ": '", mode,
+                                                     "' is not a mode: use Manual or Automatic"));
+    }
+    out->mode = *parsed;
+  }
+  return ReadBool(m, "AutoRelease", path, &out->auto_release);
 }
 
 absl::Status ReadCustom(const Node& m, const std::string& path, CustomPrerequisite* out) {

@@ -160,7 +160,8 @@ TEST_CASE("JSON is canonical and round-trips") {
       R"({"Final": {"Prerequisites": []}, "Stages": [{"WhereSpace": "Slug = 'a'", "Name": "a"}]})");
   CHECK(ToJson(reordered) ==
         R"({"Stages":[{"Name":"a","WhereSpace":"Slug = 'a'","Prerequisites":[],)"
-        R"("ReleasePrerequisites":[]}],"Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
+        R"("ReleasePrerequisites":[],"Mode":"Manual","AutoRelease":false}],)"
+        R"("Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
         R"("AttestationPrerequisites":[]})");
 }
 
@@ -170,12 +171,46 @@ TEST_CASE("canonical JSON writes every attestation field, defaults included") {
   AttestationPrerequisite a;
   a.name = "ok";
   w.attestation_prerequisites.push_back(a);
-  CHECK(ToJson(w) ==
-        R"({"Stages":[{"Name":"dev","WhereSpace":"Slug = 'dev'","Prerequisites":[],)"
-        R"("ReleasePrerequisites":[]}],"Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
-        R"("AttestationPrerequisites":[{"Name":"ok","Type":"Approval","Count":1,)"
-        R"("FromUserIDs":[],"FromGroups":[],"DistinctGroups":false,"MaxAge":"",)"
-        R"("AllowAuthors":false,"IgnoreFail":false,"Description":""}]})");
+  CHECK(ToJson(w) == R"({"Stages":[{"Name":"dev","WhereSpace":"Slug = 'dev'","Prerequisites":[],)"
+                     R"("ReleasePrerequisites":[],"Mode":"Manual","AutoRelease":false}],)"
+                     R"("Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
+                     R"("AttestationPrerequisites":[{"Name":"ok","Type":"Approval","Count":1,)"
+                     R"("FromUserIDs":[],"FromGroups":[],"DistinctGroups":false,"MaxAge":"",)"
+                     R"("AllowAuthors":false,"IgnoreFail":false,"Description":""}]})");
+}
+
+TEST_CASE("a Stage's Mode and AutoRelease: Manual and off unless given, round-tripped") {
+  Workflow w = MustParse(R"(
+Stages:
+  - Name: dev
+    WhereSpace: "Slug = 'dev'"
+    Mode: Automatic
+    AutoRelease: true
+  - Name: prod
+    WhereSpace: "Slug = 'prod'"
+)");
+  CHECK(w.stages[0].mode == StageMode::kAutomatic);
+  CHECK(w.stages[0].auto_release);
+  CHECK(w.stages[1].mode == StageMode::kManual);
+  CHECK_FALSE(w.stages[1].auto_release);
+  CHECK(MustParse(ToJson(w)) == w);
+  Workflow manual = w;
+  manual.stages[0].mode = StageMode::kManual;
+  CHECK_FALSE(manual == w);
+
+  CHECK(ParseError(R"(
+Stages:
+  - Name: dev
+    WhereSpace: "Slug = 'dev'"
+    Mode: automatic
+)") == "Stages[0].Mode: 'automatic' is not a mode: use Manual or Automatic");
+  CHECK(ParseError(R"(
+Stages:
+  - Name: dev
+    WhereSpace: "Slug = 'dev'"
+    AutoRelease: yes please
+)")
+            .rfind("Stages[0].AutoRelease: must be true or false, got ", 0) == 0);
 }
 
 TEST_CASE("parse refuses unknown fields by path") {
@@ -854,3 +889,25 @@ TEST_CASE("CompileCustomPrerequisites refuses a broken expression with its name"
 
 }  // namespace
 }  // namespace cub::workflow
+
+TEST_CASE("flags: --stage-mode and --stage-auto-release") {
+  Workflow w = *FromFlags(AcmeSimpleFlags());
+  WorkflowFlags f;
+  f.stage_mode = {"Development=Automatic"};
+  f.stage_auto_release = {"Development=true"};
+  Workflow after = MustApply(w, f);
+  CHECK(after.stages[0].mode == StageMode::kAutomatic);
+  CHECK(after.stages[0].auto_release);
+  CHECK(after.stages[1].mode == StageMode::kManual);
+  WorkflowFlags back;
+  back.stage_mode = {"Development=Manual"};
+  CHECK(MustApply(after, back).stages[0].mode == StageMode::kManual);
+  CHECK(MustApply(after, back).stages[0].auto_release);  // untouched
+
+  WorkflowFlags bad;
+  bad.stage_mode = {"Development=Auto"};
+  CHECK(ApplyError(w, bad) == "--stage-mode 'Development=Auto': the mode is Manual or Automatic");
+  WorkflowFlags unknown;
+  unknown.stage_auto_release = {"Dev=true"};
+  CHECK(ApplyError(w, unknown).rfind("--stage-auto-release 'Dev=true': no stage 'Dev'", 0) == 0);
+}
