@@ -137,4 +137,33 @@ const Schema& AttestationSchema() {
   return *s;
 }
 
+const Schema& EventSchema() {
+  static const Schema* s =
+      new Schema("Event", {
+                              {"ID", FieldType::kInt, "e.id"},
+                              {"At", FieldType::kTime, "e.at"},
+                              {"Kind", FieldType::kString, "e.kind"},
+                              {"SpaceID", FieldType::kUuid, "e.space_id"},
+                              {"Space", FieldType::kString, "e.space_slug"},
+                              {"ChangeOrder", FieldType::kString, "e.change_order"},
+                              {"Stage", FieldType::kString, "e.stage"},
+                              {"User", FieldType::kString, "e.username"},
+                              {"Message", FieldType::kString, "e.message"},
+                          });
+  return *s;
+}
+
+const Schema& QueuedPromotionSchema() {
+  static const Schema* s =
+      new Schema("QueuedPromotion", {
+                                        {"ChangeOrderID", FieldType::kUuid, "q.change_order_id"},
+                                        {"BaseSpace", FieldType::kString, "s.slug"},
+                                        {"Stage", FieldType::kString, "q.stage"},
+                                        {"QueuedBy", FieldType::kString, "u.username"},
+                                        {"QueuedAt", FieldType::kTime, "q.queued_at"},
+                                        {"CheckedAt", FieldType::kTime, "q.checked_at"},
+                                    });
+  return *s;
+}
+
 }  // namespace cub::store

@@ -18,6 +18,10 @@ const where::Schema& FilterSchema();
 const where::Schema& ChangeSetSchema();
 // Alias at = attestations.
 const where::Schema& AttestationSchema();
+// Alias e = events.
+const where::Schema& EventSchema();
+// Alias q = queued_promotions, s = its base Space, co = its ChangeOrder, u = who queued it.
+const where::Schema& QueuedPromotionSchema();
 
 }  // namespace cub::store
 

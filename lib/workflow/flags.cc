@@ -110,8 +110,8 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
   return ApplyStageFlag(
       "--stage-auto-release", flags.stage_auto_release, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
-        CUB_ASSIGN_OR_RETURN(stage->auto_release,
-                             ParseBool("--stage-auto-release", raw, {stage->name, value, true}));
+        CUB_ASSIGN_OR_RETURN(stage->auto_release, internal::ParseBool("--stage-auto-release", raw,
+                                                                      {stage->name, value, true}));
         return absl::OkStatus();
       });
 }

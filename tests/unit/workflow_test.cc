@@ -887,8 +887,6 @@ TEST_CASE("CompileCustomPrerequisites refuses a broken expression with its name"
         "CustomPrerequisites 'not-frozen': cel: 1:20: undeclared reference to 'Spce'");
 }
 
-}  // namespace
-}  // namespace cub::workflow
 
 TEST_CASE("flags: --stage-mode and --stage-auto-release") {
   Workflow w = *FromFlags(AcmeSimpleFlags());
@@ -911,3 +909,6 @@ TEST_CASE("flags: --stage-mode and --stage-auto-release") {
   unknown.stage_auto_release = {"Dev=true"};
   CHECK(ApplyError(w, unknown).rfind("--stage-auto-release 'Dev=true': no stage 'Dev'", 0) == 0);
 }
+
+}  // namespace
+}  // namespace cub::workflow
