@@ -143,7 +143,7 @@ void AddPromote(CLI::App* group, Env& env) {
   struct Opts {
     std::vector<std::string> spaces;
     std::string change_order, target_stage, where_space, prior_revisions, force_reason;
-    bool dry_run = false, force = false;
+    bool dry_run = false, force = false, queue = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -178,6 +178,9 @@ void AddPromote(CLI::App* group, Env& env) {
   cmd->add_option("--force-reason", o->force_reason,
                   "Why the gates are overridden; recorded on the ChangeOrder")
       ->type_name("TEXT");
+  cmd->add_flag("--queue", o->queue,
+                "If the stage's gates do not hold, queue the promotion: cubd carries it out, as "
+                "you, once they do");
   OnRun(cmd, env, [&env, o] {
     if (o->force && o->force_reason.empty()) {
       return UsageError(
@@ -198,6 +201,7 @@ void AddPromote(CLI::App* group, Env& env) {
     req.set_mutations(mutations);
     req.set_force(o->force);
     req.set_force_reason(o->force_reason);
+    req.set_queue(o->queue);
     cub::v1::PromoteResponse resp;
     if (!CallCubd(env, &ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
     const std::string name = resp.change_order().empty() ? o->change_order : resp.change_order();

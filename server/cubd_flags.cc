@@ -30,6 +30,13 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
                   " (default: signing-key.pem in the data directory)");
   cmd->add_option("--work-dir", serve.work_dir,
                   "Where Git targets keep clones (default: targets/ in the data directory)");
+  cmd->add_flag("!--no-engine", serve.engine,
+                "Serve the API only: this replica carries out no automatic or queued promotions"
+                " (others on the same database still do)");
+  cmd->add_option("--engine-workers", serve.engine_workers,
+                  "Promotion engine threads, each working on one change order at a time")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
 }
 
 // Limits at the edge of every call (server/call.h).

@@ -21,6 +21,7 @@
 #include "lib/sign/signing_key.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
+#include "server/engine.h"
 #include "server/rest_gateway.h"
 #include "server/services.h"
 
@@ -168,6 +169,15 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
       std::filesystem::absolute(opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir)
           .string()};
   auto services = MakeServices(gate, release_env);
+  std::unique_ptr<Engine> engine;
+  if (opts.engine) {
+    EngineOptions eo;
+    eo.workers = opts.engine_workers;
+    engine = std::make_unique<Engine>(db->url, ops::EngineEnv{&pool, release_env, {}}, eo);
+    if (absl::Status s = engine->Start(); !s.ok()) return Fail("engine", s);
+  } else {
+    std::fprintf(stderr, "cubd: engine off (--no-engine): serving the API only\n");
+  }
   std::unique_ptr<grpc::Server> server = StartGrpc(opts, *creds, services);
   if (!server) {
     std::fprintf(stderr, "cubd: cannot listen on --listen %s: the address is in use or not valid\n",
@@ -196,6 +206,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   if (http) http->Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
   server->Wait();
+  if (engine) engine->Stop();  // lets a step in progress finish
   std::fprintf(stderr, "cubd: stopped\n");
   return 0;
 }

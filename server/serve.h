@@ -23,6 +23,9 @@ struct ServeOptions {
   // Where Git Targets keep clones of remote repositories; empty: targets/ in the data
   // directory.
   std::string work_dir;
+  // Whether this replica runs the promotion engine (server/engine.h), and its threads.
+  bool engine = true;
+  int engine_workers = 2;
   // Request size limits and the failed-authentication rate limit, applied to every call.
   EdgeLimits edge;
   // Limits of the REST/JSON mirror (the --http-* flags; see docs/operations.md).

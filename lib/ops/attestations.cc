@@ -10,6 +10,7 @@
 #include "lib/ops/input.h"
 #include "lib/ops/units.h"
 #include "lib/store/attestations.h"
+#include "lib/store/engine_work.h"
 #include "lib/store/errors.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
@@ -246,7 +247,9 @@ absl::Status ApproveSpace(store::Tx& tx, const Vote& v, const v1::Space& space,
     return absl::OkStatus();
   }
   CUB_ASSIGN_OR_RETURN(*out.add_attestations(), store::InsertAttestation(tx, a));
-  return absl::OkStatus();
+  // An approval may open a gate of the ChangeOrder it names, or of those in the Space.
+  if (!a.change_order_id.empty()) return store::Wake(tx, {a.change_order_id});
+  return store::WakeChangeOrdersInSpace(tx, space.space_id());
 }
 
 }  // namespace
@@ -348,6 +351,9 @@ absl::StatusOr<v1::Attestation> RevokeAttestation(store::ConnectionPool& db, con
     r.change_order = a->change_order();
     r.note = req.note();
     CUB_ASSIGN_OR_RETURN(out, store::InsertAttestation(tx, r));
+    // A revoked approval closes gates only; the engine need not look, but a queued promotion's
+    // reason is then out of date until it does.
+    if (!r.change_order_id.empty()) CUB_RETURN_IF_ERROR(store::Wake(tx, {r.change_order_id}));
     return out;
   });
 }

@@ -20,6 +20,7 @@
 #include "lib/ops/input.h"
 #include "lib/store/change_sets.h"
 #include "lib/store/change_workflows.h"
+#include "lib/store/engine_work.h"
 #include "lib/store/promotion.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
@@ -890,6 +891,8 @@ absl::StatusOr<v1::ChangeOrder> InsertAndAnswer(store::Tx& tx, const v1::Space& 
   CUB_ASSIGN_OR_RETURN(auto stored, store::InsertChangeOrder(tx, co));
   CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(stored)));
   CUB_RETURN_IF_ERROR(AdvanceStage(tx, rco));
+  // Its first Stage may be Automatic.
+  CUB_RETURN_IF_ERROR(store::Wake(tx, {rco.co.id}));
   return ChangeOrderView(rco);
 }
 
@@ -992,6 +995,7 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
     }
     CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
+    CUB_RETURN_IF_ERROR(store::Wake(tx, {rco.co.id}));
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     out = std::move(view);
     return out;

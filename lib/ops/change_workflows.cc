@@ -6,6 +6,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
 #include "lib/store/change_workflows.h"
+#include "lib/store/engine_work.h"
 #include "lib/store/schemas.h"
 #include "lib/util/status_macros.h"
 #include "lib/workflow/workflow.h"
@@ -172,6 +173,9 @@ absl::StatusOr<v1::ChangeWorkflow> UpdateChangeWorkflow(
     }
     CUB_ASSIGN_OR_RETURN(auto w, Definition(req.definition(), req.flags(), &current));
     CUB_ASSIGN_OR_RETURN(auto updated, store::UpdateWorkflow(tx, stored.id, workflow::ToJson(w)));
+    // A Stage made Automatic (or AutoRelease) applies at once to every open ChangeOrder.
+    CUB_RETURN_IF_ERROR(
+        store::WakeChangeOrdersOfWorkflow(tx, absl::StrCat(space.slug(), "/", stored.slug)));
     CUB_ASSIGN_OR_RETURN(auto proto, ToProto(updated));
     out = proto;
     return out;

@@ -6,8 +6,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
@@ -19,7 +21,11 @@
 #include "lib/ops/promotion_plan.h"
 #include "lib/ops/resolve.h"
 #include "lib/ops/source_plan.h"
+#include "lib/ops/stage_control.h"
 #include "lib/store/change_orders.h"
+#include "lib/store/engine_work.h"
+#include "lib/store/events.h"
+#include "lib/store/queued_promotions.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
 #include "lib/util/status_macros.h"
@@ -154,19 +160,19 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
   }
 }
 
-// Gates of every Stage up to the target, each over the Stage before (the first over the base).
-// Without --force a failing gate refuses the promotion; with it, each is recorded in `out` as
-// overridden. Nothing is gated when every target has the change already.
-absl::Status CheckGates(store::Tx& tx, const ResolvedChangeOrder& rco,
-                        const std::vector<std::vector<v1::Space>>& members,
-                        const PromotionSpaces& into, const std::set<std::string>& resolved,
-                        const v1::PromoteRequest& req, v1::PromoteResponse& out) {
+// What stops the target Stage's gates, one message per (gate, Space): the gates of every Stage
+// up to the target, each over the Stage before (the first over the base). Nothing is gated
+// when every target has the change already.
+absl::StatusOr<std::vector<std::string>> GateFailuresFor(
+    store::Tx& tx, const ResolvedChangeOrder& rco,
+    const std::vector<std::vector<v1::Space>>& members, const PromotionSpaces& into,
+    const std::set<std::string>& resolved) {
+  std::vector<std::string> failures;
   const bool nothing_to_move =
       std::all_of(into.spaces.begin(), into.spaces.end(),
                   [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
-  if (!rco.workflow || into.stage < 0 || nothing_to_move) return absl::OkStatus();
+  if (!rco.workflow || into.stage < 0 || nothing_to_move) return failures;
   GateContext ctx{&rco, resolved, absl::Now()};
-  std::vector<std::string> failures;
   for (int j = 0; j <= into.stage; ++j) {
     std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
     CUB_ASSIGN_OR_RETURN(auto f,
@@ -175,11 +181,121 @@ absl::Status CheckGates(store::Tx& tx, const ResolvedChangeOrder& rco,
                                                    rco.workflow->stages[into.stage].name, "'")));
     failures.insert(failures.end(), f.begin(), f.end());
   }
-  if (!failures.empty() && !req.force()) {
-    return absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
+  return failures;
+}
+
+constexpr char kGateRefusalPayload[] = "cub/gate-refusal";
+
+absl::Status GateRefusal(const std::vector<std::string>& failures) {
+  absl::Status s = absl::FailedPreconditionError(absl::StrJoin(failures, "; "));
+  s.SetPayload(kGateRefusalPayload, absl::Cord(absl::StrJoin(failures, "\n")));
+  return s;
+}
+
+// Queue is for a Stage, and only instead of a refusal by its gates.
+absl::Status CheckQueueRequest(const v1::PromoteRequest& req) {
+  if (!req.queue()) return absl::OkStatus();
+  if (req.force()) return absl::InvalidArgumentError("Queue and Force exclude each other");
+  if (req.dry_run()) return absl::InvalidArgumentError("Queue and DryRun exclude each other");
+  if (req.spaces_size() > 0 || !req.where_space().empty()) {
+    return absl::InvalidArgumentError(
+        "Queue is for a Stage: name TargetStage (or none), not Spaces or WhereSpace");
   }
-  for (const auto& f : failures) out.add_overridden_gates(f);
   return absl::OkStatus();
+}
+
+// Only the engine promotes into an Automatic Stage; a dry run may look.
+absl::Status CheckStageMode(store::Tx& tx, const ResolvedChangeOrder& rco,
+                            const std::string& stage_name, const v1::PromoteRequest& req,
+                            const PromoteBy& by) {
+  if (by.engine || req.dry_run() || stage_name.empty()) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(StageControls controls, CurrentStageControls(tx, rco));
+  if (controls.Of(stage_name).mode == workflow::StageMode::kAutomatic) {
+    return AutomaticStageRefusal(rco, stage_name);
+  }
+  return absl::OkStatus();
+}
+
+std::string ChangeOrderRef(const ResolvedChangeOrder& rco) {
+  return absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+}
+
+// An event about `rco` in its base Space, by `p`.
+store::NewEvent ChangeOrderEvent(const ResolvedChangeOrder& rco, const Principal& p,
+                                 const std::string& kind, const std::string& stage,
+                                 std::string message) {
+  store::NewEvent e;
+  e.kind = kind;
+  e.space_id = rco.base.space_id();
+  e.space_slug = rco.base.slug();
+  e.change_order_id = rco.co.id;
+  e.change_order = ChangeOrderRef(rco);
+  e.stage = stage;
+  e.user_id = p.user_id;
+  e.username = p.username;
+  e.message = std::move(message);
+  return e;
+}
+
+// Records the promotion into `stage` as queued (what holds it: `failures`) and reports it in
+// `out`, with the ChangeOrder whose queued promotion it replaced.
+absl::Status QueueInstead(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
+                          const std::string& stage, const std::vector<std::string>& failures,
+                          v1::PromoteResponse& out) {
+  CUB_ASSIGN_OR_RETURN(auto replaced, store::QueuePromotion(tx, rco.base.space_id(), stage,
+                                                            rco.co.id, p.user_id, failures));
+  CUB_ASSIGN_OR_RETURN(auto queued, store::FindQueuedPromotion(tx, rco.base.space_id(), stage));
+  if (!queued) return absl::InternalError("queued promotion vanished");
+  *out.mutable_queued() = queued->view;
+  if (replaced) {
+    out.set_replaced(replaced->view.change_order());
+    store::NewEvent e = ChangeOrderEvent(
+        rco, p, "Replaced", stage,
+        absl::StrCat("queued promotion of ", replaced->view.change_order(), " into stage '", stage,
+                     "' replaced by one of ", ChangeOrderRef(rco)));
+    e.change_order_id = replaced->view.change_order_id();
+    e.change_order = replaced->view.change_order();
+    CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
+  }
+  CUB_RETURN_IF_ERROR(store::AppendEvent(
+      tx, ChangeOrderEvent(rco, p, "Queued", stage,
+                           absl::StrCat("queued into stage '", stage,
+                                        "', waiting for: ", absl::StrJoin(failures, "; ")))));
+  // Gates may open before this commits; the engine looks again after it has.
+  return store::Wake(tx, {rco.co.id});
+}
+
+// Events of a promotion that landed or failed somewhere; a queued promotion it carried out
+// fully is done; the engine is woken for what may now follow.
+absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
+                                   const ResolvedChangeOrder& rco, const std::string& stage,
+                                   const v1::PromoteResponse& out, const PromoteBy& by) {
+  if (out.landed() == 0 && out.failed() == 0) return absl::OkStatus();
+  std::string who = by.queued_by.empty() ? "" : absl::StrCat(" (queued by ", by.queued_by, ")");
+  if (out.landed() > 0) {
+    store::NewEvent e = ChangeOrderEvent(
+        rco, p, "Promoted", stage,
+        absl::StrCat("promoted into ", stage.empty() ? "the named Spaces" : "stage '" + stage + "'",
+                     ": ", out.landed(), " Spaces landed, ", out.already(), " had it, ",
+                     out.failed(), " failed", who));
+    e.details_json = absl::StrCat(R"({"Landed":)", out.landed(), R"(,"Already":)", out.already(),
+                                  R"(,"Failed":)", out.failed(), "}");
+    CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
+  }
+  if (out.overridden_gates_size() > 0 && out.landed() > 0) {
+    CUB_RETURN_IF_ERROR(store::AppendEvent(
+        tx,
+        ChangeOrderEvent(rco, p, "Forced", stage, absl::StrJoin(out.overridden_gates(), "; "))));
+  }
+  if (out.failed() > 0) {
+    CUB_RETURN_IF_ERROR(store::AppendEvent(
+        tx, ChangeOrderEvent(rco, p, "PromotionFailed", stage,
+                             absl::StrCat(out.failed(), " Spaces failed", who))));
+  }
+  if (out.failed() == 0 && !stage.empty()) {
+    CUB_RETURN_IF_ERROR(store::DeleteQueuedPromotion(tx, rco.co.id, stage).status());
+  }
+  return store::Wake(tx, {rco.co.id});
 }
 
 // The targets the caller may write (or that have the change already, which is reported as
@@ -195,8 +311,7 @@ absl::StatusOr<SpacesByAccess> SplitByAccess(store::Tx& tx, const Principal& p,
                                              const std::set<std::string>& resolved) {
   std::vector<std::string> ids;
   for (const auto& s : spaces) ids.push_back(s.space_id());
-  CUB_ASSIGN_OR_RETURN(std::set<std::string> writable,
-                       store::WritableSpaces(tx, ToCaller(p), ids));
+  CUB_ASSIGN_OR_RETURN(std::set<std::string> writable, store::WritableSpaces(tx, ToCaller(p), ids));
   SpacesByAccess out;
   for (const auto& s : spaces) {
     if (writable.count(s.space_id()) || resolved.count(s.space_id())) {
@@ -253,7 +368,8 @@ v1::PromotionFailure Tally(const std::vector<v1::PromotedSpace>& denied,
     *out.add_spaces() = std::move(plan.report);
   }
   for (const auto& s : out.spaces()) {
-    if (StatusOf(s) == PromotionStatus::kPromoted || StatusOf(s) == PromotionStatus::kWouldPromote) {
+    if (StatusOf(s) == PromotionStatus::kPromoted ||
+        StatusOf(s) == PromotionStatus::kWouldPromote) {
       out.set_landed(out.landed() + 1);
       for (const auto& u : s.units()) {
         out.set_revisions_written(out.revisions_written() + u.revisions_written());
@@ -361,21 +477,37 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
   return absl::OkStatus();
 }
 
+bool IsGateRefusal(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kFailedPrecondition &&
+         s.GetPayload(kGateRefusalPayload).has_value();
+}
+
+std::vector<std::string> GateRefusalReasons(const absl::Status& s) {
+  auto reasons = s.GetPayload(kGateRefusalPayload);
+  if (!reasons) return {};
+  return absl::StrSplit(std::string(*reasons), '\n');
+}
+
 absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
                                             const v1::PromoteRequest& req) {
+  return Promote(db, p, req, PromoteBy());
+}
+
+absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
+                                            const v1::PromoteRequest& req, const PromoteBy& by) {
   if (req.force() && req.force_reason().empty()) {
     return absl::InvalidArgumentError("Force needs ForceReason, which is recorded");
   }
+  CUB_RETURN_IF_ERROR(CheckQueueRequest(req));
   CUB_ASSIGN_OR_RETURN(std::optional<domain::PriorRevisions> mode,
                        PriorRevisionsField(req.prior_revisions()));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::PromoteResponse> {
     v1::PromoteResponse out;
-    out.Clear();
     out.set_dry_run(req.dry_run());
     CUB_ASSIGN_OR_RETURN(auto rco,
                          ResolveChangeOrder(tx, p, req.change_order(), "", !req.dry_run()));
     const auto& co = rco.co;
-    out.set_change_order(absl::StrCat(rco.base.slug(), "/", co.slug));
+    out.set_change_order(ChangeOrderRef(rco));
     if (!co.aborted_reason.empty()) {
       return absl::FailedPreconditionError(absl::StrCat("change order '", co.slug,
                                                         "' was aborted (", co.aborted_reason,
@@ -394,7 +526,18 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     std::string stage_name =
         into.stage >= 0 ? rco.workflow->stages[into.stage].name : std::string();
     out.set_target_stage(stage_name);
-    CUB_RETURN_IF_ERROR(CheckGates(tx, rco, members, into, resolved, req, out));
+    CUB_RETURN_IF_ERROR(CheckStageMode(tx, rco, stage_name, req, by));
+    CUB_ASSIGN_OR_RETURN(auto failures, GateFailuresFor(tx, rco, members, into, resolved));
+    if (!failures.empty() && req.queue()) {
+      if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
+        return absl::PermissionDeniedError(
+            absl::StrCat("Queue needs the editor role on the base: ", w.status().message()));
+      }
+      CUB_RETURN_IF_ERROR(QueueInstead(tx, p, rco, stage_name, failures, out));
+      return out;
+    }
+    if (!failures.empty() && !req.force()) return GateRefusal(failures);
+    for (const auto& f : failures) out.add_overridden_gates(f);
 
     PlanOptions opts;
     opts.rco = &rco;
@@ -409,6 +552,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
+    CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, stage_name, out, by));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

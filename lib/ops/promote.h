@@ -21,6 +21,9 @@
 #ifndef CUB_LIB_OPS_PROMOTE_H_
 #define CUB_LIB_OPS_PROMOTE_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "cub/v1/changeorder.pb.h"
 #include "cub/v1/unit.pb.h"
@@ -30,8 +33,30 @@
 
 namespace cub::ops {
 
+// Besides the above: into an Automatic Stage (its Mode in the workflow as it is now) only the
+// engine promotes; a caller is refused, naming the mode and how to switch it. With Queue, gates
+// that do not hold record a queued promotion into the target Stage instead of refusing (one per
+// base Space and Stage: it replaces another ChangeOrder's, reported in Replaced); the engine
+// carries it out later, as the caller, evaluating every gate again. Every promotion that lands
+// something is recorded as a Promoted event (Forced and PromotionFailed as they apply) and wakes
+// the engine for the ChangeOrder, since the next Stage may now be open.
 absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
                                             const v1::PromoteRequest& req);
+
+// Who asks for a promotion, for the engine's own calls.
+struct PromoteBy {
+  bool engine = false;  // cubd's engine: Automatic Stages are its to promote into
+  // The user whose queued promotion the engine carries out (empty: the engine's own).
+  std::string queued_by;
+};
+absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
+                                            const v1::PromoteRequest& req, const PromoteBy& by);
+
+// Whether `s` is a refusal because gates do not hold (FAILED_PRECONDITION naming each gate and
+// Space), rather than any other error: for the engine, a reason to wait, not to retry.
+bool IsGateRefusal(const absl::Status& s);
+// The gates (with their Spaces) a gate refusal names, one per entry; empty for other statuses.
+std::vector<std::string> GateRefusalReasons(const absl::Status& s);
 
 // `cub unit update --upgrade --change-order`, inside UpdateUnit's transaction: moves the change
 // into this one Unit, ungated, over the ChangeOrder's range (with req.prior_revisions or the

@@ -25,6 +25,8 @@
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
 #include "lib/store/change_orders.h"
+#include "lib/store/engine_work.h"
+#include "lib/store/events.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
@@ -452,6 +454,25 @@ absl::Status AdvanceStageOf(store::Tx& tx, const std::string& ref) {
   return AdvanceStage(tx, *rco).status();
 }
 
+// Records `kind` about Release `r` in its Space and wakes the engine for the ChangeOrders that
+// have reached that Space: a publish or a status report may open their gates.
+absl::Status RecordReleaseEvent(store::Tx& tx, const Principal& p, const v1::Release& r,
+                                const std::string& kind, std::string message) {
+  store::NewEvent e;
+  e.kind = kind;
+  e.space_id = r.space_id();
+  e.space_slug = r.space_slug();
+  e.change_order_id = r.change_order_id();
+  e.change_order = r.change_order();
+  e.user_id = p.user_id;
+  e.username = p.username;
+  e.message = std::move(message);
+  e.details_json = absl::StrCat(R"({"ReleaseNum":)", r.release_num(), R"(,"BundleDigest":)",
+                                JsonQuote(r.bundle_digest()), "}");
+  CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
+  return store::WakeChangeOrdersInSpace(tx, r.space_id());
+}
+
 // The Space a read of Releases names: one the caller may read or, for a server administrator,
 // a deleted one whose Releases are kept (named by its ID, or by the slug its Releases carry
 // when no live Space has it), as with attestations.
@@ -818,7 +839,13 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     if (!source.bundle.change_order.empty()) {
       CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, source.bundle.change_order));
     }
-    return ReleaseByID(tx, release_id);
+    CUB_ASSIGN_OR_RETURN(v1::Release published, ReleaseByID(tx, release_id));
+    CUB_RETURN_IF_ERROR(RecordReleaseEvent(
+        tx, p, published, "Published",
+        absl::StrCat("published Release ", published.release_num(), " of space '", space.slug(),
+                     "'", published.change_order().empty() ? "" : " for ",
+                     published.change_order())));
+    return published;
   });
 }
 
@@ -871,6 +898,16 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     if (!r->change_order().empty()) CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, r->change_order()));
     CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, r->release_id()));
     if (!done) return absl::InternalError("release vanished");
+    // A reporter repeats itself; only a change of what it reports is an event.
+    const v1::LiveStatus& before = r->live_status();
+    const v1::LiveStatus& now = done->live_status();
+    if (before.sync() != now.sync() || before.health() != now.health() ||
+        before.operation() != now.operation()) {
+      CUB_RETURN_IF_ERROR(RecordReleaseEvent(
+          tx, p, *done, "StatusReported",
+          absl::StrCat("Release ", done->release_num(), " of space '", space.slug(),
+                       "': ", now.sync(), ", ", now.health(), ", ", now.operation())));
+    }
     out = *std::move(done);
     return out;
   });

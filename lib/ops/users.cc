@@ -85,13 +85,17 @@ absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::str
   });
   if (!st.ok()) return st;
   if (!user) return absl::UnauthenticatedError("the bearer token is not valid");
+  return PrincipalOf(*user);
+}
+
+Principal PrincipalOf(const v1::User& user) {
   Principal p;
-  p.user_id = user->user_id();
-  p.username = user->username();
-  p.groups.assign(user->groups().begin(), user->groups().end());
-  p.admin = user->admin();
-  p.service_account = user->service_account();
-  p.created_at = user->created_at();
+  p.user_id = user.user_id();
+  p.username = user.username();
+  p.groups.assign(user.groups().begin(), user.groups().end());
+  p.admin = user.admin();
+  p.service_account = user.service_account();
+  p.created_at = user.created_at();
   return p;
 }
 

@@ -27,6 +27,9 @@ absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db);
 // UNAUTHENTICATED unless `token` belongs to a user.
 absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::string& token);
 
+// The user as a caller, as Authenticate makes it (for the engine acting for a user).
+Principal PrincipalOf(const v1::User& user);
+
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_USERS_H_

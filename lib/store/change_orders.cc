@@ -184,6 +184,17 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
   });
 }
 
+absl::StatusOr<std::optional<std::string>> ChangeOrderRefById(Tx& tx, const std::string& id) {
+  return Guard([&]() -> absl::StatusOr<std::optional<std::string>> {
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT s.slug || '/' || co.slug AS ref FROM change_orders co"
+        " JOIN spaces s ON s.id = co.space_id WHERE co.id = $1::uuid",
+        id);
+    if (r.empty()) return std::nullopt;
+    return r[0]["ref"].as<std::string>();
+  });
+}
+
 absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Caller& caller,
                                                                 const std::string& space_id) {
   return Guard([&]() -> absl::StatusOr<std::vector<StoredChangeOrder>> {

@@ -72,6 +72,8 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
                                                                  const std::string& space_id,
                                                                  const std::string& slug_or_id,
                                                                  bool for_update = false);
+// "BASE/NAME" of the ChangeOrder with ID `id` (slugs as they are now); nullopt when none has it.
+absl::StatusOr<std::optional<std::string>> ChangeOrderRefById(Tx& tx, const std::string& id);
 // Every ChangeOrder of the Space (empty: of every Space the caller can see), by slug.
 absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Caller& caller,
                                                                 const std::string& space_id);

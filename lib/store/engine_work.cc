@@ -40,8 +40,9 @@ absl::Status Wake(Tx& tx, const std::vector<std::string>& change_order_ids) {
   if (change_order_ids.empty()) return absl::OkStatus();
   Query q;
   std::string ids = q.Param(TextArrayLiteral(change_order_ids));
+  // A Completed ChangeOrder too: AutoRelease may still have Spaces to publish.
   q.Append(UpsertFrom(absl::StrCat("SELECT co.id FROM change_orders co WHERE co.id = ANY(", ids,
-                                   "::uuid[]) AND ", kOpen)));
+                                   "::uuid[]) AND co.aborted_reason = ''")));
   return UpsertAndNotify(tx, std::move(q));
 }
 
@@ -69,6 +70,13 @@ absl::Status WakeChangeOrdersInSpace(Tx& tx, const std::string& space_id) {
       " JOIN units u ON u.id = m.unit_id WHERE u.space_id = ",
       space, "::uuid AND ", kOpen)));
   return UpsertAndNotify(tx, std::move(q));
+}
+
+absl::Status NotifyEngine(Tx& tx) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec(absl::StrCat("NOTIFY ", kEngineChannel));
+    return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<std::vector<EngineWork>> DueWork(Tx& tx, int limit) {
@@ -103,14 +111,15 @@ absl::Status FinishWork(Tx& tx, const EngineWork& w) {
   });
 }
 
-absl::Status RetryWork(Tx& tx, const EngineWork& w, absl::Duration delay,
-                       const std::string& error) {
+absl::Status RetryWork(Tx& tx, const EngineWork& w, absl::Duration delay, const std::string& error,
+                       bool count_attempt) {
   return Guard([&]() -> absl::Status {
     Pq(tx).exec_params(
         "UPDATE engine_work SET due_at = now() + make_interval(secs => $3),"
-        " attempts = attempts + 1, last_error = $4, updated_at = now()"
+        " attempts = attempts + $5, last_error = $4, updated_at = now()"
         " WHERE change_order_id = $1::uuid AND generation = $2",
-        w.change_order_id, w.generation, absl::ToDoubleSeconds(delay), error);
+        w.change_order_id, w.generation, absl::ToDoubleSeconds(delay), error,
+        count_attempt ? 1 : 0);
     return absl::OkStatus();
   });
 }

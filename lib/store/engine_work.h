@@ -23,7 +23,8 @@ namespace cub::store {
 // The channel Wake notifies.
 inline constexpr char kEngineChannel[] = "cub_engine";
 
-// Makes each ChangeOrder's row due now (a new row, or an existing one, its backoff cleared).
+// Makes each ChangeOrder's row due now (a new row, or an existing one, its backoff cleared),
+// unless it was aborted. The Wake... functions below skip Completed ChangeOrders as well.
 absl::Status Wake(Tx& tx, const std::vector<std::string>& change_order_ids);
 // Wake for every ChangeOrder of `base_space_id` not yet completed or aborted (a workflow edit
 // may change what any of them may do).
@@ -34,6 +35,9 @@ absl::Status WakeChangeOrdersOfWorkflow(Tx& tx, const std::string& workflow_ref)
 // Wake for the ChangeOrders whose publish Tag marks a Unit of `space_id`: those that a status
 // report or publish in that Space may move on.
 absl::Status WakeChangeOrdersInSpace(Tx& tx, const std::string& space_id);
+
+// NOTIFY cub_engine alone (at commit): wakes every engine worker, e.g. to have it stop.
+absl::Status NotifyEngine(Tx& tx);
 
 struct EngineWork {
   std::string change_order_id;
@@ -47,9 +51,11 @@ absl::StatusOr<std::vector<EngineWork>> DueWork(Tx& tx, int limit);
 absl::StatusOr<std::optional<EngineWork>> ReadWork(Tx& tx, const std::string& change_order_id);
 // Removes the row unless a Wake bumped its generation since `w` was read.
 absl::Status FinishWork(Tx& tx, const EngineWork& w);
-// Makes the row due again after `delay` with `error` kept and attempts counted, unless a Wake
-// bumped its generation since `w` was read (then it stays due now).
-absl::Status RetryWork(Tx& tx, const EngineWork& w, absl::Duration delay, const std::string& error);
+// Makes the row due again after `delay` with `error` kept (and, with `count_attempt`, one
+// more attempt counted, which the backoff grows with), unless a Wake bumped its generation
+// since `w` was read (then it stays due now).
+absl::Status RetryWork(Tx& tx, const EngineWork& w, absl::Duration delay, const std::string& error,
+                       bool count_attempt);
 // Seconds until the next row is due (0 when one is due now); nullopt when there is none.
 absl::StatusOr<std::optional<double>> SecondsUntilDue(Tx& tx);
 // Rows waiting (due or backed off), for the metrics and `cubd` logs.

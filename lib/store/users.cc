@@ -85,4 +85,13 @@ absl::StatusOr<std::optional<v1::User>> FindUserByName(Tx& tx, const std::string
       [&]() -> absl::StatusOr<std::optional<v1::User>> { return UserByName(tx, username); });
 }
 
+absl::StatusOr<std::optional<v1::User>> FindUserById(Tx& tx, const std::string& user_id) {
+  return Guard([&]() -> absl::StatusOr<std::optional<v1::User>> {
+    pqxx::result r = Pq(tx).exec_params(
+        absl::StrCat("SELECT ", kUserColumns, " FROM users u WHERE u.id = $1::uuid"), user_id);
+    if (r.empty()) return std::nullopt;
+    return UserFromRow(r[0]);
+  });
+}
+
 }  // namespace cub::store

@@ -33,6 +33,8 @@ absl::StatusOr<std::vector<v1::User>> ListUsers(Tx& tx);
 absl::StatusOr<std::optional<v1::User>> FindUserByTokenHash(Tx& tx, const std::string& token_hash);
 // nullopt when no user has that name.
 absl::StatusOr<std::optional<v1::User>> FindUserByName(Tx& tx, const std::string& username);
+// nullopt when no user has that ID.
+absl::StatusOr<std::optional<v1::User>> FindUserById(Tx& tx, const std::string& user_id);
 
 }  // namespace cub::store
 

@@ -1,0 +1,286 @@
+#include "lib/ops/engine_step.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/ops/change_orders.h"
+#include "lib/ops/gates.h"
+#include "lib/ops/promote.h"
+#include "lib/ops/stage_control.h"
+#include "lib/ops/users.h"
+#include "lib/store/change_orders.h"
+#include "lib/store/errors.h"
+#include "lib/store/events.h"
+#include "lib/store/queued_promotions.h"
+#include "lib/store/users.h"
+#include "lib/util/status_macros.h"
+
+namespace cub::ops {
+namespace {
+
+using workflow::StageMode;
+
+struct QueuedFor {
+  std::string stage;
+  Principal by;
+};
+
+// What a step acts on, read in one transaction.
+struct Snapshot {
+  std::string ref;  // "BASE/NAME"
+  ResolvedChangeOrder rco;
+  StageControls controls;
+  std::vector<std::vector<v1::Space>> members;  // by Stage
+  std::set<std::string> resolved, released, with_target;
+  std::vector<QueuedFor> queued;
+  std::set<std::string> superseded;  // Automatic Stages a newer ChangeOrder has reached
+};
+
+// A Completed ChangeOrder has nothing left to promote, but AutoRelease may still publish it.
+bool IsOpen(const ResolvedChangeOrder& rco) {
+  return rco.co.aborted_reason.empty() && rco.workflow;
+}
+
+absl::Status ReadQueued(store::Tx& tx, Snapshot& s) {
+  CUB_ASSIGN_OR_RETURN(auto queued, store::QueuedPromotionsOf(tx, s.rco.co.id));
+  for (const auto& q : queued) {
+    CUB_ASSIGN_OR_RETURN(auto user, store::FindUserById(tx, q.queued_by_id));
+    if (user) s.queued.push_back({q.view.stage(), PrincipalOf(*user)});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadSuperseded(store::Tx& tx, Snapshot& s) {
+  for (const auto& stage : s.rco.workflow->stages) {
+    if (s.controls.Of(stage.name).mode != StageMode::kAutomatic) continue;
+    CUB_ASSIGN_OR_RETURN(
+        bool newer, store::NewerPromotedInto(tx, s.rco.base.space_id(), s.rco.co.id, stage.name));
+    if (newer) s.superseded.insert(stage.name);
+  }
+  return absl::OkStatus();
+}
+
+// The ChangeOrder as it is now; nullopt when it is gone, aborted or follows no workflow.
+absl::StatusOr<std::optional<Snapshot>> ReadSnapshot(store::ConnectionPool& db,
+                                                     const std::string& id) {
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<std::optional<Snapshot>> {
+        CUB_ASSIGN_OR_RETURN(auto ref, store::ChangeOrderRefById(tx, id));
+        if (!ref) return std::optional<Snapshot>();
+        auto rco = ResolveChangeOrder(tx, ServerPrincipal(), *ref, "", false);
+        if (absl::IsNotFound(rco.status())) return std::optional<Snapshot>();
+        CUB_RETURN_IF_ERROR(rco.status());
+        if (!IsOpen(*rco)) return std::optional<Snapshot>();
+        Snapshot s;
+        s.ref = *ref;
+        s.rco = *std::move(rco);
+        CUB_ASSIGN_OR_RETURN(s.controls, CurrentStageControls(tx, s.rco));
+        CUB_ASSIGN_OR_RETURN(s.members, StageMembers(tx, s.rco));
+        const auto& co = s.rco.co;
+        s.resolved.insert(co.resolved_space_ids.begin(), co.resolved_space_ids.end());
+        s.resolved.insert(s.rco.base.space_id());
+        s.released.insert(co.released_space_ids.begin(), co.released_space_ids.end());
+        s.with_target.insert(co.target_space_ids.begin(), co.target_space_ids.end());
+        CUB_RETURN_IF_ERROR(ReadQueued(tx, s));
+        CUB_RETURN_IF_ERROR(ReadSuperseded(tx, s));
+        return std::optional<Snapshot>(std::move(s));
+      });
+}
+
+// The first Stage some member of which has not taken the change; -1 when all have.
+int NextStage(const Snapshot& s) {
+  for (size_t i = 0; i < s.members.size(); ++i) {
+    for (const auto& m : s.members[i]) {
+      if (!s.resolved.count(m.space_id())) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// Accumulates what a step did and what it waits for.
+struct Progress {
+  bool landed = false;   // something moved this round: look again
+  bool waiting = false;  // a gate did not hold
+  std::vector<std::string> errors;
+  StepResult result;
+};
+
+// Folds the outcome of one promotion into `pr`; returns the gate failures when gates held it.
+std::vector<std::string> Fold(const absl::StatusOr<v1::PromoteResponse>& r, const std::string& what,
+                              Progress& pr) {
+  if (IsGateRefusal(r.status())) {
+    pr.waiting = true;
+    if (pr.result.waiting.empty())
+      pr.result.waiting = absl::StrCat(what, ": ", r.status().message());
+    return GateRefusalReasons(r.status());
+  }
+  if (!r.ok()) {
+    pr.errors.push_back(absl::StrCat(what, ": ", r.status().message()));
+    return {};
+  }
+  if (r->landed() > 0) {
+    pr.landed = true;
+    ++pr.result.promotions;
+  }
+  if (r->failed() > 0) {
+    pr.errors.push_back(absl::StrCat(what, ": ", r->failed(), " Spaces failed"));
+  }
+  return {};
+}
+
+absl::Status TryQueued(const EngineEnv& env, const Snapshot& s, Progress& pr) {
+  for (const auto& q : s.queued) {
+    v1::PromoteRequest req;
+    req.set_change_order(s.ref);
+    req.set_target_stage(q.stage);
+    PromoteBy by;
+    by.engine = true;
+    by.queued_by = q.by.username;
+    auto r = Promote(*env.db, q.by, req, by);
+    if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
+    std::vector<std::string> waiting =
+        Fold(r, absl::StrCat("queued promotion into stage '", q.stage, "'"), pr);
+    if (!r.ok() && !IsGateRefusal(r.status())) waiting = {std::string(r.status().message())};
+    if (waiting.empty()) continue;
+    CUB_RETURN_IF_ERROR(store::WithTransaction(*env.db, [&](store::Tx& tx) {
+      return store::SetQueuedWaiting(tx, s.rco.co.id, q.stage, waiting);
+    }));
+  }
+  return absl::OkStatus();
+}
+
+// Records once that the ChangeOrder is superseded in `stage`.
+absl::Status RecordSuperseded(const EngineEnv& env, const Snapshot& s, const std::string& stage) {
+  return store::WithTransaction(*env.db, [&](store::Tx& tx) -> absl::Status {
+    CUB_ASSIGN_OR_RETURN(bool recorded, store::HasEvent(tx, "Superseded", s.rco.co.id, stage));
+    if (recorded) return absl::OkStatus();
+    store::NewEvent e;
+    e.kind = "Superseded";
+    e.space_id = s.rco.base.space_id();
+    e.space_slug = s.rco.base.slug();
+    e.change_order_id = s.rco.co.id;
+    e.change_order = s.ref;
+    e.stage = stage;
+    e.user_id = env.automatic.user_id;
+    e.username = env.automatic.username;
+    e.message = absl::StrCat("a newer change order of space '", s.rco.base.slug(),
+                             "' has been promoted into stage '", stage,
+                             "'; this one is no longer promoted there automatically");
+    return store::AppendEvent(tx, e);
+  });
+}
+
+absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr) {
+  int next = NextStage(s);
+  if (next < 0) return absl::OkStatus();
+  const std::string& stage = s.rco.workflow->stages[next].name;
+  if (s.controls.Of(stage).mode != StageMode::kAutomatic) return absl::OkStatus();
+  for (const auto& q : s.queued) {
+    if (q.stage == stage) return absl::OkStatus();  // a person's queued promotion goes first
+  }
+  if (s.superseded.count(stage)) return RecordSuperseded(env, s, stage);
+  v1::PromoteRequest req;
+  req.set_change_order(s.ref);
+  req.set_target_stage(stage);
+  PromoteBy by;
+  by.engine = true;
+  auto r = Promote(*env.db, env.automatic, req, by);
+  if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
+  Fold(r, absl::StrCat("promotion into stage '", stage, "'"), pr);
+  return absl::OkStatus();
+}
+
+absl::Status PublishSpace(const EngineEnv& env, const Snapshot& s, const v1::Space& space,
+                          Progress& pr) {
+  v1::PublishReleaseRequest req;
+  req.set_space(space.space_id());
+  req.set_revision(absl::StrCat("ChangeOrder:", s.ref));
+  req.set_description(absl::StrCat("AutoRelease of ", s.ref));
+  auto r = PublishRelease(*env.db, env.release, env.automatic, req);
+  if (r.ok()) {
+    pr.landed = true;
+    ++pr.result.publishes;
+    return absl::OkStatus();
+  }
+  if (store::FailedInDatabase(r.status())) return r.status();
+  // A refusal (release gates, validation errors) waits for what changes it; anything else
+  // (the Target unreachable) is retried.
+  if (absl::IsFailedPrecondition(r.status())) {
+    pr.waiting = true;
+    if (pr.result.waiting.empty()) {
+      pr.result.waiting =
+          absl::StrCat("publish in space '", space.slug(), "': ", r.status().message());
+    }
+  } else {
+    pr.errors.push_back(
+        absl::StrCat("publish in space '", space.slug(), "': ", r.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TryAutoRelease(const EngineEnv& env, const Snapshot& s, Progress& pr) {
+  for (size_t i = 0; i < s.members.size(); ++i) {
+    const std::string& stage = s.rco.workflow->stages[i].name;
+    StageControl c = s.controls.Of(stage);
+    if (c.mode != StageMode::kAutomatic || !c.auto_release || s.superseded.count(stage)) continue;
+    for (const auto& space : s.members[i]) {
+      const std::string& id = space.space_id();
+      if (id == s.rco.base.space_id() || !s.resolved.count(id) || !s.with_target.count(id) ||
+          s.released.count(id)) {
+        continue;
+      }
+      CUB_RETURN_IF_ERROR(PublishSpace(env, s, space, pr));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StepResult Conclude(Progress pr, const Snapshot* last) {
+  StepResult out = std::move(pr.result);
+  if (!pr.errors.empty()) {
+    out.next = StepResult::Next::kRetry;
+    out.error = absl::StrJoin(pr.errors, "; ");
+  } else if (pr.waiting && last && last->controls.time_gated) {
+    out.next = StepResult::Next::kRecheck;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Principal> AutomaticPrincipal(store::ConnectionPool& db) {
+  return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<Principal> {
+    CUB_ASSIGN_OR_RETURN(auto user, store::FindUserByName(tx, "automatic"));
+    if (!user) {
+      return absl::FailedPreconditionError(
+          "the user 'automatic' the engine acts as is missing: run cubd migrate");
+    }
+    return PrincipalOf(*user);
+  });
+}
+
+absl::StatusOr<StepResult> RunEngineStep(const EngineEnv& env, const std::string& change_order_id) {
+  Progress pr;
+  std::optional<Snapshot> last;
+  // Each round that lands something may open the next Stage; the number of Stages bounds the
+  // rounds that can (one more finds nothing to do).
+  for (int round = 0; round < 64; ++round) {
+    CUB_ASSIGN_OR_RETURN(std::optional<Snapshot> s, ReadSnapshot(*env.db, change_order_id));
+    if (!s) break;
+    pr.landed = false;
+    pr.waiting = false;
+    CUB_RETURN_IF_ERROR(TryQueued(env, *s, pr));
+    CUB_RETURN_IF_ERROR(TryAutomatic(env, *s, pr));
+    CUB_RETURN_IF_ERROR(TryAutoRelease(env, *s, pr));
+    last = std::move(s);
+    if (!pr.landed || !pr.errors.empty()) break;
+  }
+  return Conclude(std::move(pr), last ? &*last : nullptr);
+}
+
+}  // namespace cub::ops
