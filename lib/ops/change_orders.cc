@@ -21,7 +21,9 @@
 #include "lib/store/change_sets.h"
 #include "lib/store/change_workflows.h"
 #include "lib/store/engine_work.h"
+#include "lib/store/events.h"
 #include "lib/store/promotion.h"
+#include "lib/store/queued_promotions.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
 #include "lib/store/spaces.h"
@@ -967,6 +969,33 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
       });
 }
 
+namespace {
+
+// An aborted ChangeOrder is promoted nowhere: its queued promotions are withdrawn, each
+// recorded as a Withdrawn event.
+absl::Status WithdrawQueuedOnAbort(store::Tx& tx, const Principal& p,
+                                   const ResolvedChangeOrder& rco) {
+  CUB_ASSIGN_OR_RETURN(auto queued, store::QueuedPromotionsOf(tx, rco.co.id));
+  for (const auto& q : queued) {
+    CUB_RETURN_IF_ERROR(store::DeleteQueuedPromotion(tx, rco.co.id, q.view.stage()).status());
+    store::NewEvent e;
+    e.kind = "Withdrawn";
+    e.space_id = rco.base.space_id();
+    e.space_slug = rco.base.slug();
+    e.change_order_id = rco.co.id;
+    e.change_order = q.view.change_order();
+    e.stage = q.view.stage();
+    e.user_id = p.user_id;
+    e.username = p.username;
+    e.message = absl::StrCat("queued promotion into stage '", q.view.stage(),
+                             "' withdrawn: the change order was aborted");
+    CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                   const v1::UpdateChangeOrderRequest& req) {
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
@@ -995,6 +1024,9 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
     }
     CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
+    if (c.aborted_reason && !c.aborted_reason->empty()) {
+      CUB_RETURN_IF_ERROR(WithdrawQueuedOnAbort(tx, p, rco));
+    }
     CUB_RETURN_IF_ERROR(store::Wake(tx, {rco.co.id}));
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     out = std::move(view);

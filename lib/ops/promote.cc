@@ -28,6 +28,7 @@
 #include "lib/store/queued_promotions.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
+#include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
 
@@ -265,11 +266,29 @@ absl::Status QueueInstead(store::Tx& tx, const Principal& p, const ResolvedChang
   return store::Wake(tx, {rco.co.id});
 }
 
+// The details of a Promoted event: the counts, the gates evaluated (those of every Stage up to
+// `stage_index`; any forced past are in a Forced event) and who queued it.
+std::string PromotedDetails(const ResolvedChangeOrder& rco, int stage_index,
+                            const v1::PromoteResponse& out, const PromoteBy& by) {
+  Json gates = Json::array();
+  for (int j = 0; rco.workflow && j <= stage_index; ++j) {
+    for (const auto& g : rco.workflow->stages[j].prerequisites) gates.push_back(g);
+  }
+  Json d = {{"Landed", out.landed()},
+            {"Already", out.already()},
+            {"Failed", out.failed()},
+            {"Gates", gates},
+            {"ByEngine", by.engine}};
+  if (!by.queued_by.empty()) d["QueuedBy"] = by.queued_by;
+  return JsonText(d);
+}
+
 // Events of a promotion that landed or failed somewhere; a queued promotion it carried out
 // fully is done; the engine is woken for what may now follow.
 absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
-                                   const ResolvedChangeOrder& rco, const std::string& stage,
-                                   const v1::PromoteResponse& out, const PromoteBy& by) {
+                                   const ResolvedChangeOrder& rco, int stage_index,
+                                   const std::string& stage, const v1::PromoteResponse& out,
+                                   const PromoteBy& by) {
   if (out.landed() == 0 && out.failed() == 0) return absl::OkStatus();
   std::string who = by.queued_by.empty() ? "" : absl::StrCat(" (queued by ", by.queued_by, ")");
   if (out.landed() > 0) {
@@ -278,8 +297,7 @@ absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
         absl::StrCat("promoted into ", stage.empty() ? "the named Spaces" : "stage '" + stage + "'",
                      ": ", out.landed(), " Spaces landed, ", out.already(), " had it, ",
                      out.failed(), " failed", who));
-    e.details_json = absl::StrCat(R"({"Landed":)", out.landed(), R"(,"Already":)", out.already(),
-                                  R"(,"Failed":)", out.failed(), "}");
+    e.details_json = PromotedDetails(rco, stage_index, out, by);
     CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
   }
   if (out.overridden_gates_size() > 0 && out.landed() > 0) {
@@ -552,7 +570,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
-    CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, stage_name, out, by));
+    CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, out, by));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

@@ -173,6 +173,13 @@ expect_eq "$(co_id acme-base v2)" "$(db -c "SELECT change_order_id FROM queued_p
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3 --target-stage prod --queue -o json
 expect_eq acme-base/v2 "$(jget Replaced)"
 expect_eq "$(co_id acme-base v3)" "$(db -c "SELECT change_order_id FROM queued_promotions")"
+expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --target-stage prod --queue
+section "aborting a ChangeOrder withdraws its queued promotion"
+expect_ok as "$DEPLOYER" cub changeorder update --space acme-base v2 --aborted-reason "superseded by v3"
+expect_eq 0 "$(db -c "SELECT count(*) FROM queued_promotions")"
+expect_eq 1 "$(events Withdrawn acme-base/v2 prod)"
+expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3 --target-stage prod --queue -o json
+expect_eq "" "$(jget Replaced)"
 
 section "the approvals arrive: the engine carries the queued promotion out, as the user who queued it"
 expect_ok as "$ALICE" cub variant approve --change-order acme-base/v3 --stage staging
