@@ -142,6 +142,14 @@ expect_ok cub event list -o json
 expect_eq 2 "$(jget len)" "both events are still there"
 expect_eq Withdrawn "$(jget 0.Kind)"
 
+section "cub variant promote --queue: the flags it goes with"
+expect_fail 2 "--force excludes --queue" \
+  cub variant promote --change-order app/co3 --queue --force --force-reason "x"
+expect_fail 2 "--where-space excludes --queue" \
+  cub variant promote --change-order app/co3 --queue --where-space "Slug = 'app'"
+expect_ok cub variant promote --help
+expect_contains "$OUT" "queue the promotion instead of failing" "--queue is documented"
+
 section "cub event list --follow"
 FOLLOW_OUT=$E2E_TMP/follow.out
 cub event list --follow -o json --space app >"$FOLLOW_OUT" 2>"$E2E_TMP/follow.err" &
