@@ -1,7 +1,8 @@
 // `cub variant create`: clone an upstream Space, all its Units, into a new Space whose Units
 // are linked back to the upstream ones, so later changes there can be promoted down.
 // `cub variant promote --change-order`: move a ChangeOrder into the Spaces of its next stage
-// (or named ones), gated by its ChangeWorkflow.
+// (or named ones), gated by its ChangeWorkflow; with --queue, left for cubd to carry out once
+// the gates hold.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -139,13 +140,64 @@ std::string PromoteSummary(const cub::v1::PromoteResponse& resp, const std::stri
   return line + "\n";
 }
 
+// The flags of `variant promote`.
+struct PromoteOpts {
+  std::vector<std::string> spaces;
+  std::string change_order, target_stage, where_space, prior_revisions, force_reason;
+  bool dry_run = false, force = false, queue = false;
+};
+
+// With Queue, when the gates did not hold: what was queued and what it waits for.
+std::string QueuedText(const cub::v1::PromoteResponse& resp) {
+  const cub::v1::QueuedPromotion& q = resp.queued();
+  std::string text = absl::StrCat("Queued promotion of ", q.change_order(), " into stage ",
+                                  q.stage(), "; waiting for:\n");
+  for (const auto& w : q.waiting_for()) absl::StrAppend(&text, "  ", WithFlagNames(w), "\n");
+  return text;
+}
+
+// Prints Promote's response; exit code 1 when a Space failed (each named on stderr).
+int PrintPromote(Env& env, const cub::v1::PromoteResponse& resp, const PromoteOpts& opts) {
+  const bool mutations = env.globals.output == "mutations";
+  const std::string name = resp.change_order().empty() ? opts.change_order : resp.change_order();
+  const std::string stage = resp.target_stage().empty() ? opts.target_stage : resp.target_stage();
+  const bool dry_run = resp.dry_run() || opts.dry_run;
+  std::vector<std::string> failed;
+  for (const auto& s : resp.spaces()) {
+    if (domain::ParsePromotionStatus(s.status()) != domain::PromotionStatus::kFailed) continue;
+    // Each failure with its reasons, so a script reading stderr learns what to repair.
+    std::string line =
+        absl::StrCat(s.space().empty() ? s.space_id() : s.space(), ": ", WithFlagNames(s.error()));
+    for (const auto& u : s.units()) {
+      if (domain::ParsePromotionAction(u.action()) == domain::PromotionAction::kFailed) {
+        absl::StrAppend(&line, "; unit '", u.unit(), "': ", WithFlagNames(u.error()));
+      }
+    }
+    failed.push_back(std::move(line));
+  }
+  const Printer printer = env.printer();
+  int rc;
+  if (!printer.table()) {
+    rc = printer.Document(resp);
+  } else if (resp.has_queued()) {
+    rc = printer.Text(QueuedText(resp));
+  } else {
+    rc = printer.Text(absl::StrCat(mutations ? MutationsText(resp) : PromoteTable(resp),
+                                   PromoteSummary(resp, name, stage, dry_run)));
+  }
+  if (printer.table() && !resp.replaced().empty()) {
+    printer.Text(absl::StrCat("Replaced the queued promotion of ", resp.replaced(), "\n"));
+  }
+  if (failed.empty() && resp.failed() == 0) return rc;
+  const int count = std::max<int>(resp.failed(), failed.size());
+  PrintFailure(absl::StrCat(
+      "change order ", name, dry_run ? " would fail in " : " failed in ", Count(count, "space"),
+      failed.empty() ? "" : absl::StrCat(": ", absl::StrJoin(failed, " | "))));
+  return kExitFailed;
+}
+
 void AddPromote(CLI::App* group, Env& env) {
-  struct Opts {
-    std::vector<std::string> spaces;
-    std::string change_order, target_stage, where_space, prior_revisions, force_reason;
-    bool dry_run = false, force = false, queue = false;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<PromoteOpts>();
   CLI::App* cmd = group->add_subcommand(
       "promote",
       "Promote a ChangeOrder into the Spaces of its next stage (or of --target-stage), or into "
@@ -161,10 +213,11 @@ void AddPromote(CLI::App* group, Env& env) {
   cmd->add_option("--target-stage", o->target_stage,
                   "Stage to promote into (default: the first the change has not reached)")
       ->type_name("STAGE");
-  cmd->add_option("--where-space", o->where_space,
-                  "Where expression selecting the Spaces to promote into, rather than a stage")
-      ->type_name("EXPR")
-      ->excludes(spaces);
+  CLI::Option* where_space =
+      cmd->add_option("--where-space", o->where_space,
+                      "Where expression selecting the Spaces to promote into, rather than a stage")
+          ->type_name("EXPR")
+          ->excludes(spaces);
   cmd->add_option("--prior-revisions", o->prior_revisions,
                   "What to do with revisions a target wrote before the change's start "
                   "(default: the ChangeOrder's)")
@@ -174,13 +227,17 @@ void AddPromote(CLI::App* group, Env& env) {
   cmd->add_flag("--dry-run", o->dry_run,
                 "Report what would be upgraded and added, and what would fail; write nothing "
                 "(-o mutations: the values that would change)");
-  cmd->add_flag("--force", o->force, "Promote past gates that do not hold (needs --force-reason)");
+  CLI::Option* force = cmd->add_flag("--force", o->force,
+                                     "Promote past gates that do not hold (needs --force-reason)");
   cmd->add_option("--force-reason", o->force_reason,
                   "Why the gates are overridden; recorded on the ChangeOrder")
       ->type_name("TEXT");
   cmd->add_flag("--queue", o->queue,
-                "If the stage's gates do not hold, queue the promotion: cubd carries it out, as "
-                "you, once they do");
+                "If the target stage's gates do not hold, queue the promotion instead of failing;"
+                " cubd carries it out as you once they hold (see cub promotion list)")
+      ->excludes(force)
+      ->excludes(spaces)
+      ->excludes(where_space);
   OnRun(cmd, env, [&env, o] {
     if (o->force && o->force_reason.empty()) {
       return UsageError(
@@ -204,36 +261,7 @@ void AddPromote(CLI::App* group, Env& env) {
     req.set_queue(o->queue);
     cub::v1::PromoteResponse resp;
     if (!CallCubd(env, &ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
-    const std::string name = resp.change_order().empty() ? o->change_order : resp.change_order();
-    const std::string stage = resp.target_stage().empty() ? o->target_stage : resp.target_stage();
-    const bool dry_run = resp.dry_run() || o->dry_run;
-    std::vector<std::string> failed;
-    for (const auto& s : resp.spaces()) {
-      if (domain::ParsePromotionStatus(s.status()) != domain::PromotionStatus::kFailed) continue;
-      // Each failure with its reasons, so a script reading stderr learns what to repair.
-      std::string line = absl::StrCat(s.space().empty() ? s.space_id() : s.space(), ": ",
-                                      WithFlagNames(s.error()));
-      for (const auto& u : s.units()) {
-        if (domain::ParsePromotionAction(u.action()) == domain::PromotionAction::kFailed) {
-          absl::StrAppend(&line, "; unit '", u.unit(), "': ", WithFlagNames(u.error()));
-        }
-      }
-      failed.push_back(std::move(line));
-    }
-    const Printer printer = env.printer();
-    int rc;
-    if (!printer.table()) {
-      rc = printer.Document(resp);
-    } else {
-      rc = printer.Text(absl::StrCat(mutations ? MutationsText(resp) : PromoteTable(resp),
-                                     PromoteSummary(resp, name, stage, dry_run)));
-    }
-    if (failed.empty() && resp.failed() == 0) return rc;
-    const int count = std::max<int>(resp.failed(), failed.size());
-    PrintFailure(absl::StrCat(
-        "change order ", name, dry_run ? " would fail in " : " failed in ", Count(count, "space"),
-        failed.empty() ? "" : absl::StrCat(": ", absl::StrJoin(failed, " | "))));
-    return kExitFailed;
+    return PrintPromote(env, resp, *o);
   });
 }
 

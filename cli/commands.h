@@ -88,6 +88,9 @@ void AddFunctionCommands(CLI::App& app, Env& env);
 void AddInvocationCommands(CLI::App& app, Env& env);
 void AddChangeWorkflowCommands(CLI::App& app, Env& env);
 void AddChangeOrderCommands(CLI::App& app, Env& env);
+// `promotion` (queued promotions) and `event` (the event log).
+void AddPromotionCommands(CLI::App& app, Env& env);
+void AddEventCommands(CLI::App& app, Env& env);
 // `target`, `release` and `server`.
 void AddReleaseCommands(CLI::App& app, Env& env);
 void AddTargetCommands(CLI::App& app, Env& env);

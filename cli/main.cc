@@ -78,6 +78,8 @@ int Main(int argc, char** argv) {
   AddInvocationCommands(app, env);
   AddChangeWorkflowCommands(app, env);
   AddChangeOrderCommands(app, env);
+  AddPromotionCommands(app, env);
+  AddEventCommands(app, env);
   AddTargetCommands(app, env);
   AddReleaseCommands(app, env);
   AddServerCommands(app, env);

@@ -9,6 +9,7 @@
 #include "cub/v1/auth.grpc.pb.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
+#include "cub/v1/event.grpc.pb.h"
 #include "cub/v1/function.grpc.pb.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
@@ -19,8 +20,10 @@
 #include "lib/ops/change_sets.h"
 #include "lib/ops/change_workflows.h"
 #include "lib/ops/demote.h"
+#include "lib/ops/events.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/promote.h"
+#include "lib/ops/queued_promotions.h"
 #include "lib/ops/releases.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/units.h"
@@ -187,6 +190,20 @@ class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> 
   CUB_RPC(Demote)
 };
 
+// Queued promotions: listing and withdrawing them (queueing is Promote's, with Queue).
+class PromotionServiceImpl final : public ServiceImpl<v1::PromotionService> {
+ public:
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(ListQueuedPromotions)
+  CUB_RPC(WithdrawPromotion)
+};
+
+class EventServiceImpl final : public ServiceImpl<v1::EventService> {
+ public:
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(ListEvents)
+};
+
 class AttestationServiceImpl final : public ServiceImpl<v1::AttestationService> {
  public:
   using ServiceImpl::ServiceImpl;
@@ -278,6 +295,8 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
   out.push_back(std::make_unique<InvocationServiceImpl>(gate));
   out.push_back(std::make_unique<ChangeWorkflowServiceImpl>(gate));
   out.push_back(std::make_unique<ChangeOrderServiceImpl>(gate));
+  out.push_back(std::make_unique<PromotionServiceImpl>(gate));
+  out.push_back(std::make_unique<EventServiceImpl>(gate));
   out.push_back(std::make_unique<TargetServiceImpl>(gate));
   out.push_back(std::make_unique<AttestationServiceImpl>(gate));
   out.push_back(std::make_unique<ReleaseServiceImpl>(gate, release_env));

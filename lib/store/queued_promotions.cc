@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
+#include "lib/store/schemas.h"
 #include "lib/store/sql.h"
 #include "lib/util/status_macros.h"
 
@@ -99,11 +100,12 @@ absl::StatusOr<std::vector<StoredQueuedPromotion>> QueuedPromotionsOf(
 }
 
 absl::StatusOr<std::vector<StoredQueuedPromotion>> ListQueuedPromotions(
-    Tx& tx, const Caller& caller, const std::string& base_space_id) {
+    Tx& tx, const Caller& caller, const std::string& base_space_id, const std::string& where) {
   Query q(kQueuedSelect);
   if (!base_space_id.empty()) {
     q.Append(absl::StrCat(" AND q.base_space_id = ", q.Param(base_space_id), "::uuid"));
   }
+  CUB_RETURN_IF_ERROR(q.AndWhere(where, QueuedPromotionSchema()));
   AndVisible(q, caller, "q.base_space_id");
   q.Append(" ORDER BY s.slug, q.queued_at");
   return RunQueued(tx, q);

@@ -34,10 +34,11 @@ absl::StatusOr<std::optional<StoredQueuedPromotion>> FindQueuedPromotion(
 // Those of one ChangeOrder, in no particular order.
 absl::StatusOr<std::vector<StoredQueuedPromotion>> QueuedPromotionsOf(
     Tx& tx, const std::string& change_order_id);
-// Every one in a base Space `caller` can see (empty `base_space_id`: in all of them), by
+// Every one in a base Space `caller` can see (empty `base_space_id`: in all of them) that
+// matches `where` (over QueuedPromotionSchema; a bad one is INVALID_ARGUMENT "where: ..."), by
 // base Space and queue time.
 absl::StatusOr<std::vector<StoredQueuedPromotion>> ListQueuedPromotions(
-    Tx& tx, const Caller& caller, const std::string& base_space_id);
+    Tx& tx, const Caller& caller, const std::string& base_space_id, const std::string& where = "");
 // Removes the one of `change_order_id` into `stage`; false when there was none.
 absl::StatusOr<bool> DeleteQueuedPromotion(Tx& tx, const std::string& change_order_id,
                                            const std::string& stage);

@@ -154,15 +154,17 @@ const Schema& EventSchema() {
 }
 
 const Schema& QueuedPromotionSchema() {
-  static const Schema* s =
-      new Schema("QueuedPromotion", {
-                                        {"ChangeOrderID", FieldType::kUuid, "q.change_order_id"},
-                                        {"BaseSpace", FieldType::kString, "s.slug"},
-                                        {"Stage", FieldType::kString, "q.stage"},
-                                        {"QueuedBy", FieldType::kString, "u.username"},
-                                        {"QueuedAt", FieldType::kTime, "q.queued_at"},
-                                        {"CheckedAt", FieldType::kTime, "q.checked_at"},
-                                    });
+  static const Schema* s = new Schema(
+      "QueuedPromotion", {
+                             {"ChangeOrder", FieldType::kString, "(s.slug || '/' || co.slug)"},
+                             {"ChangeOrderID", FieldType::kUuid, "q.change_order_id"},
+                             {"BaseSpace", FieldType::kString, "s.slug"},
+                             {"Stage", FieldType::kString, "q.stage"},
+                             {"QueuedBy", FieldType::kString, "u.username"},
+                             {"QueuedAt", FieldType::kTime, "q.queued_at"},
+                             {"CheckedAt", FieldType::kTime, "q.checked_at"},
+                             {"WaitingFor", FieldType::kString, "q.waiting_for"},
+                         });
   return *s;
 }
 

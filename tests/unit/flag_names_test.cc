@@ -139,6 +139,15 @@ TEST_CASE("WithFlagNames gives every ops message its CLI wording", "[cli][flag_n
        "--change-workflow 'flow': name it as SPACE/WORKFLOW"},
       {"WhereUnit: where: unknown field 'Nope' at 1",
        "--where-unit: where: unknown field 'Nope' at 1"},
+      // Queued promotions and the event log.
+      {"Where: unknown field 'Nope' at 1", "--where: unknown field 'Nope' at 1"},
+      {"TargetStage is required: the Stage the promotion was queued into",
+       "--target-stage is required: the Stage the promotion was queued into"},
+      {"Limit 5000 is out of range: give 1 to 1000 (or 0 for 100)",
+       "--limit 5000 is out of range: give 1 to 1000 (or 0 for 100)"},
+      {"AfterID -1 is negative: event IDs start at 1",
+       "--after-id -1 is negative: event IDs start at 1"},
+      {"Queue goes with a Stage, not with Force", "--queue goes with a Stage, not with Force"},
       {"unit 'web' is in changeset 'r1', which is still open: close it and pass its end tag with "
        "EndTag",
        "unit 'web' is in changeset 'r1', which is still open: close it and pass its end tag with "
@@ -170,6 +179,9 @@ TEST_CASE("WithFlagNames leaves the same names alone where they mean something e
       // Words that only start like a name, and a message that does not start with one.
       "Forced promotions are recorded",
       "Where change order 'v2' stands",
+      "Queued promotion of app/v2 into stage prod",
+      "where: unknown field 'TargetStage' at 1",
+      "the Limit of 3 was reached",
       "cannot write: Operation not permitted",
       "unit 'web': Revert '3..1' is not a range",
       "",

@@ -1,0 +1,115 @@
+// `cub event list [--follow]`: the event log, oldest first: what promotions, publishes, the queue
+// and cubd's promotion engine did. --follow polls for events after the last one seen, so it
+// needs nothing of the server but ListEvents and misses nothing: IDs only grow.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cli/commands.h"
+#include "cub/v1/event.grpc.pb.h"
+
+namespace cub::cli {
+namespace {
+
+using cub::v1::Event;
+using cub::v1::EventService;
+
+constexpr int kServerDefaultLimit = 100;  // what cubd gives for Limit 0
+constexpr auto kFollowInterval = std::chrono::seconds(1);
+
+const std::vector<std::string>& Header() {
+  static const auto* h = new std::vector<std::string>{"ID",           "AT",    "KIND", "SPACE",
+                                                      "CHANGE-ORDER", "STAGE", "USER", "MESSAGE"};
+  return *h;
+}
+
+std::vector<std::string> Row(const Event& e) {
+  return {absl::StrCat(e.id()), e.at(),    e.kind(), e.space(),
+          e.change_order(),     e.stage(), e.user(), e.message()};
+}
+
+// While following: table rows (the header only before the first batch), or one compact JSON
+// object per line in the json and yaml formats.
+int PrintBatch(const Printer& printer, const cub::v1::ListEventsResponse& resp, bool first) {
+  std::string text;
+  if (printer.table()) {
+    Table t{Header(), {}};
+    for (const Event& e : resp.events()) t.rows.push_back(Row(e));
+    text = t.Render();
+    if (!first) text.erase(0, text.find('\n') + 1);
+  } else {
+    for (const Event& e : resp.events()) absl::StrAppend(&text, MessageToCompactJson(e), "\n");
+  }
+  return printer.Text(text);
+}
+
+// Prints what there is, then every event appended after it, until interrupted (or a call
+// fails: exit code 1).
+int Follow(const Env& env, cub::v1::ListEventsRequest req) {
+  std::unique_ptr<Client> client = Connect(env);
+  if (client == nullptr) return kExitFailed;
+  const Printer printer = env.printer();
+  const int page = req.limit() > 0 ? req.limit() : kServerDefaultLimit;
+  bool first = true;
+  for (;;) {
+    cub::v1::ListEventsResponse resp;
+    if (!client->Call(&EventService::Stub::ListEvents, req, &resp)) return kExitFailed;
+    if (first || resp.events_size() > 0) {
+      if (int rc = PrintBatch(printer, resp, first); rc != 0) return rc;
+      first = false;
+    }
+    if (resp.events_size() > 0) req.set_after_id(resp.events(resp.events_size() - 1).id());
+    // A full page means more may be waiting already.
+    if (resp.events_size() < page) std::this_thread::sleep_for(kFollowInterval);
+  }
+}
+
+void AddList(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, change_order, where;
+    int limit = 0;
+    int64_t after_id = 0;
+    bool follow = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand("list", "List events, oldest first");
+  cmd->add_option("--space", o->space, "Only events about this Space (slug or ID)");
+  cmd->add_option("--change-order", o->change_order, "Only events about this ChangeOrder")
+      ->type_name("BASE/NAME");
+  cmd->add_option("--where", o->where,
+                  "Where expression over events (ID, At, Kind, SpaceID, Space, ChangeOrder, "
+                  "Stage, User, Message)")
+      ->type_name("EXPR");
+  cmd->add_option("--after-id", o->after_id, "Only events with a larger ID")->type_name("ID");
+  cmd->add_option("--limit", o->limit,
+                  "At most this many events, 1 to 1000 (default 100); with --follow, per poll")
+      ->type_name("N");
+  cmd->add_flag("--follow", o->follow,
+                "Keep printing events as they are appended, until interrupted (-o json: one "
+                "object per line)");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::ListEventsRequest req;
+    req.set_space(o->space);
+    req.set_change_order(o->change_order);
+    req.set_where(o->where);
+    req.set_after_id(o->after_id);
+    req.set_limit(o->limit);
+    if (o->follow) return Follow(env, req);
+    cub::v1::ListEventsResponse resp;
+    if (!CallCubd(env, &EventService::Stub::ListEvents, req, &resp)) return kExitFailed;
+    return env.printer().List<Event>(resp.events(), Header(), Row);
+  });
+}
+
+}  // namespace
+
+void AddEventCommands(CLI::App& app, Env& env) {
+  CLI::App* group = app.add_subcommand(
+      "event", "Read the event log: promotions, publishes, queued promotions, engine decisions");
+  AddList(group, env);
+}
+
+}  // namespace cub::cli
