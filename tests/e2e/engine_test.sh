@@ -154,8 +154,13 @@ expect_ok cub changeorder get --space acme-base v3 -o json
 expect_eq staging "$(jget Stage)"
 
 section "prod is Manual: a promotion queued for two approvals in staging"
-expect_fail 1 "Queue and Force exclude each other" as "$DEPLOYER" cub variant promote \
+expect_fail 2 "--force excludes --queue" as "$DEPLOYER" cub variant promote \
   --change-order acme-base/v3 --queue --force --force-reason x
+# The server refuses it too, whoever the client.
+expect_ok curl -sS -X POST -H "Authorization: Bearer $DEPLOYER" \
+  -d '{"ChangeOrder": "acme-base/v3", "Queue": true, "Force": true, "ForceReason": "x"}' \
+  "http://$E2E_HTTP/v1/ChangeOrderService/Promote"
+expect_contains "$OUT" "Queue and Force exclude each other"
 expect_fail 1 "requires two-approvers" as "$DEPLOYER" cub variant promote --change-order acme-base/v3
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3 --queue -o json
 expect_eq prod "$(jget Queued.Stage)"
@@ -164,6 +169,9 @@ expect_contains "$(jget Queued.WaitingFor)" "two-approvers"
 expect_eq 0 "$(jget Landed)"
 expect_eq 1 "$(db -c "SELECT count(*) FROM queued_promotions")"
 expect_eq 1 "$(events Queued acme-base/v3 prod)"
+expect_ok cub promotion list --space acme-base
+expect_contains "$OUT" "acme-base/v3"
+expect_contains "$OUT" "two-approvers"
 
 section "queueing another ChangeOrder into prod replaces it; queueing the first again replaces that"
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --target-stage prod --queue -o json
@@ -174,10 +182,15 @@ expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3 --targe
 expect_eq acme-base/v2 "$(jget Replaced)"
 expect_eq "$(co_id acme-base v3)" "$(db -c "SELECT change_order_id FROM queued_promotions")"
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --target-stage prod --queue
+expect_contains "$OUT" "Replaced the queued promotion of acme-base/v3"
+expect_ok as "$DEPLOYER" cub promotion withdraw --change-order acme-base/v2 --target-stage prod
+expect_eq 0 "$(db -c "SELECT count(*) FROM queued_promotions")"
+expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --target-stage prod --queue
+expect_contains "$OUT" "Queued promotion of acme-base/v2 into stage prod"
 section "aborting a ChangeOrder withdraws its queued promotion"
 expect_ok as "$DEPLOYER" cub changeorder update --space acme-base v2 --aborted-reason "superseded by v3"
 expect_eq 0 "$(db -c "SELECT count(*) FROM queued_promotions")"
-expect_eq 1 "$(events Withdrawn acme-base/v2 prod)"
+expect_eq 2 "$(events Withdrawn acme-base/v2 prod)"  # by hand, then by the abort
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3 --target-stage prod --queue -o json
 expect_eq "" "$(jget Replaced)"
 
@@ -192,6 +205,9 @@ wait_for "v3 promoted into prod" \
 expect_eq deployer "$(db -c "SELECT username FROM events WHERE kind = 'Promoted' AND change_order = 'acme-base/v3' AND stage = 'prod'")"
 expect_contains "$(db -c "SELECT message FROM events WHERE kind = 'Promoted' AND change_order = 'acme-base/v3' AND stage = 'prod'")" "queued by deployer"
 expect_eq 0 "$(db -c "SELECT count(*) FROM queued_promotions")"
+expect_ok cub event list --change-order acme-base/v3 --where "Kind = 'Promoted'" -o json
+expect_eq 3 "$(jget len)"
+expect_eq '["Released","Healthy","two-approvers"]' "$(jget 2.Details | python3 -c 'import json,sys; print(json.dumps(json.loads(sys.stdin.read())["Gates"], separators=(",", ":")))')"
 # prod is Manual: the engine publishes nothing there.
 engine_idle
 expect_eq 0 "$(releases_of acme-prod acme-base/v3)"
