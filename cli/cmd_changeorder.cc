@@ -118,6 +118,16 @@ std::string Describe(const ChangeOrder& c) {
     }
   }
   if (!pending.empty()) rows("Waiting For", pending);
+  const cub::v1::EngineState& e = c.engine();
+  if (e.pending()) {
+    row("Engine", "pending: cubd has yet to act on the latest change");
+  } else if (!e.due_at().empty()) {
+    row("Engine", e.last_error().empty()
+                      ? absl::StrCat("looks again at ", e.due_at(), " (a gate may open with time)")
+                      : absl::StrCat("retries at ", e.due_at(), " after ",
+                                     Count(e.attempts(), "failed attempt"), ": ",
+                                     WithFlagNames(e.last_error())));
+  }
   return t.Render();
 }
 

@@ -926,6 +926,7 @@ absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const 
                          ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
     CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
     CUB_RETURN_IF_ERROR(FillPendingApprovals(tx, rco, view));
+    CUB_ASSIGN_OR_RETURN(*view.mutable_engine(), store::EngineStateOf(tx, rco.co.id));
     out = std::move(view);
     return out;
   });

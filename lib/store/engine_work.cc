@@ -134,6 +134,23 @@ absl::StatusOr<std::optional<double>> SecondsUntilDue(Tx& tx) {
   });
 }
 
+absl::StatusOr<v1::EngineState> EngineStateOf(Tx& tx, const std::string& change_order_id) {
+  return Guard([&]() -> absl::StatusOr<v1::EngineState> {
+    pqxx::result r = Pq(tx).exec_params(
+        absl::StrCat("SELECT due_at <= now() AS pending, ", Rfc3339("due_at"),
+                     " AS due_at, attempts, last_error FROM engine_work"
+                     " WHERE change_order_id = $1::uuid"),
+        change_order_id);
+    v1::EngineState out;
+    if (r.empty()) return out;
+    out.set_pending(r[0]["pending"].as<bool>());
+    if (!out.pending()) out.set_due_at(r[0]["due_at"].as<std::string>());
+    out.set_attempts(r[0]["attempts"].as<int>());
+    out.set_last_error(r[0]["last_error"].as<std::string>());
+    return out;
+  });
+}
+
 absl::StatusOr<int64_t> WorkBacklog(Tx& tx) {
   return Guard([&]() -> absl::StatusOr<int64_t> {
     return Pq(tx).exec1("SELECT count(*) AS n FROM engine_work")["n"].as<int64_t>();

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "cub/v1/changeorder.pb.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -58,6 +59,8 @@ absl::Status RetryWork(Tx& tx, const EngineWork& w, absl::Duration delay, const 
                        bool count_attempt);
 // Seconds until the next row is due (0 when one is due now); nullopt when there is none.
 absl::StatusOr<std::optional<double>> SecondsUntilDue(Tx& tx);
+// The row of one ChangeOrder as the API shows it (an empty state when it has none).
+absl::StatusOr<v1::EngineState> EngineStateOf(Tx& tx, const std::string& change_order_id);
 // Rows waiting (due or backed off), for the metrics and `cubd` logs.
 absl::StatusOr<int64_t> WorkBacklog(Tx& tx);
 
