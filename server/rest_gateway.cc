@@ -282,7 +282,8 @@ HttpResponse RestGateway::HandleStream(const HttpRequest& req, const pb::MethodD
                                        const std::string& path,
                                        const grpc::ByteBuffer& request) const {
   auto call = std::make_shared<StreamingCall>(
-      channel_, path, [this, &method](grpc::ByteBuffer& b) { return EncodeJson(method, b); });
+      channel_, path, [this, &method](grpc::ByteBuffer& b) { return EncodeJson(method, b); },
+      options_.stream_heartbeat);
   if (absl::Status s = AddCallMetadata(req, call->context()); !s.ok()) return JsonError(s);
   // No deadline on the stream itself: it runs until it ends or the HTTP client leaves. Its
   // first message must come within the deadline of a unary call.

@@ -25,7 +25,8 @@
 // the call does. An error before the first message is an ordinary JSON error response, as for
 // a unary call; after it, an `event: error` event whose data is the JSON error body, and the
 // response ends. The first message must come within the deadline of a unary call; the stream
-// itself has none. A client that disconnects cancels the call (within half a second).
+// itself has none; after 15 s without a message a `: keep-alive` comment is sent. A client that
+// disconnects cancels the call (within half a second).
 // Client-streaming methods are not served (501).
 //
 // Errors have the JSON body {"code": <grpc code>, "status": "NOT_FOUND", "message": "..."} and an
@@ -62,6 +63,8 @@ struct RestGatewayOptions {
   std::string default_package = "cub.v1";
   // Deadline of each gRPC call made for a REST request.
   std::chrono::milliseconds deadline{60'000};
+  // Silence on an event stream after which a `: keep-alive` comment is sent.
+  std::chrono::milliseconds stream_heartbeat{15'000};
 };
 
 // Thread-safety: Handle() may be called concurrently from any number of threads.

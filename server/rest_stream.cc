@@ -23,8 +23,8 @@ std::string ErrorEventFrame(int grpc_code, const std::string& message) {
 }
 
 StreamingCall::StreamingCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& path,
-                             StreamEncoder encode)
-    : stub_(channel), path_(path), encode_(std::move(encode)) {}
+                             StreamEncoder encode, std::chrono::milliseconds heartbeat)
+    : stub_(channel), path_(path), encode_(std::move(encode)), heartbeat_(heartbeat) {}
 
 StreamingCall::~StreamingCall() {
   if (call_ && !finished_) {
@@ -96,7 +96,17 @@ absl::StatusOr<std::string> StreamingCall::Begin(const grpc::ByteBuffer& request
 }
 
 void StreamingCall::RelayTo(HttpStream& out) {
-  const auto gone = [&out] { return out.closed(); };
+  auto last_write = std::chrono::steady_clock::now();
+  // Checked every kPoll while no message comes: whether the client has gone, and a comment
+  // after `heartbeat_` of silence, so a proxy does not take the stream for idle (and a dead
+  // client is noticed when the write fails).
+  const auto gone = [&] {
+    if (out.closed()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_write < heartbeat_) return false;
+    last_write = now;
+    return !out.Write(": keep-alive\n\n");
+  };
   bool reported = false;  // an error frame was written already
   while (!finished_) {
     call_->Read(&message_, this);
@@ -111,6 +121,7 @@ void StreamingCall::RelayTo(HttpStream& out) {
       break;
     }
     if (!out.Write(EventFrame(*text))) ctx_.TryCancel();
+    last_write = std::chrono::steady_clock::now();
   }
   grpc::Status status = finished_ ? grpc::Status::OK : Finish();
   if (!status.ok() && !reported && !out.closed()) {

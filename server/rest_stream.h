@@ -6,7 +6,9 @@
 // Threads. The handler's thread starts the call and waits for its first message (so an error
 // before it can still be a plain JSON error response); the rest is relayed by a thread of the
 // call's own, started once the HTTP server hands over the response's stream. That thread
-// polls every half second whether the HTTP client has gone, and cancels the call if so.
+// polls every half second whether the HTTP client has gone, and cancels the call if so; after
+// a while without a message (15 s by default) it writes the comment line ": keep-alive" (which
+// event-stream clients ignore), so proxies keep the connection and a dead client is noticed.
 #ifndef CUB_SERVER_REST_STREAM_H_
 #define CUB_SERVER_REST_STREAM_H_
 
@@ -36,8 +38,9 @@ using StreamEncoder = std::function<absl::StatusOr<std::string>(grpc::ByteBuffer
 class StreamingCall {
  public:
   // A call of `path` ("/cub.v1.Service/Method"); add its metadata to context() before Begin.
+  // `heartbeat`: the silence after which the relay writes a comment.
   StreamingCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& path,
-                StreamEncoder encode);
+                StreamEncoder encode, std::chrono::milliseconds heartbeat);
   StreamingCall(const StreamingCall&) = delete;
   StreamingCall& operator=(const StreamingCall&) = delete;
   // Cancels the call if it is still open, and waits for it to end.
@@ -72,6 +75,7 @@ class StreamingCall {
   grpc::GenericStub stub_;
   const std::string path_;
   const StreamEncoder encode_;
+  const std::chrono::milliseconds heartbeat_;
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
   grpc::ByteBuffer message_;
   bool pending_ = false;   // an operation has been started and not yet awaited

@@ -56,14 +56,16 @@ struct Stack {
   std::unique_ptr<cub::server::RestGateway> gateway;
   std::unique_ptr<cub::server::HttpServer> http;
 
-  Stack() {
+  explicit Stack(std::chrono::milliseconds heartbeat = std::chrono::milliseconds(15'000)) {
     grpc::ServerBuilder builder;
     builder.RegisterService(&watch);
     grpc_server = builder.BuildAndStart();
     REQUIRE(grpc_server != nullptr);
+    cub::server::RestGatewayOptions options;
+    options.stream_heartbeat = heartbeat;
     gateway = std::make_unique<cub::server::RestGateway>(
         grpc_server->InProcessChannel(grpc::ChannelArguments()),
-        google::protobuf::DescriptorPool::generated_pool());
+        google::protobuf::DescriptorPool::generated_pool(), options);
     cub::server::HttpServerOptions o;
     o.threads = 1;  // an open stream must not hold the only worker
     auto started = cub::server::HttpServer::Start("127.0.0.1:0", {}, o, gateway->AsHandler());
@@ -197,6 +199,14 @@ TEST_CASE("A server-streaming method is served as server-sent events", "[rest][s
     }
     REQUIRE(stack.watch.cancelled);
   }
+}
+
+TEST_CASE("A silent stream gets keep-alive comments", "[rest][sse]") {
+  Stack stack(std::chrono::milliseconds(600));
+  Conn c(stack.http->bound_port());
+  c.Watch("forever");
+  REQUIRE(c.ReadUntil("\"State\":\"s1\"}\n\n"));
+  REQUIRE(c.ReadUntil("\"State\":\"s1\"}\n\n: keep-alive\n\n"));
 }
 
 TEST_CASE("Destroying the gateway ends the streams it relays", "[rest][sse]") {
