@@ -84,6 +84,8 @@ class Client {
   std::string Describe(const grpc::Status& status) const;
 
   const std::string& server() const { return server_; }
+  // For streaming calls, which keep their stub and context for as long as they run.
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
  private:
   Client(std::string server, std::string token, std::shared_ptr<grpc::Channel> channel,

@@ -1,5 +1,10 @@
 // `cub changeorder ...`: create, show, list and update ChangeOrders, the names of changes made
 // in a base Space and moved stage by stage (with `cub variant promote --change-order`).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/flag_names.h"
+#include "cli/watch_render.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
 
@@ -313,6 +319,90 @@ void AddUpdate(CLI::App* group, Env& env) {
   });
 }
 
+// Shows each snapshot of a watch as it arrives: redrawn in place on a terminal, else a line
+// each (compact JSON with --json).
+class ProgressView {
+ public:
+  ProgressView(bool json, bool terminal) : json_(json), terminal_(terminal && !json) {}
+
+  void Show(const cub::v1::ChangeOrderProgress& p) {
+    if (json_) {
+      std::printf("%s\n", MessageToCompactJson(p).c_str());
+    } else if (terminal_) {
+      std::vector<std::string> lines = {HeadLine(p)};
+      for (auto& l : StageLines(p)) lines.push_back(std::move(l));
+      std::fputs(Redraw(drawn_, lines).c_str(), stdout);
+      drawn_ = std::max(drawn_, static_cast<int>(lines.size()));
+    } else {
+      std::printf("%s\n", SnapshotLine(p).c_str());
+    }
+    std::fflush(stdout);
+  }
+
+ private:
+  const bool json_;
+  const bool terminal_;
+  int drawn_ = 0;  // lines on screen to redraw
+};
+
+// Reads the watch until it ends: 0 at Completed, 1 at Aborted or on a failure.
+int RunWatch(const Env& env, const cub::v1::WatchChangeOrderRequest& req, bool json) {
+  std::unique_ptr<Client> client = Connect(env);
+  if (client == nullptr) return kExitFailed;
+  if (absl::Status text = CheckTextFields(req); !text.ok()) {
+    PrintFailure(text.message());
+    return kExitFailed;
+  }
+  ChangeOrderService::Stub stub(client->channel());
+  std::unique_ptr<grpc::ClientContext> ctx = client->NewContext();
+  ctx->set_deadline(std::chrono::system_clock::time_point::max());  // until it ends
+  auto reader = stub.WatchChangeOrder(ctx.get(), req);
+  ProgressView view(json || env.printer().format() != Format::kTable, isatty(1) == 1);
+  cub::v1::ChangeOrderProgress last;
+  bool any = false;
+  for (cub::v1::ChangeOrderProgress p; reader->Read(&p);) {
+    if (!env.globals.quiet) view.Show(p);
+    last = p;
+    any = true;
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) {
+    PrintFailure(client->Describe(status));
+    return kExitFailed;
+  }
+  const std::string name =
+      absl::StrCat(last.change_order().space_slug(), "/", last.change_order().slug());
+  if (any && last.state() == "Completed") return kExitOk;
+  if (any && last.state() == "Aborted") {
+    PrintFailure(
+        absl::StrCat("ChangeOrder ", name, " was aborted: ", last.change_order().aborted_reason()));
+    return kExitFailed;
+  }
+  PrintFailure("cubd ended the watch before the ChangeOrder was Completed or Aborted");
+  return kExitFailed;
+}
+
+void AddWatch(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, name;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "watch",
+      "Follow a ChangeOrder until it is Completed (exit 0) or Aborted (exit 1): per Stage, "
+      "how many Spaces have taken, released and are healthy with the change");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  cmd->add_flag("--json", o->json, "One compact JSON ChangeOrderProgress per line");
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::WatchChangeOrderRequest req;
+    req.set_space(o->space);
+    req.set_change_order(o->name);
+    return RunWatch(env, req, o->json);
+  });
+}
+
 }  // namespace
 
 void AddChangeOrderCommands(CLI::App& app, Env& env) {
@@ -322,6 +412,7 @@ void AddChangeOrderCommands(CLI::App& app, Env& env) {
   AddGet(group, env);
   AddList(group, env);
   AddUpdate(group, env);
+  AddWatch(group, env);
 }
 
 }  // namespace cub::cli

@@ -17,6 +17,7 @@
 #include "lib/store/pool.h"
 #include "server/auth_limiter.h"
 #include "server/request_budget.h"
+#include "server/stream_limiter.h"
 
 namespace cub::server {
 
@@ -25,6 +26,8 @@ struct EdgeLimits {
   int64_t max_unit_bytes = 16 << 20;  // longest text field (Unit Data is the largest)
   RequestBudgetLimits budget;
   AuthLimits auth;
+  // Server-streaming calls (watches) open at once (server/stream_limiter.h).
+  int max_watch_streams = 64;
 };
 
 // The largest request message cubd accepts: one text field at the limit plus room for the rest.
@@ -34,11 +37,16 @@ int64_t MaxRequestBytes(const EdgeLimits& limits);
 // whose peer is the server's own in-process channel; ignored from any network client.
 inline constexpr char kHttpClientAddrKey[] = "cub-http-client-addr";
 
-// The state shared by all calls of one cubd: the pool, the limits and their counters.
+// The state shared by all calls of one cubd: the pool, the limits and their counters, and the
+// open streams.
 class CallGate {
  public:
   CallGate(store::ConnectionPool& db, const EdgeLimits& limits)
-      : db_(db), limits_(limits), budget_(limits.budget), auth_(limits.auth) {}
+      : db_(db),
+        limits_(limits),
+        budget_(limits.budget),
+        auth_(limits.auth),
+        streams_(limits.max_watch_streams) {}
   CallGate(const CallGate&) = delete;
   CallGate& operator=(const CallGate&) = delete;
 
@@ -46,12 +54,14 @@ class CallGate {
   const EdgeLimits& limits() const { return limits_; }
   RequestBudget& budget() { return budget_; }
   AuthFailureLimiter& auth() { return auth_; }
+  StreamLimiter& streams() { return streams_; }
 
  private:
   store::ConnectionPool& db_;
   const EdgeLimits limits_;
   RequestBudget budget_;
   AuthFailureLimiter auth_;
+  StreamLimiter streams_;
 };
 
 grpc::Status ToGrpc(const absl::Status& s);

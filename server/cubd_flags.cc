@@ -58,6 +58,11 @@ void AddEdgeFlags(CLI::App* cmd, ServeOptions& serve) {
                   "(0: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--max-watch-streams", edge.max_watch_streams,
+                  "Watch streams (cub changeorder watch, over gRPC or REST) open at once; more "
+                  "are refused. Each holds a request thread and a database connection")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--auth-failures-per-minute", edge.auth.per_minute,
                   "Failed authentications per minute allowed to a client address after the burst")
       ->capture_default_str()

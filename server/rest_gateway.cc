@@ -27,6 +27,7 @@
 #include "lib/util/status_macros.h"
 #include "lib/util/utf8.h"
 #include "server/call.h"
+#include "server/rest_stream.h"
 
 namespace cub::server {
 namespace {
@@ -118,9 +119,14 @@ int HttpStatusForGrpcCode(int grpc_code) {
 
 RestGateway::RestGateway(std::shared_ptr<grpc::Channel> channel, const pb::DescriptorPool* pool,
                          RestGatewayOptions options)
-    : channel_(std::move(channel)), pool_(pool), options_(std::move(options)) {
+    : channel_(std::move(channel)),
+      pool_(pool),
+      options_(std::move(options)),
+      relays_(std::make_unique<StreamRelays>()) {
   factory_.SetDelegateToGeneratedFactory(true);
 }
+
+RestGateway::~RestGateway() = default;
 
 const pb::ServiceDescriptor* RestGateway::FindService(const std::string& name) const {
   if (name.find('.') != std::string::npos) return pool_->FindServiceByName(name);
@@ -192,10 +198,11 @@ absl::StatusOr<const pb::MethodDescriptor*> RestGateway::FindMethod(const std::s
     return absl::NotFoundError(
         absl::StrCat("unknown method \"", parts[1], "\" of service ", service->full_name()));
   }
-  if (method->client_streaming() || method->server_streaming()) {
-    return absl::UnimplementedError(absl::StrCat(
-        method->full_name(),
-        " is a streaming method; the REST mirror serves unary methods only, use gRPC"));
+  if (method->client_streaming()) {
+    return absl::UnimplementedError(
+        absl::StrCat(method->full_name(),
+                     " is a client-streaming method; the REST mirror serves unary and "
+                     "server-streaming methods only, use gRPC"));
   }
   return method;
 }
@@ -235,32 +242,64 @@ absl::StatusOr<grpc::ByteBuffer> RestGateway::DecodeRequest(const pb::MethodDesc
   return grpc::ByteBuffer(&slice, 1);
 }
 
-HttpResponse RestGateway::EncodeResponse(const pb::MethodDescriptor& method,
-                                         grpc::ByteBuffer& bytes) const {
+absl::StatusOr<std::string> RestGateway::EncodeJson(const pb::MethodDescriptor& method,
+                                                    grpc::ByteBuffer& bytes) const {
   const pb::Message* prototype = factory_.GetPrototype(method.output_type());
   if (prototype == nullptr) {
-    return JsonError(
-        absl::InternalError(absl::StrCat("no message types for ", method.full_name())));
+    return absl::InternalError(absl::StrCat("no message types for ", method.full_name()));
   }
   std::unique_ptr<pb::Message> response(prototype->New());
   grpc::ProtoBufferReader reader(&bytes);
   if (!response->ParseFromZeroCopyStream(&reader)) {
-    return JsonError(absl::InternalError(absl::StrCat(
-        "malformed ", method.output_type()->full_name(), " from ", method.full_name())));
+    return absl::InternalError(absl::StrCat("malformed ", method.output_type()->full_name(),
+                                            " from ", method.full_name()));
   }
   pb::util::JsonPrintOptions print;
   print.always_print_primitive_fields = true;
   print.preserve_proto_field_names = false;  // json_name: "SpaceID", "HeadRevisionNum"
-  HttpResponse r;
-  auto printed = pb::util::MessageToJsonString(*response, &r.body, print);
+  std::string out;
+  auto printed = pb::util::MessageToJsonString(*response, &out, print);
   if (!printed.ok()) {
-    return JsonError(
-        absl::InternalError(absl::StrCat("cannot render ", method.output_type()->full_name(),
-                                         " as JSON: ", std::string(printed.message()))));
+    return absl::InternalError(absl::StrCat("cannot render ", method.output_type()->full_name(),
+                                            " as JSON: ", std::string(printed.message())));
   }
+  return out;
+}
+
+HttpResponse RestGateway::EncodeResponse(const pb::MethodDescriptor& method,
+                                         grpc::ByteBuffer& bytes) const {
+  absl::StatusOr<std::string> json = EncodeJson(method, bytes);
+  if (!json.ok()) return JsonError(json.status());
+  HttpResponse r;
+  r.body = *std::move(json);
   r.status = 200;
   r.content_type = "application/json";
   r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+HttpResponse RestGateway::HandleStream(const HttpRequest& req, const pb::MethodDescriptor& method,
+                                       const std::string& path,
+                                       const grpc::ByteBuffer& request) const {
+  auto call = std::make_shared<StreamingCall>(
+      channel_, path, [this, &method](grpc::ByteBuffer& b) { return EncodeJson(method, b); },
+      options_.stream_heartbeat);
+  if (absl::Status s = AddCallMetadata(req, call->context()); !s.ok()) return JsonError(s);
+  // No deadline on the stream itself: it runs until it ends or the HTTP client leaves. Its
+  // first message must come within the deadline of a unary call.
+  absl::StatusOr<std::string> first =
+      call->Begin(request, std::chrono::system_clock::now() + options_.deadline);
+  if (!first.ok()) return JsonError(first.status());
+  HttpResponse r;
+  r.status = 200;
+  r.content_type = "text/event-stream";
+  r.headers.emplace_back("Cache-Control", "no-store");
+  r.headers.emplace_back("X-Accel-Buffering", "no");  // proxies must pass events on at once
+  StreamRelays* relays = relays_.get();
+  r.stream = [relays, call, frame = *std::move(first)](std::shared_ptr<HttpStream> out) {
+    if (!frame.empty()) out->Write(frame);
+    relays->Start(call, std::move(out));
+  };
   return r;
 }
 
@@ -276,13 +315,15 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
   absl::StatusOr<grpc::ByteBuffer> request = DecodeRequest(**method, req.body);
   if (!request.ok()) return JsonError(request.status());
 
+  const std::string path =
+      absl::StrCat("/", (*method)->service()->full_name(), "/", (*method)->name());
+  if ((*method)->server_streaming()) return HandleStream(req, **method, path, *request);
+
   // The in-process gRPC call.
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + options_.deadline);
   if (absl::Status s = AddCallMetadata(req, ctx); !s.ok()) return JsonError(s);
   grpc::ByteBuffer response;
-  const std::string path =
-      absl::StrCat("/", (*method)->service()->full_name(), "/", (*method)->name());
   grpc::Status status = CallUnary(channel_, &ctx, path, *request, &response);
   request->Clear();
   if (!status.ok()) return JsonError(static_cast<int>(status.error_code()), status.error_message());

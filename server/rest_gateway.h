@@ -1,5 +1,5 @@
-// The REST/JSON mirror of cubd's gRPC API (DESIGN.md section 5). Every unary RPC is also
-// served as
+// The REST/JSON mirror of cubd's gRPC API (DESIGN.md section 5). Every unary and
+// server-streaming RPC is also served as
 //
 //   POST /v1/<Service>/<Method>      e.g. POST /v1/SpaceService/GetSpace  {"Space": "home"}
 //
@@ -19,15 +19,25 @@
 // trusted for decisions), and `cub-http-client-addr` (the HTTP peer's address alone, which
 // cubd trusts only on calls of its in-process channel, to rate-limit failed authentication).
 //
+// Server-streaming methods are served the same way (POST, the request as JSON) with a 200
+// `Content-Type: text/event-stream` response of server-sent events: each message is one
+// `data: <JSON>` event (one line, printed as a unary response is), and the response ends when
+// the call does. An error before the first message is an ordinary JSON error response, as for
+// a unary call; after it, an `event: error` event whose data is the JSON error body, and the
+// response ends. The first message must come within the deadline of a unary call; the stream
+// itself has none; after 15 s without a message a `: keep-alive` comment is sent. A client that
+// disconnects cancels the call (within half a second).
+// Client-streaming methods are not served (501).
+//
 // Errors have the JSON body {"code": <grpc code>, "status": "NOT_FOUND", "message": "..."} and an
 // HTTP status from HttpStatusForGrpcCode(). FAILED_PRECONDITION maps to 400, not 422, following
 // google.rpc.Code's HTTP mapping (as grpc-gateway does), so every client-side refusal that is not
 // auth, existence or conflict is a 400. Routing errors: unknown path, service or method 404 (code
-// NOT_FOUND); a streaming method 501 (UNIMPLEMENTED); a method other than POST 405 with an Allow
-// header (code UNIMPLEMENTED); malformed JSON or an unknown field 400 (INVALID_ARGUMENT) naming
-// the problem; a body that is not UTF-8, or a string field that is not text (a NUL byte), 400
-// (INVALID_ARGUMENT) naming the offset or the field; an Authorization header that cannot be gRPC
-// metadata (non-ASCII) 401. A 401 carries `WWW-Authenticate: Bearer`.
+// NOT_FOUND); a client-streaming method 501 (UNIMPLEMENTED); a method other than POST 405 with an
+// Allow header (code UNIMPLEMENTED); malformed JSON or an unknown field 400 (INVALID_ARGUMENT)
+// naming the problem; a body that is not UTF-8, or a string field that is not text (a NUL byte),
+// 400 (INVALID_ARGUMENT) naming the offset or the field; an Authorization header that cannot be
+// gRPC metadata (non-ASCII) 401. A 401 carries `WWW-Authenticate: Bearer`.
 
 #ifndef CUB_SERVER_REST_GATEWAY_H_
 #define CUB_SERVER_REST_GATEWAY_H_
@@ -46,11 +56,15 @@
 
 namespace cub::server {
 
+class StreamRelays;  // server/rest_stream.h
+
 struct RestGatewayOptions {
   // Package that short service names resolve in: "SpaceService" -> "cub.v1.SpaceService".
   std::string default_package = "cub.v1";
   // Deadline of each gRPC call made for a REST request.
   std::chrono::milliseconds deadline{60'000};
+  // Silence on an event stream after which a `: keep-alive` comment is sent.
+  std::chrono::milliseconds stream_heartbeat{15'000};
 };
 
 // Thread-safety: Handle() may be called concurrently from any number of threads.
@@ -68,9 +82,12 @@ class RestGateway {
 
   RestGateway(const RestGateway&) = delete;
   RestGateway& operator=(const RestGateway&) = delete;
+  // Cancels the streams still being relayed and waits for their threads.
+  ~RestGateway();
 
   // Serves one HTTP request: /healthz, or the generic mapping described above. Blocks for the
-  // duration of the gRPC call (at most the configured deadline). Never throws.
+  // duration of the gRPC call (at most the configured deadline), or for a server-streaming one
+  // until its first message (the rest is relayed by a thread of its own). Never throws.
   HttpResponse Handle(const HttpRequest& req) const;
 
   // Handle() as an HttpHandler for HttpServer::Start. The gateway must outlive the server.
@@ -88,9 +105,16 @@ class RestGateway {
   // (not UTF-8, not the message's JSON, a text field gRPC cannot carry).
   absl::StatusOr<grpc::ByteBuffer> DecodeRequest(const google::protobuf::MethodDescriptor& method,
                                                  const std::string& body) const;
+  // The method's response bytes as JSON (INTERNAL when they do not parse).
+  absl::StatusOr<std::string> EncodeJson(const google::protobuf::MethodDescriptor& method,
+                                         grpc::ByteBuffer& bytes) const;
   // The method's response bytes as a 200 JSON response (INTERNAL when they do not parse).
   HttpResponse EncodeResponse(const google::protobuf::MethodDescriptor& method,
                               grpc::ByteBuffer& bytes) const;
+  // A server-streaming method: its messages as server-sent events.
+  HttpResponse HandleStream(const HttpRequest& req,
+                            const google::protobuf::MethodDescriptor& method,
+                            const std::string& path, const grpc::ByteBuffer& request) const;
 
   const std::shared_ptr<grpc::Channel> channel_;
   const google::protobuf::DescriptorPool* const pool_;
@@ -98,6 +122,8 @@ class RestGateway {
   // Builds request/response messages for the pool's types (the generated classes when the
   // types are generated ones). GetPrototype() is thread-safe.
   mutable google::protobuf::DynamicMessageFactory factory_;
+  // The threads relaying streams; destroyed first, as they use the members above.
+  const std::unique_ptr<StreamRelays> relays_;
 };
 
 // OK 200; INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE 400; UNAUTHENTICATED 401;

@@ -103,8 +103,10 @@ std::unique_ptr<grpc::Server> StartGrpc(
   int bound_port = 0;
   builder.AddListeningPort(opts.listen, std::move(creds), &bound_port);
   grpc::ResourceQuota quota("cubd");
-  // Each sync-server thread may hold one pooled connection; a couple more poll for work.
-  quota.SetMaxThreads(opts.threads + 2);
+  // Each sync-server thread may hold one pooled connection; a couple more poll for work. An
+  // open watch stream holds a thread too (and a connection of its own, a pooled one only while
+  // it reads a snapshot), so they have threads of their own and cannot starve other calls.
+  quota.SetMaxThreads(opts.threads + 2 + opts.edge.max_watch_streams);
   builder.SetResourceQuota(quota);
   // A second cubd must not bind a port in use and take half of its calls (gRPC sets
   // SO_REUSEPORT by default).
@@ -203,6 +205,9 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   sigwait(&stop_signals, &sig);
   std::fprintf(stderr, "cubd: %s received, draining in-flight calls\n",
                sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  // Watch streams run until their ChangeOrder completes: told to end first, they do within a
+  // fraction of a second, and neither drain below waits for them.
+  gate.streams().Stop();
   if (http) http->Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
   server->Wait();

@@ -30,6 +30,7 @@
 #include "lib/ops/upgrade.h"
 #include "lib/ops/variants.h"
 #include "server/call.h"
+#include "server/change_order_watch.h"
 
 namespace cub::server {
 
@@ -188,6 +189,14 @@ class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> 
   CUB_RPC(UpdateChangeOrder)
   CUB_RPC(Promote)
   CUB_RPC(Demote)
+
+  // Server-streaming, so written out: the same gate, through RunCall (server/change_order_watch.h).
+  Status WatchChangeOrder(ServerContext* ctx, const v1::WatchChangeOrderRequest* req,
+                          grpc::ServerWriter<v1::ChangeOrderProgress>* writer) override {
+    static const std::string kMethod =
+        RpcLogName(Generated::service_full_name(), "WatchChangeOrder");
+    return server::WatchChangeOrder(gate_, ctx, kMethod.c_str(), *req, writer);
+  }
 };
 
 // Queued promotions: listing and withdrawing them (queueing is Promote's, with Queue).

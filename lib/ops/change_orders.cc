@@ -648,6 +648,13 @@ absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) 
   return out;
 }
 
+absl::StatusOr<v1::ChangeOrder> ChangeOrderViewWithApprovals(store::Tx& tx,
+                                                             const ResolvedChangeOrder& rco) {
+  CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
+  CUB_RETURN_IF_ERROR(FillPendingApprovals(tx, rco, view));
+  return view;
+}
+
 absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco) {
   CUB_ASSIGN_OR_RETURN(auto fresh, store::FindChangeOrder(tx, rco.co.space_id, rco.co.id));
   if (!fresh) return absl::InternalError("change order vanished");
@@ -921,14 +928,11 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
 absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                const v1::GetChangeOrderRequest& req) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ChangeOrder> {
-    v1::ChangeOrder out;
     CUB_ASSIGN_OR_RETURN(auto rco,
                          ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
-    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderView(rco));
-    CUB_RETURN_IF_ERROR(FillPendingApprovals(tx, rco, view));
+    CUB_ASSIGN_OR_RETURN(auto view, ChangeOrderViewWithApprovals(tx, rco));
     CUB_ASSIGN_OR_RETURN(*view.mutable_engine(), store::EngineStateOf(tx, rco.co.id));
-    out = std::move(view);
-    return out;
+    return view;
   });
 }
 

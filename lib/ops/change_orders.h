@@ -58,6 +58,10 @@ absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Prin
 
 // The API view, with derived State; `completed` from the recorded Stage.
 absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco);
+// The view GetChangeOrder answers with: ChangeOrderView and the approvals the rollout waits for
+// (PendingRequirements, NeedsApprovalFrom), read in `tx`.
+absl::StatusOr<v1::ChangeOrder> ChangeOrderViewWithApprovals(store::Tx& tx,
+                                                             const ResolvedChangeOrder& rco);
 
 // Re-reads where the change is and records the latest Stage every member of which has taken
 // it (or "Completed" once the last Stage also satisfies Final), if that is further along than

@@ -624,6 +624,10 @@ TEST_CASE("RestGateway::Handle with a pool of its own", "[rest]") {
   watch->CopyFrom(*echo);
   watch->set_name("Watch");
   watch->set_server_streaming(true);
+  auto* upload = service->add_method();
+  upload->CopyFrom(*echo);
+  upload->set_name("Upload");
+  upload->set_client_streaming(true);
   google::protobuf::DescriptorPool pool;
   REQUIRE(pool.BuildFile(file) != nullptr);
 
@@ -638,10 +642,18 @@ TEST_CASE("RestGateway::Handle with a pool of its own", "[rest]") {
 
   HttpRequest req;
   req.method = "POST";
-  req.path = "/v1/EchoService/Watch";
+  req.path = "/v1/EchoService/Upload";
   HttpResponse r = gateway.Handle(req);
   REQUIRE(r.status == 501);
-  REQUIRE(r.body.find("streaming") != std::string::npos);
+  REQUIRE(r.body.find("client-streaming") != std::string::npos);
+
+  // A server-streaming method is called (rest_stream_test.cc); this server does not
+  // implement it, which comes back as an error before the first message: a JSON error.
+  req.path = "/v1/EchoService/Watch";
+  r = gateway.Handle(req);
+  REQUIRE(r.status == 501);
+  REQUIRE(!r.stream);
+  REQUIRE(r.body.find("\"status\":\"UNIMPLEMENTED\"") != std::string::npos);
 
   req.path = "/v1/EchoService/Echo";
   req.body = R"({"Txet":"hi"})";
