@@ -1,5 +1,7 @@
 #include "lib/store/engine_work.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
 #include "lib/store/sql.h"
@@ -126,11 +128,12 @@ absl::Status RetryWork(Tx& tx, const EngineWork& w, absl::Duration delay, const 
 
 absl::StatusOr<std::optional<double>> SecondsUntilDue(Tx& tx) {
   return Guard([&]() -> absl::StatusOr<std::optional<double>> {
+    // Not greatest(0, ...) in SQL: GREATEST ignores NULLs, so an empty table read as "due
+    // now", and idle workers polled it every 5 ms.
     pqxx::row r = Pq(tx).exec1(
-        "SELECT greatest(0, extract(epoch FROM min(due_at) - now()))::float8 AS s"
-        " FROM engine_work");
+        "SELECT extract(epoch FROM min(due_at) - now())::float8 AS s FROM engine_work");
     if (r["s"].is_null()) return std::nullopt;
-    return r["s"].as<double>();
+    return std::max(0.0, r["s"].as<double>());
   });
 }
 
