@@ -7,6 +7,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
 #include "lib/ops/validation.h"
+#include "lib/store/engine_work.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
 #include "lib/store/users.h"
@@ -123,6 +124,9 @@ absl::StatusOr<v1::Space> UpdateSpace(store::ConnectionPool& db, const Principal
     }
     c.expected_version = req.version();
     CUB_ASSIGN_OR_RETURN(auto updated, store::UpdateSpace(tx, space.space_id(), c));
+    // CEL gates read a Space's labels and annotations, and a new release Target changes what
+    // AutoRelease can publish: the ChangeOrders that have reached the Space look again.
+    CUB_RETURN_IF_ERROR(store::WakeChangeOrdersInSpace(tx, space.space_id()));
     out = updated;
     return out;
   });

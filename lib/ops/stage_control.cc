@@ -1,5 +1,7 @@
 #include "lib/ops/stage_control.h"
 
+#include <cctype>
+
 #include "absl/strings/str_cat.h"
 #include "lib/store/change_workflows.h"
 #include "lib/store/spaces.h"
@@ -7,6 +9,23 @@
 #include "lib/workflow/parse.h"
 
 namespace cub::ops {
+
+namespace {
+
+// Whether a CEL gate mentions the variable `now` (a name of its own, not a field `x.now`). A
+// mention inside a string literal counts too: looking again once too often is harmless.
+bool ReadsNow(const std::string& expression) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = expression.find("now"); i != std::string::npos;
+       i = expression.find("now", i + 1)) {
+    bool starts = i == 0 || (!word(expression[i - 1]) && expression[i - 1] != '.');
+    bool ends = i + 3 >= expression.size() || !word(expression[i + 3]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 absl::StatusOr<StageControls> CurrentStageControls(store::Tx& tx, const ResolvedChangeOrder& rco) {
   StageControls out;
@@ -24,9 +43,8 @@ absl::StatusOr<StageControls> CurrentStageControls(store::Tx& tx, const Resolved
         absl::StrCat("workflow '", ref, "' as stored does not read: ", w.status().message()));
   }
   for (const auto& s : w->stages) out.by_stage[s.name] = {s.mode, s.auto_release};
-  out.time_gated = !w->custom_prerequisites.empty();
-  for (const auto& a : w->attestation_prerequisites) {
-    if (!a.max_age.empty()) out.time_gated = true;
+  for (const auto& c : w->custom_prerequisites) {
+    if (ReadsNow(c.expression)) out.time_gated = true;
   }
   return out;
 }

@@ -22,8 +22,9 @@ struct StageControl {
 
 struct StageControls {
   std::map<std::string, StageControl> by_stage;
-  // Whether a gate of the current workflow may open with time alone (a CEL expression, which
-  // may read `now`, or an attestation with a MaxAge): the engine then looks again later.
+  // Whether a gate of the current workflow may open with time alone (a CEL expression that
+  // reads `now`): the engine then looks again later. An attestation's MaxAge or expiry only
+  // ever closes a gate, so it needs no second look.
   bool time_gated = false;
 
   StageControl Of(const std::string& stage) const {

@@ -26,7 +26,7 @@
 #      idle A     idle with the M open ChangeOrders (gate not time-based: no work row is left)
 #      wake-all A `cub changeworkflow update` (a description) wakes all M: until engine_work is
 #                 empty again
-#      wake-all B an update adding a CEL prerequisite that is false (`frozen`, cel:false), which
+#      wake-all B an update adding a CEL prerequisite on `now` that is false (`frozen`), which
 #                 makes the workflow time-gated: until no work row is due
 #      idle B     idle with the M ChangeOrders rechecked every sweep (30 s) as time-gated ones
 # 3. Latency under load: more runs of 1. right after idle B, while those rechecks go on.
@@ -313,9 +313,10 @@ wake_all() {
 }
 wake_all "2. wake-all A (description edit)" "SELECT NOT EXISTS (SELECT 1 FROM engine_work)" \
   --attestation-prerequisite-description "nobody=an approval nobody gives, edited"
-wake_all "2. wake-all B (adds cel:false, time-gated)" \
+wake_all "2. wake-all B (adds a false gate on now, time-gated)" \
   "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())" \
-  --custom-prerequisite 'frozen=cel:false' --stage-prerequisites 'gate=nobody;frozen'
+  --custom-prerequisite "frozen=cel:now < timestamp('2000-01-01T00:00:00Z')" \
+  --stage-prerequisites 'gate=nobody;frozen'
 note "   engine_work rows after wake-all B" "$(db -c "SELECT count(*) FROM engine_work")"
 
 start_phase

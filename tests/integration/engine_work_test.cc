@@ -65,6 +65,20 @@ struct Fixture {
   }
 };
 
+TEST_CASE("an empty work list has nothing due, not something due now") {
+  Fixture f;
+  // An idle worker sleeps for as long as SecondsUntilDue says; 0 here made it spin.
+  auto until =
+      store::InReadTransaction(*f.db, [](store::Tx& tx) { return store::SecondsUntilDue(tx); });
+  REQUIRE(until.ok());
+  CHECK_FALSE(until->has_value());
+  CHECK(f.Due().empty());
+  auto backlog =
+      store::InReadTransaction(*f.db, [](store::Tx& tx) { return store::WorkBacklog(tx); });
+  REQUIRE(backlog.ok());
+  CHECK(*backlog == 0);
+}
+
 TEST_CASE("a Wake makes the row due and notifies listeners at commit") {
   Fixture f;
   auto listener = store::EngineConnection::Open(testing::RuntimeUrl(f.url), store::kEngineChannel);
