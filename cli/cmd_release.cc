@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/engine_wait.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
 
@@ -21,11 +22,29 @@ std::string UnitsText(const cub::v1::Release& r) {
   return absl::StrJoin(out, ",");
 }
 
+// The published (or, in a dry run, the would-be) Release.
+int PrintPublished(const Printer& printer, const cub::v1::Release& r, bool dry_run) {
+  if (!printer.table()) return printer.Document(r);
+  std::string text;
+  for (const auto& u : r.units()) {
+    absl::StrAppend(&text, "  ", u.unit(), " revision ", u.revision_num(), "\n");
+  }
+  if (dry_run) {
+    return printer.Text(absl::StrCat("Would publish ", r.units_size(), " units of ", r.space_slug(),
+                                     " to ", r.target(), " (digest ", r.bundle_digest(), "):\n",
+                                     text));
+  }
+  return printer.Text(
+      absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(), " published to ",
+                   r.target(), " (", r.units_size(), " units, digest ", r.bundle_digest(),
+                   r.commit().empty() ? "" : ", commit " + r.commit(), ")\n", text));
+}
+
 void AddReleasePublish(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, revision, description;
     int release = 0;
-    bool dry_run = false;
+    bool dry_run = false, wait = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -39,6 +58,10 @@ void AddReleasePublish(CLI::App* group, Env& env) {
       ->excludes("--revision");
   cmd->add_option("--description", o->description, "Why this Release");
   cmd->add_flag("--dry-run", o->dry_run, "Show what would be bundled; publish nothing");
+  cmd->add_flag("--wait", o->wait,
+                "For a Release of a ChangeOrder: then wait until cubd's promotion engine has "
+                "acted on what it made possible, and show what it did")
+      ->excludes("--dry-run");
   OnRun(cmd, env, [&env, o] {
     cub::v1::PublishReleaseRequest req;
     req.set_space(o->space);
@@ -48,21 +71,13 @@ void AddReleasePublish(CLI::App* group, Env& env) {
     req.set_dry_run(o->dry_run);
     cub::v1::Release r;
     if (!CallCubd(env, &ReleaseService::Stub::PublishRelease, req, &r)) return kExitFailed;
-    const Printer printer = env.printer();
-    if (!printer.table()) return printer.Document(r);
-    std::string text;
-    for (const auto& u : r.units()) {
-      absl::StrAppend(&text, "  ", u.unit(), " revision ", u.revision_num(), "\n");
+    int rc = PrintPublished(env.printer(), r, o->dry_run);
+    if (rc != kExitOk || !o->wait) return rc;
+    if (r.change_order().empty()) {
+      return env.printer().Text("This Release carries no ChangeOrder: nothing to wait for\n");
     }
-    if (o->dry_run) {
-      return printer.Text(absl::StrCat("Would publish ", r.units_size(), " units of ",
-                                       r.space_slug(), " to ", r.target(), " (digest ",
-                                       r.bundle_digest(), "):\n", text));
-    }
-    return printer.Text(
-        absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(), " published to ",
-                     r.target(), " (", r.units_size(), " units, digest ", r.bundle_digest(),
-                     r.commit().empty() ? "" : ", commit " + r.commit(), ")\n", text));
+    // Events from the publish on (by the server's clock, which stamped both).
+    return WaitForEngine(env, r.change_order(), 0, r.published_at());
   });
 }
 

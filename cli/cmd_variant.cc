@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/engine_wait.h"
 #include "cli/flag_names.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
@@ -144,7 +145,7 @@ std::string PromoteSummary(const cub::v1::PromoteResponse& resp, const std::stri
 struct PromoteOpts {
   std::vector<std::string> spaces;
   std::string change_order, target_stage, where_space, prior_revisions, force_reason;
-  bool dry_run = false, force = false, queue = false;
+  bool dry_run = false, force = false, queue = false, wait = false;
 };
 
 // With Queue, when the gates did not hold: what was queued and what it waits for.
@@ -238,6 +239,10 @@ void AddPromote(CLI::App* group, Env& env) {
       ->excludes(force)
       ->excludes(spaces)
       ->excludes(where_space);
+  cmd->add_flag("--wait", o->wait,
+                "Then wait until cubd's promotion engine has acted on what this made possible "
+                "(an Automatic stage, a queued promotion) and show what it did")
+      ->excludes("--dry-run");
   OnRun(cmd, env, [&env, o] {
     if (o->force && o->force_reason.empty()) {
       return UsageError(
@@ -259,9 +264,13 @@ void AddPromote(CLI::App* group, Env& env) {
     req.set_force(o->force);
     req.set_force_reason(o->force_reason);
     req.set_queue(o->queue);
+    int64_t last_event = 0;
+    if (o->wait && !LatestEventId(env, o->change_order, &last_event)) return kExitFailed;
     cub::v1::PromoteResponse resp;
     if (!CallCubd(env, &ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
-    return PrintPromote(env, resp, *o);
+    int rc = PrintPromote(env, resp, *o);
+    if (rc != kExitOk || !o->wait) return rc;
+    return WaitForEngine(env, resp.change_order(), last_event);
   });
 }
 

@@ -111,7 +111,9 @@ expect_ok as "$DEPLOYER" cub changeorder create --space acme-base v3 --descripti
   --change-workflow platform/flow
 engine_idle
 expect_eq 0 "$(db -c "SELECT count(*) FROM events WHERE kind = 'Promoted'")"
-expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3
+expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v3 --wait
+expect_contains "$OUT" "cubd acted on acme-base/v3:"
+expect_contains "$OUT" "Promoted dev by deployer"
 expect_eq 1 "$(events Promoted acme-base/v3 dev)"
 expect_eq deployer "$(db -c "SELECT username FROM events WHERE kind = 'Promoted' AND change_order = 'acme-base/v3'")"
 expect_ok cub changeworkflow update --space platform flow --stage-mode dev=Automatic
@@ -211,11 +213,15 @@ expect_eq '["Released","Healthy","two-approvers"]' "$(jget 2.Details | python3 -
 # prod is Manual: the engine publishes nothing there.
 engine_idle
 expect_eq 0 "$(releases_of acme-prod acme-base/v3)"
+expect_ok as "$DEPLOYER" cub release publish acme-prod --revision ChangeOrder:acme-base/v3 --wait
+expect_contains "$OUT" "cubd acted on acme-base/v3:"
+expect_contains "$OUT" "Published by deployer"
 
 section "rollback under an Automatic Stage with AutoRelease: switched to Manual, left so"
 expect_ok cub changeworkflow update --space platform flow --stage-mode dev=Manual
 first=$(db -c "SELECT min(r.release_num) FROM releases r JOIN spaces s ON s.id = r.space_id WHERE s.slug = 'acme-dev-1'")
-expect_ok as "$DEPLOYER" cub release publish acme-dev-1 --release "$first"
+expect_ok as "$DEPLOYER" cub release publish acme-dev-1 --release "$first" --wait
+expect_contains "$OUT" "This Release carries no ChangeOrder: nothing to wait for"
 expect_ok as "$DEPLOYER" cub function set --space acme-base --unit deployment \
   -- set-image-reference-by-uri ghcr.io/acme/acme ":v4"
 expect_ok as "$DEPLOYER" cub changeorder create --space acme-base v4 --description v4 \
