@@ -15,6 +15,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
 #include "lib/ops/change_order_state.h"
+#include "lib/ops/events.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
@@ -983,18 +984,10 @@ absl::Status WithdrawQueuedOnAbort(store::Tx& tx, const Principal& p,
   CUB_ASSIGN_OR_RETURN(auto queued, store::QueuedPromotionsOf(tx, rco.co.id));
   for (const auto& q : queued) {
     CUB_RETURN_IF_ERROR(store::DeleteQueuedPromotion(tx, rco.co.id, q.view.stage()).status());
-    store::NewEvent e;
-    e.kind = "Withdrawn";
-    e.space_id = rco.base.space_id();
-    e.space_slug = rco.base.slug();
-    e.change_order_id = rco.co.id;
-    e.change_order = q.view.change_order();
-    e.stage = q.view.stage();
-    e.user_id = p.user_id;
-    e.username = p.username;
-    e.message = absl::StrCat("queued promotion into stage '", q.view.stage(),
-                             "' withdrawn: the change order was aborted");
-    CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
+    CUB_RETURN_IF_ERROR(store::AppendEvent(
+        tx, ChangeOrderEvent(rco, p, "Withdrawn", q.view.stage(),
+                             absl::StrCat("queued promotion into stage '", q.view.stage(),
+                                          "' withdrawn: the change order was aborted"))));
   }
   return absl::OkStatus();
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/events.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/stage_control.h"
@@ -159,19 +160,12 @@ absl::Status RecordSuperseded(const EngineEnv& env, const Snapshot& s, const std
   return store::WithTransaction(*env.db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(bool recorded, store::HasEvent(tx, "Superseded", s.rco.co.id, stage));
     if (recorded) return absl::OkStatus();
-    store::NewEvent e;
-    e.kind = "Superseded";
-    e.space_id = s.rco.base.space_id();
-    e.space_slug = s.rco.base.slug();
-    e.change_order_id = s.rco.co.id;
-    e.change_order = s.ref;
-    e.stage = stage;
-    e.user_id = env.automatic.user_id;
-    e.username = env.automatic.username;
-    e.message = absl::StrCat("a newer change order of space '", s.rco.base.slug(),
-                             "' has been promoted into stage '", stage,
-                             "'; this one is no longer promoted there automatically");
-    return store::AppendEvent(tx, e);
+    return store::AppendEvent(
+        tx, ChangeOrderEvent(s.rco, env.automatic, "Superseded", stage,
+                             absl::StrCat("a newer change order of space '", s.rco.base.slug(),
+                                          "' has been promoted into stage '", stage,
+                                          "'; this one is no longer promoted there "
+                                          "automatically")));
   });
 }
 

@@ -54,4 +54,20 @@ absl::StatusOr<v1::ListEventsResponse> ListEvents(store::ConnectionPool& db, con
   });
 }
 
+store::NewEvent ChangeOrderEvent(const ResolvedChangeOrder& rco, const Principal& p,
+                                 const std::string& kind, const std::string& stage,
+                                 std::string message) {
+  store::NewEvent e;
+  e.kind = kind;
+  e.space_id = rco.base.space_id();
+  e.space_slug = rco.base.slug();
+  e.change_order_id = rco.co.id;
+  e.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+  e.stage = stage;
+  e.user_id = p.user_id;
+  e.username = p.username;
+  e.message = std::move(message);
+  return e;
+}
+
 }  // namespace cub::ops

@@ -7,9 +7,13 @@
 #ifndef CUB_LIB_OPS_EVENTS_H_
 #define CUB_LIB_OPS_EVENTS_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "cub/v1/event.pb.h"
+#include "lib/ops/change_orders.h"
 #include "lib/ops/principal.h"
+#include "lib/store/events.h"
 #include "lib/store/pool.h"
 
 namespace cub::ops {
@@ -22,6 +26,11 @@ inline constexpr int kMaxEventLimit = 1000;
 // AfterID (only larger IDs) and Limit (0: 100; 1 to 1000, else INVALID_ARGUMENT naming Limit).
 absl::StatusOr<v1::ListEventsResponse> ListEvents(store::ConnectionPool& db, const Principal& p,
                                                   const v1::ListEventsRequest& req);
+
+// An event of `kind` about `rco`, in its base Space, asked for by `p`, to append.
+store::NewEvent ChangeOrderEvent(const ResolvedChangeOrder& rco, const Principal& p,
+                                 const std::string& kind, const std::string& stage,
+                                 std::string message);
 
 }  // namespace cub::ops
 

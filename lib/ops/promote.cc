@@ -15,6 +15,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/api_json.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/events.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
@@ -219,23 +220,6 @@ absl::Status CheckStageMode(store::Tx& tx, const ResolvedChangeOrder& rco,
 
 std::string ChangeOrderRef(const ResolvedChangeOrder& rco) {
   return absl::StrCat(rco.base.slug(), "/", rco.co.slug);
-}
-
-// An event about `rco` in its base Space, by `p`.
-store::NewEvent ChangeOrderEvent(const ResolvedChangeOrder& rco, const Principal& p,
-                                 const std::string& kind, const std::string& stage,
-                                 std::string message) {
-  store::NewEvent e;
-  e.kind = kind;
-  e.space_id = rco.base.space_id();
-  e.space_slug = rco.base.slug();
-  e.change_order_id = rco.co.id;
-  e.change_order = ChangeOrderRef(rco);
-  e.stage = stage;
-  e.user_id = p.user_id;
-  e.username = p.username;
-  e.message = std::move(message);
-  return e;
 }
 
 // Records the promotion into `stage` as queued (what holds it: `failures`) and reports it in

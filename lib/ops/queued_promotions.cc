@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
+#include "lib/ops/events.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/where_field.h"
 #include "lib/store/errors.h"
@@ -31,17 +32,10 @@ absl::Status MayWithdraw(store::Tx& tx, const Principal& p, const ResolvedChange
 
 store::NewEvent WithdrawnEvent(const Principal& p, const ResolvedChangeOrder& rco,
                                const store::StoredQueuedPromotion& q) {
-  store::NewEvent e;
-  e.kind = "Withdrawn";
-  e.space_id = rco.base.space_id();
-  e.space_slug = rco.base.slug();
-  e.change_order_id = rco.co.id;
-  e.change_order = q.view.change_order();
-  e.stage = q.view.stage();
-  e.user_id = p.user_id;
-  e.username = p.username;
-  e.message = absl::StrCat("withdrew the promotion into stage ", q.view.stage(), " queued by ",
-                           q.view.queued_by(), " at ", q.view.queued_at());
+  store::NewEvent e =
+      ChangeOrderEvent(rco, p, "Withdrawn", q.view.stage(),
+                       absl::StrCat("withdrew the promotion into stage ", q.view.stage(),
+                                    " queued by ", q.view.queued_by(), " at ", q.view.queued_at()));
   Json details = Json::object();
   details["QueuedBy"] = q.view.queued_by();
   details["QueuedAt"] = q.view.queued_at();
