@@ -7,6 +7,8 @@
 //   2. if the first Stage it has not reached is Automatic (in the workflow as it is now), it is
 //      promoted there as the user `automatic`, unless a newer ChangeOrder of its base Space has
 //      been promoted there already: then it is Superseded for that Stage (recorded once);
+//      if it is Manual instead, and nothing is queued into it, that its gates hold is recorded
+//      once (GateOpened);
 //   3. in each Automatic Stage with AutoRelease that it is not superseded in, each Space that
 //      has taken it, has a Target and has not published it is published (ops::PublishRelease
 //      with Revision ChangeOrder:BASE/NAME), refused Spaces waiting for their release gates.

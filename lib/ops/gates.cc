@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "lib/ops/api_json.h"
 #include "lib/ops/attestation_gate.h"
 #include "lib/store/change_orders.h"
@@ -208,6 +209,24 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
   GateEvaluator gates(tx, ctx, prefix, std::move(taken), failures);
   CUB_RETURN_IF_ERROR(gates.CompileCustoms());
   for (const auto& name : prerequisites) CUB_RETURN_IF_ERROR(gates.Evaluate(name));
+  return failures;
+}
+
+absl::StatusOr<std::vector<std::string>> EntryGateFailures(
+    store::Tx& tx, const ResolvedChangeOrder& rco,
+    const std::vector<std::vector<v1::Space>>& members, int stage,
+    const std::set<std::string>& resolved) {
+  std::vector<std::string> failures;
+  if (!rco.workflow) return failures;
+  GateContext ctx{&rco, resolved, absl::Now()};
+  const std::string prefix =
+      absl::StrCat("unable to promote to stage '", rco.workflow->stages[stage].name, "'");
+  for (int j = 0; j <= stage; ++j) {
+    std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
+    CUB_ASSIGN_OR_RETURN(
+        auto f, GateFailures(tx, ctx, rco.workflow->stages[j].prerequisites, over, prefix));
+    failures.insert(failures.end(), f.begin(), f.end());
+  }
   return failures;
 }
 

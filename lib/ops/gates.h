@@ -38,6 +38,14 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
                                                       const std::vector<v1::Space>& over,
                                                       const std::string& prefix);
 
+// Why `rco` may not be promoted into Stage `stage` (an index of `members`, StageMembers' result):
+// the gates of every Stage up to it, each over the Stage before (the first over the base),
+// each message starting "unable to promote to stage 'NAME'". Empty when all hold.
+absl::StatusOr<std::vector<std::string>> EntryGateFailures(
+    store::Tx& tx, const ResolvedChangeOrder& rco,
+    const std::vector<std::vector<v1::Space>>& members, int stage,
+    const std::set<std::string>& resolved);
+
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_GATES_H_

@@ -174,16 +174,7 @@ absl::StatusOr<std::vector<std::string>> GateFailuresFor(
       std::all_of(into.spaces.begin(), into.spaces.end(),
                   [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
   if (!rco.workflow || into.stage < 0 || nothing_to_move) return failures;
-  GateContext ctx{&rco, resolved, absl::Now()};
-  for (int j = 0; j <= into.stage; ++j) {
-    std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
-    CUB_ASSIGN_OR_RETURN(auto f,
-                         GateFailures(tx, ctx, rco.workflow->stages[j].prerequisites, over,
-                                      absl::StrCat("unable to promote to stage '",
-                                                   rco.workflow->stages[into.stage].name, "'")));
-    failures.insert(failures.end(), f.begin(), f.end());
-  }
-  return failures;
+  return EntryGateFailures(tx, rco, members, into.stage, resolved);
 }
 
 constexpr char kGateRefusalPayload[] = "cub/gate-refusal";

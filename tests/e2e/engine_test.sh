@@ -275,4 +275,47 @@ engine_idle
 expect_eq 24 "$(db -c "SELECT count(DISTINCT space_id) FROM releases WHERE change_order = 'fleet-base/v7'")"
 expect_eq 1 "$(events Promoted fleet-base/v7 dev)"
 
+section "--no-engine serves the API only; the work waits for a replica with the engine"
+e2e_stop_cubd second
+e2e_start_cubd apionly --no-engine
+export CUB_SERVER=${CUBD_GRPC[apionly]}
+expect_contains "$(cat "${CUBD_LOG[apionly]}")" "engine off (--no-engine)"
+cat >"$E2E_TMP/manual.yaml" <<'YAML'
+Stages:
+  - Name: dev
+    WhereSpace: "Labels.Stage = 'Development'"
+  - Name: prod
+    WhereSpace: "Labels.Stage = 'Production'"
+    Prerequisites: [Released]
+YAML
+expect_ok cub changeworkflow create --space platform manual --filename "$E2E_TMP/manual.yaml"
+expect_ok cub space create gate-base
+expect_ok cub unit create --space gate-base deployment "$E2E_TMP/v1.yaml"
+expect_ok cub variant create gate-dev gate-base --stage Development
+expect_ok cub variant create gate-prod gate-base --stage Production
+expect_ok cub space update gate-dev --release-target platform/local
+expect_ok cub function set --space gate-base --unit deployment \
+  -- set-image-reference-by-uri ghcr.io/acme/acme ":v8"
+expect_ok cub changeorder create --space gate-base v8 --description v8 --change-workflow platform/manual
+expect_ok cub variant promote --change-order gate-base/v8
+expect_ok cub release publish gate-dev --revision ChangeOrder:gate-base/v8
+expect_ok cub changeorder get --space gate-base v8 -o json
+expect_eq true "$(jget Engine.Pending)"
+expect_ok cub changeorder get --space gate-base v8
+expect_contains "$OUT" "pending: cubd has yet to act"
+expect_eq 0 "$(events GateOpened gate-base/v8)"
+
+section "a Manual stage whose gates now hold is recorded as GateOpened, once"
+e2e_start_cubd engine
+wait_for "GateOpened for prod" \
+  "SELECT count(*) = 1 FROM events WHERE kind = 'GateOpened' AND change_order = 'gate-base/v8' AND stage = 'prod'"
+engine_idle
+expect_ok cub changeorder get --space gate-base v8 -o json
+expect_eq false "$(jget Engine.Pending)"
+expect_ok cub release set-status --space gate-dev --release "$(latest_release gate-dev)" \
+  --sync Synced --health Healthy
+engine_idle
+expect_eq 1 "$(events GateOpened gate-base/v8 prod)"
+expect_eq 0 "$(events Promoted gate-base/v8 prod)"  # Manual: left to people
+
 e2e_finish
