@@ -264,6 +264,11 @@ absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
                                    const ResolvedChangeOrder& rco, int stage_index,
                                    const std::string& stage, const v1::PromoteResponse& out,
                                    const PromoteBy& by) {
+  // Every Space of the Stage has the change: a promotion queued into it is done, even when
+  // this call landed nothing (someone else got there first).
+  if (out.failed() == 0 && !stage.empty()) {
+    CUB_RETURN_IF_ERROR(store::DeleteQueuedPromotion(tx, rco.co.id, stage).status());
+  }
   if (out.landed() == 0 && out.failed() == 0) return absl::OkStatus();
   std::string who = by.queued_by.empty() ? "" : absl::StrCat(" (queued by ", by.queued_by, ")");
   if (out.landed() > 0) {
@@ -284,9 +289,6 @@ absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
     CUB_RETURN_IF_ERROR(store::AppendEvent(
         tx, ChangeOrderEvent(rco, p, "PromotionFailed", stage,
                              absl::StrCat(out.failed(), " Spaces failed", who))));
-  }
-  if (out.failed() == 0 && !stage.empty()) {
-    CUB_RETURN_IF_ERROR(store::DeleteQueuedPromotion(tx, rco.co.id, stage).status());
   }
   return store::Wake(tx, {rco.co.id});
 }
