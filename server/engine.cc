@@ -24,6 +24,7 @@ Engine::~Engine() { Stop(); }
 
 absl::Status Engine::Start() {
   CUB_ASSIGN_OR_RETURN(env_.automatic, ops::AutomaticPrincipal(*env_.db));
+  env_.stopping = [this] { return stop_.load(); };
   for (int i = 0; i < std::max(1, opts_.workers); ++i)
     threads_.emplace_back([this, i] { Work(i); });
   Log(absl::StrCat(threads_.size(), " workers started"));
@@ -106,6 +107,8 @@ absl::Status Engine::TakeOne(const store::EngineWork& due) {
                        }));
   if (!current) return absl::OkStatus();
   absl::StatusOr<ops::StepResult> r = ops::RunEngineStep(env_, current->change_order_id);
+  // A step cut short by the stop may have left work: the row stays due for whoever is next.
+  if (stop_) return absl::OkStatus();
   if (!r.ok()) {
     ops::StepResult failed;
     failed.next = ops::StepResult::Next::kRetry;

@@ -1,5 +1,6 @@
 #include "lib/ops/engine_step.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/promote.h"
@@ -114,6 +116,7 @@ struct Progress {
 // Folds the outcome of one promotion into `pr`; returns the gate failures when gates held it.
 std::vector<std::string> Fold(const absl::StatusOr<v1::PromoteResponse>& r, const std::string& what,
                               Progress& pr) {
+  if (IsEngineSkip(r.status())) return {};  // no longer wanted: nothing to wait for or retry
   if (IsGateRefusal(r.status())) {
     pr.waiting = true;
     if (pr.result.waiting.empty())
@@ -146,6 +149,7 @@ absl::Status TryQueued(const EngineEnv& env, const Snapshot& s, Progress& pr) {
     if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
     std::vector<std::string> waiting =
         Fold(r, absl::StrCat("queued promotion into stage '", q.stage, "'"), pr);
+    if (IsEngineSkip(r.status())) continue;
     if (!r.ok() && !IsGateRefusal(r.status())) waiting = {std::string(r.status().message())};
     if (waiting.empty()) continue;
     CUB_RETURN_IF_ERROR(store::WithTransaction(*env.db, [&](store::Tx& tx) {
@@ -207,13 +211,39 @@ absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr)
   return absl::OkStatus();
 }
 
-absl::Status PublishSpace(const EngineEnv& env, const Snapshot& s, const v1::Space& space,
-                          Progress& pr) {
+// Checked in the publish's transaction, under the Target's lock: what the snapshot said about
+// `stage` and `space` still holds. A person may have switched the Stage to Manual (to roll
+// back), aborted the ChangeOrder, published it, or promoted a newer one meanwhile.
+absl::Status StillAutoReleased(store::Tx& tx, const Snapshot& s, const std::string& stage,
+                               const v1::Space& space) {
+  CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, ServerPrincipal(), s.ref, "", false));
+  if (!rco.co.aborted_reason.empty()) return EngineSkip("the change order was aborted");
+  CUB_ASSIGN_OR_RETURN(StageControls controls, CurrentStageControls(tx, rco));
+  StageControl c = controls.Of(stage);
+  if (c.mode != StageMode::kAutomatic || !c.auto_release) {
+    return EngineSkip(absl::StrCat("stage '", stage, "' no longer has AutoRelease"));
+  }
+  const auto& released = rco.co.released_space_ids;
+  if (std::find(released.begin(), released.end(), space.space_id()) != released.end()) {
+    return EngineSkip(absl::StrCat("space '", space.slug(), "' has published it already"));
+  }
+  CUB_ASSIGN_OR_RETURN(bool newer,
+                       store::NewerPromotedInto(tx, rco.base.space_id(), rco.co.id, stage));
+  if (newer) return EngineSkip(absl::StrCat("a newer change order is in stage '", stage, "'"));
+  return absl::OkStatus();
+}
+
+absl::Status PublishSpace(const EngineEnv& env, const Snapshot& s, const std::string& stage,
+                          const v1::Space& space, Progress& pr) {
   v1::PublishReleaseRequest req;
   req.set_space(space.space_id());
   req.set_revision(absl::StrCat("ChangeOrder:", s.ref));
   req.set_description(absl::StrCat("AutoRelease of ", s.ref));
-  auto r = PublishRelease(*env.db, env.release, env.automatic, req);
+  auto r = PublishRelease(*env.db, env.release, env.automatic, req,
+                          [&](store::Tx& tx, const v1::Space& locked) {
+                            return StillAutoReleased(tx, s, stage, locked);
+                          });
+  if (IsEngineSkip(r.status())) return absl::OkStatus();
   if (r.ok()) {
     pr.landed = true;
     ++pr.result.publishes;
@@ -246,7 +276,8 @@ absl::Status TryAutoRelease(const EngineEnv& env, const Snapshot& s, Progress& p
           s.released.count(id)) {
         continue;
       }
-      CUB_RETURN_IF_ERROR(PublishSpace(env, s, space, pr));
+      if (env.stopping && env.stopping()) return absl::OkStatus();
+      CUB_RETURN_IF_ERROR(PublishSpace(env, s, stage, space, pr));
     }
   }
   return absl::OkStatus();
@@ -272,6 +303,14 @@ absl::StatusOr<Principal> AutomaticPrincipal(store::ConnectionPool& db) {
       return absl::FailedPreconditionError(
           "the user 'automatic' the engine acts as is missing: run cubd migrate");
     }
+    // The migration does not replace a user of that name created before it: one that is not
+    // the engine's own (an admin service account) must not be acted as.
+    if (!user->admin() || !user->service_account()) {
+      return absl::FailedPreconditionError(
+          "the user 'automatic' is not the engine's own (an admin service account): it was "
+          "created by someone else; rename it in the database, run cubd migrate again, or "
+          "start cubd with --no-engine");
+    }
     return PrincipalOf(*user);
   });
 }
@@ -281,7 +320,7 @@ absl::StatusOr<StepResult> RunEngineStep(const EngineEnv& env, const std::string
   std::optional<Snapshot> last;
   // Each round that lands something may open the next Stage; the number of Stages bounds the
   // rounds that can (one more finds nothing to do).
-  for (int round = 0; round < 64; ++round) {
+  for (int round = 0; round < 64 && !(env.stopping && env.stopping()); ++round) {
     CUB_ASSIGN_OR_RETURN(std::optional<Snapshot> s, ReadSnapshot(*env.db, change_order_id));
     if (!s) break;
     pr.landed = false;

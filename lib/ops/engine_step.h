@@ -17,6 +17,7 @@
 #ifndef CUB_LIB_OPS_ENGINE_STEP_H_
 #define CUB_LIB_OPS_ENGINE_STEP_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -30,6 +31,9 @@ struct EngineEnv {
   store::ConnectionPool* db = nullptr;
   ReleaseEnv release;
   Principal automatic;  // the user the engine acts as on its own account
+  // Polled between actions: true once the server is stopping, to end a long step early (what
+  // is left stays due and another worker, or the next start, takes it).
+  std::function<bool()> stopping;
 };
 
 // The user `automatic` (created by the migrations), as the engine's Principal.

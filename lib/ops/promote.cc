@@ -15,6 +15,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/api_json.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
@@ -209,6 +210,38 @@ absl::Status CheckStageMode(store::Tx& tx, const ResolvedChangeOrder& rco,
   return absl::OkStatus();
 }
 
+// Promotions into one Stage of one base Space take turns (store::LockStage), so what the
+// engine checks here holds until it commits: that the queued promotion it carries out is still
+// this ChangeOrder's and this user's, or, for its own, that the Stage is still Automatic and no
+// newer ChangeOrder has been promoted there. Otherwise EngineSkip. A person's promotion into a
+// Stage takes the turn too, so the engine's check sees it once it has committed.
+absl::Status TakeStageTurn(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
+                           const std::string& stage, const v1::PromoteRequest& req,
+                           const PromoteBy& by) {
+  if (req.dry_run() || stage.empty()) return absl::OkStatus();
+  CUB_RETURN_IF_ERROR(store::LockStage(tx, rco.base.space_id(), stage));
+  if (!by.engine) return absl::OkStatus();
+  if (!by.queued_by.empty()) {
+    CUB_ASSIGN_OR_RETURN(auto q, store::FindQueuedPromotion(tx, rco.base.space_id(), stage));
+    if (!q || q->view.change_order_id() != rco.co.id || q->queued_by_id != p.user_id) {
+      return EngineSkip(absl::StrCat("the promotion into stage '", stage, "' queued by ",
+                                     p.username, " was withdrawn or replaced"));
+    }
+    return absl::OkStatus();
+  }
+  CUB_ASSIGN_OR_RETURN(StageControls controls, CurrentStageControls(tx, rco));
+  if (controls.Of(stage).mode != workflow::StageMode::kAutomatic) {
+    return EngineSkip(absl::StrCat("stage '", stage, "' is no longer Automatic"));
+  }
+  CUB_ASSIGN_OR_RETURN(bool newer,
+                       store::NewerPromotedInto(tx, rco.base.space_id(), rco.co.id, stage));
+  if (newer) {
+    return EngineSkip(
+        absl::StrCat("a newer change order has been promoted into stage '", stage, "'"));
+  }
+  return absl::OkStatus();
+}
+
 std::string ChangeOrderRef(const ResolvedChangeOrder& rco) {
   return absl::StrCat(rco.base.slug(), "/", rco.co.slug);
 }
@@ -232,6 +265,7 @@ absl::Status QueueInstead(store::Tx& tx, const Principal& p, const ResolvedChang
     e.change_order_id = replaced->view.change_order_id();
     e.change_order = replaced->view.change_order();
     CUB_RETURN_IF_ERROR(store::AppendEvent(tx, e));
+    CUB_RETURN_IF_ERROR(store::Wake(tx, {replaced->view.change_order_id()}));
   }
   CUB_RETURN_IF_ERROR(store::AppendEvent(
       tx, ChangeOrderEvent(rco, p, "Queued", stage,
@@ -262,11 +296,13 @@ std::string PromotedDetails(const ResolvedChangeOrder& rco, int stage_index,
 // fully is done; the engine is woken for what may now follow.
 absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
                                    const ResolvedChangeOrder& rco, int stage_index,
-                                   const std::string& stage, const v1::PromoteResponse& out,
-                                   const PromoteBy& by) {
+                                   const std::string& stage, const v1::PromoteRequest& req,
+                                   const v1::PromoteResponse& out, const PromoteBy& by) {
   // Every Space of the Stage has the change: a promotion queued into it is done, even when
-  // this call landed nothing (someone else got there first).
-  if (out.failed() == 0 && !stage.empty()) {
+  // this call landed nothing (someone else got there first). Not so after a promotion into
+  // named Spaces, which may have left others of the Stage without it.
+  const bool whole_stage = req.spaces_size() == 0 && req.where_space().empty();
+  if (out.failed() == 0 && whole_stage && !stage.empty()) {
     CUB_RETURN_IF_ERROR(store::DeleteQueuedPromotion(tx, rco.co.id, stage).status());
   }
   if (out.landed() == 0 && out.failed() == 0) return absl::OkStatus();
@@ -290,6 +326,9 @@ absl::Status RecordPromotionEvents(store::Tx& tx, const Principal& p,
         tx, ChangeOrderEvent(rco, p, "PromotionFailed", stage,
                              absl::StrCat(out.failed(), " Spaces failed", who))));
   }
+  // Only what landed can open a gate. Waking on a failure alone would have the engine, whose
+  // failure it is, take the ChangeOrder again at once instead of backing off.
+  if (out.landed() == 0) return absl::OkStatus();
   return store::Wake(tx, {rco.co.id});
 }
 
@@ -522,6 +561,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
         into.stage >= 0 ? rco.workflow->stages[into.stage].name : std::string();
     out.set_target_stage(stage_name);
     CUB_RETURN_IF_ERROR(CheckStageMode(tx, rco, stage_name, req, by));
+    CUB_RETURN_IF_ERROR(TakeStageTurn(tx, p, rco, stage_name, req, by));
     CUB_ASSIGN_OR_RETURN(auto failures, GateFailuresFor(tx, rco, members, into, resolved));
     if (!failures.empty() && req.queue()) {
       if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
@@ -547,7 +587,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
-    CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, out, by));
+    CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, req, out, by));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

@@ -4,9 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
-#include "lib/ops/events.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/events.h"
 #include "lib/ops/where_field.h"
+#include "lib/store/engine_work.h"
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
 #include "lib/store/queued_promotions.h"
@@ -88,6 +89,8 @@ absl::StatusOr<v1::WithdrawPromotionResponse> WithdrawPromotion(
                              store::DeleteQueuedPromotion(tx, rco.co.id, q->view.stage()));
         if (!deleted) return absl::InternalError("queued promotion vanished while locked");
         CUB_RETURN_IF_ERROR(store::AppendEvent(tx, WithdrawnEvent(p, rco, *q)));
+        // The engine leaves a Stage with a person's queued promotion to it; now it may not.
+        CUB_RETURN_IF_ERROR(store::Wake(tx, {rco.co.id}));
         *out.mutable_withdrawn() = q->view;
         return out;
       });

@@ -823,29 +823,39 @@ absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
 absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
                                            const Principal& p,
                                            const v1::PublishReleaseRequest& req) {
+  return PublishRelease(db, env, p, req, nullptr);
+}
+
+absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
+                                           const Principal& p, const v1::PublishReleaseRequest& req,
+                                           const PublishCheck& still_wanted) {
   if (req.release() > 0 && !req.revision().empty()) {
     return absl::InvalidArgumentError("give Revision or Release, not both");
   }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto target, ReleaseTargetOf(tx, space));
+    if (still_wanted && !req.dry_run()) {
+      CUB_RETURN_IF_ERROR(store::LockTarget(tx, target.target_id()));
+      CUB_RETURN_IF_ERROR(still_wanted(tx, space));
+    }
     CUB_ASSIGN_OR_RETURN(PublishSource source, ChooseWhatToPublish(tx, env, p, space, req));
     CUB_ASSIGN_OR_RETURN(ApprovalsToSeal seal, CheckReleaseGates(tx, space, source.bundle));
     if (req.dry_run()) return UnpublishedRelease(space, target, source, req.description());
-    // Decide and record the Release, then deliver it.
+    // Decide and record the Release (its event and wake-ups too, so that a conflict retrying
+    // the transaction comes before the delivery), then deliver it.
     CUB_ASSIGN_OR_RETURN(const std::string release_id,
                          RecordRelease(tx, env, p, space, target, source, seal, req.description()));
-    CUB_RETURN_IF_ERROR(DeliverRelease(tx, env, target, release_id, p.username));
     if (!source.bundle.change_order.empty()) {
       CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, source.bundle.change_order));
     }
-    CUB_ASSIGN_OR_RETURN(v1::Release published, ReleaseByID(tx, release_id));
+    CUB_ASSIGN_OR_RETURN(v1::Release recorded, ReleaseByID(tx, release_id));
     CUB_RETURN_IF_ERROR(RecordReleaseEvent(
-        tx, p, published, "Published",
-        absl::StrCat("published Release ", published.release_num(), " of space '", space.slug(),
-                     "'", published.change_order().empty() ? "" : " for ",
-                     published.change_order())));
-    return published;
+        tx, p, recorded, "Published",
+        absl::StrCat("published Release ", recorded.release_num(), " of space '", space.slug(), "'",
+                     recorded.change_order().empty() ? "" : " for ", recorded.change_order())));
+    CUB_RETURN_IF_ERROR(DeliverRelease(tx, env, target, release_id, p.username));
+    return ReleaseByID(tx, release_id);
   });
 }
 

@@ -8,13 +8,16 @@
 #ifndef CUB_LIB_OPS_RELEASES_H_
 #define CUB_LIB_OPS_RELEASES_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "cub/v1/release.pb.h"
+#include "cub/v1/space.pb.h"
 #include "lib/ops/principal.h"
 #include "lib/sign/signing_key.h"
 #include "lib/store/pool.h"
+#include "lib/store/transaction.h"
 
 namespace cub::ops {
 
@@ -51,6 +54,13 @@ absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
 absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
                                            const Principal& p,
                                            const v1::PublishReleaseRequest& req);
+// The same, with `still_wanted` run in the publish's transaction once it holds the Target's
+// lock (publishes to one Target take turns), before anything is recorded: an error from it is
+// returned and nothing is published. The engine checks there that AutoRelease still applies.
+using PublishCheck = std::function<absl::Status(store::Tx&, const v1::Space&)>;
+absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
+                                           const Principal& p, const v1::PublishReleaseRequest& req,
+                                           const PublishCheck& still_wanted);
 absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,
                                        const v1::GetReleaseRequest& req);
 absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db, const Principal& p,

@@ -22,10 +22,12 @@ absl::Status UpsertAndNotify(Tx& tx, Query q) {
 
 // The statement upserting a due row for each id the SELECT `from` (aliased id) yields.
 std::string UpsertFrom(const std::string& from) {
-  return absl::StrCat("INSERT INTO engine_work (change_order_id) SELECT DISTINCT id FROM (", from,
-                      ") AS woken ON CONFLICT (change_order_id) DO UPDATE SET due_at = now(),"
-                      " generation = engine_work.generation + 1, attempts = 0, last_error = '',"
-                      " updated_at = now()");
+  // In ID order, so two writers waking overlapping sets take the row locks in one order.
+  return absl::StrCat(
+      "INSERT INTO engine_work (change_order_id) SELECT DISTINCT id FROM (", from,
+      ") AS woken ORDER BY id ON CONFLICT (change_order_id) DO UPDATE SET due_at = now(),"
+      " generation = engine_work.generation + 1, attempts = 0, last_error = '',"
+      " updated_at = now()");
 }
 
 EngineWork WorkFromRow(const pqxx::row& row) {
@@ -72,6 +74,15 @@ absl::Status WakeChangeOrdersInSpace(Tx& tx, const std::string& space_id) {
       " JOIN units u ON u.id = m.unit_id WHERE u.space_id = ",
       space, "::uuid AND ", kOpen)));
   return UpsertAndNotify(tx, std::move(q));
+}
+
+absl::Status LockStage(Tx& tx, const std::string& base_space_id, const std::string& stage) {
+  return Guard([&]() -> absl::Status {
+    // Another key space than the engine's work locks (engine_connection.cc).
+    Pq(tx).exec_params("SELECT pg_advisory_xact_lock(1668510568, hashtext($1 || '/' || $2))",
+                       base_space_id, stage);
+    return absl::OkStatus();
+  });
 }
 
 absl::Status NotifyEngine(Tx& tx) {
@@ -139,11 +150,11 @@ absl::StatusOr<std::optional<double>> SecondsUntilDue(Tx& tx) {
 
 absl::StatusOr<v1::EngineState> EngineStateOf(Tx& tx, const std::string& change_order_id) {
   return Guard([&]() -> absl::StatusOr<v1::EngineState> {
-    pqxx::result r = Pq(tx).exec_params(
-        absl::StrCat("SELECT due_at <= now() AS pending, ", Rfc3339("due_at"),
-                     " AS due_at, attempts, last_error FROM engine_work"
-                     " WHERE change_order_id = $1::uuid"),
-        change_order_id);
+    pqxx::result r =
+        Pq(tx).exec_params(absl::StrCat("SELECT due_at <= now() AS pending, ", Rfc3339("due_at"),
+                                        " AS due_at, attempts, last_error FROM engine_work"
+                                        " WHERE change_order_id = $1::uuid"),
+                           change_order_id);
     v1::EngineState out;
     if (r.empty()) return out;
     out.set_pending(r[0]["pending"].as<bool>());

@@ -37,6 +37,11 @@ absl::Status WakeChangeOrdersOfWorkflow(Tx& tx, const std::string& workflow_ref)
 // report or publish in that Space may move on.
 absl::Status WakeChangeOrdersInSpace(Tx& tx, const std::string& space_id);
 
+// Serializes, until the transaction ends, the promotions into Stage `stage` of ChangeOrders of
+// `base_space_id`, so one that checks "has a newer ChangeOrder been promoted there?" sees
+// every promotion that committed before it.
+absl::Status LockStage(Tx& tx, const std::string& base_space_id, const std::string& stage);
+
 // NOTIFY cub_engine alone (at commit): wakes every engine worker, e.g. to have it stop.
 absl::Status NotifyEngine(Tx& tx);
 

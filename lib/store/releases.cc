@@ -191,6 +191,13 @@ absl::Status DeleteTarget(Tx& tx, const v1::Target& t) {
   });
 }
 
+absl::Status LockTarget(Tx& tx, const std::string& target_id) {
+  return Guard([&]() -> absl::Status {
+    Pq(tx).exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& target_id) {
   return Guard([&]() -> absl::StatusOr<int64_t> {
     Pq(tx).exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);

@@ -63,6 +63,8 @@ struct NewRelease {
 // Locks the Target's row (publishes to one Target take turns until the transaction ends) and
 // returns its next ReleaseNum.
 absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& target_id);
+// Takes the Target's row lock alone (publishes to one Target take turns on it).
+absl::Status LockTarget(Tx& tx, const std::string& target_id);
 // Writes the Release, complete with its signed records (the row is append-only: see
 // migrations/0012), and its Units, moves each Unit's LastReleasedRevisionNum, supersedes the
 // Space's current deployment and opens a new one. Call under LockNextReleaseNum. Returns the

@@ -318,4 +318,39 @@ engine_idle
 expect_eq 1 "$(events GateOpened gate-base/v8 prod)"
 expect_eq 0 "$(events Promoted gate-base/v8 prod)"  # Manual: left to people
 
+section "a Space that fails is retried with backoff, not in a hot loop"
+# The user who queues may not write one prod Space: carried out, that Space fails every time.
+LIMITED=$(create_user limited) || e2e_fail "user"
+expect_ok cub space create fail-base
+expect_ok cub unit create --space fail-base deployment "$E2E_TMP/v1.yaml"
+expect_ok cub variant create fail-dev fail-base --stage Development
+expect_ok cub variant create fail-prod-1 fail-base --stage Production
+expect_ok cub variant create fail-prod-2 fail-base --stage Production
+expect_ok cub space update fail-dev --release-target platform/local
+for s in fail-base fail-dev fail-prod-1; do expect_ok cub space grant "$s" editor --user limited; done
+expect_ok cub space grant fail-prod-2 viewer --user limited
+expect_ok cub space grant platform viewer --user limited
+expect_ok cub function set --space fail-base --unit deployment \
+  -- set-image-reference-by-uri ghcr.io/acme/acme ":v9"
+expect_ok cub changeorder create --space fail-base v9 --description v9 --change-workflow platform/manual
+expect_ok as "$LIMITED" cub variant promote --change-order fail-base/v9
+expect_ok as "$LIMITED" cub variant promote --change-order fail-base/v9 --queue
+expect_contains "$OUT" "Queued promotion of fail-base/v9 into stage prod"
+expect_ok cub release publish fail-dev --revision ChangeOrder:fail-base/v9
+wait_for "the queued promotion carried out, fail-prod-1 landed" \
+  "SELECT count(*) = 1 FROM events WHERE kind = 'Promoted' AND change_order = 'fail-base/v9' AND stage = 'prod'"
+sleep 3
+failures=$(events PromotionFailed fail-base/v9 prod)
+((failures >= 1 && failures <= 4)) ||
+  e2e_fail "expected 1 to 4 PromotionFailed events within about 3 s (backoff 1 s, 2 s, ...), got $failures"
+_e2e_pass "backoff: $failures PromotionFailed events in about 3 s"
+expect_eq t "$(db -c "SELECT attempts >= 1 AND due_at > now() AND last_error LIKE '%failed%' FROM engine_work WHERE change_order_id = '$(co_id fail-base v9)'")"
+expect_ok cub changeorder get --space fail-base v9
+expect_contains "$OUT" "retries at"
+expect_ok cub promotion list --space fail-base
+expect_contains "$OUT" "fail-base/v9"
+
+section "cubd refuses a token for the engine's own user"
+expect_fail 1 "promotion engine" cubd user token automatic --database-url "$E2E_DB_URL"
+
 e2e_finish
