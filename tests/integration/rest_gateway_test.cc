@@ -999,13 +999,16 @@ TEST_CASE("REST mirror: slow clients hold no worker (slowloris)", "[rest][http][
   while (sent < 3) std::this_thread::sleep_for(50ms);
 
   // The slow connections are all in the middle of their request line; normal calls go through.
+  // Were a worker held by a slow client, a normal call would wait for that request to trickle
+  // in (a byte a second: tens of seconds), so 2 s tells the two apart even on a loaded machine.
+  // CHECK, not REQUIRE: the trickle thread must be joined whatever happens.
   for (int i = 0; i < 3; ++i) {
     auto start = Clock::now();
     Response r = Roundtrip(port, normal);
     auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     INFO("call " << i << " took " << took.count() << " ms");
-    REQUIRE(r.status == 200);
-    REQUIRE(took < 100ms);
+    CHECK(r.status == 200);
+    CHECK(took < 2000ms);
   }
   stop = true;
   trickle.join();
