@@ -1,7 +1,8 @@
 // `cub event list [--follow]`: the event log, oldest first: what promotions, publishes, the queue
-// and cubd's promotion engine did. --follow polls for events after the last one seen, so it
-// needs nothing of the server but ListEvents and misses nothing: IDs only grow.
+// and cubd's promotion engine did. --follow polls ListEvents, from the last ID it has settled
+// (see Follow), so it needs nothing else of the server.
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -46,6 +47,12 @@ int PrintBatch(const Printer& printer, const cub::v1::ListEventsResponse& resp, 
   return printer.Text(text);
 }
 
+// IDs are taken when an event is written, not when its transaction commits, so an event can
+// become visible after one with a higher ID was already printed (a publish writes its event
+// before delivering to its Target). A follower therefore asks again from the last ID it has
+// held long enough to call settled, and prints only IDs it has not printed yet.
+constexpr auto kSettle = std::chrono::seconds(30);
+
 // Prints what there is, then every event appended after it, until interrupted (or a call
 // fails: exit code 1).
 int Follow(const Env& env, cub::v1::ListEventsRequest req) {
@@ -53,17 +60,33 @@ int Follow(const Env& env, cub::v1::ListEventsRequest req) {
   if (client == nullptr) return kExitFailed;
   const Printer printer = env.printer();
   const int page = req.limit() > 0 ? req.limit() : kServerDefaultLimit;
+  int64_t settled = req.after_id();  // every event up to here has been printed (or skipped)
+  std::map<int64_t, std::chrono::steady_clock::time_point> recent;  // printed, after `settled`
   bool first = true;
   for (;;) {
-    cub::v1::ListEventsResponse resp;
-    if (!client->Call(&EventService::Stub::ListEvents, req, &resp)) return kExitFailed;
-    if (first || resp.events_size() > 0) {
-      if (int rc = PrintBatch(printer, resp, first); rc != 0) return rc;
-      first = false;
+    req.set_after_id(settled);
+    bool full = true;
+    while (full) {
+      cub::v1::ListEventsResponse resp, fresh;
+      if (!client->Call(&EventService::Stub::ListEvents, req, &resp)) return kExitFailed;
+      full = resp.events_size() >= page;
+      for (const Event& e : resp.events()) {
+        if (recent.emplace(e.id(), std::chrono::steady_clock::now()).second) {
+          *fresh.add_events() = e;
+        }
+      }
+      if (first || fresh.events_size() > 0) {
+        if (int rc = PrintBatch(printer, fresh, first); rc != 0) return rc;
+        first = false;
+      }
+      if (resp.events_size() > 0) req.set_after_id(resp.events(resp.events_size() - 1).id());
     }
-    if (resp.events_size() > 0) req.set_after_id(resp.events(resp.events_size() - 1).id());
-    // A full page means more may be waiting already.
-    if (resp.events_size() < page) std::this_thread::sleep_for(kFollowInterval);
+    const auto now = std::chrono::steady_clock::now();
+    while (!recent.empty() && now - recent.begin()->second > kSettle) {
+      settled = recent.begin()->first;
+      recent.erase(recent.begin());
+    }
+    std::this_thread::sleep_for(kFollowInterval);
   }
 }
 
