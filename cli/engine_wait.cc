@@ -58,7 +58,9 @@ int WaitForEngine(const Env& env, const std::string& ref, int64_t after_id,
     if (!co.engine().pending()) break;
     if (std::chrono::steady_clock::now() > deadline) {
       PrintFailure(absl::StrCat("cubd has not acted on change order ", ref, " within ",
-                                env.globals.timeout_seconds, "s (--timeout)"));
+                                env.globals.timeout_seconds,
+                                "s (--timeout); is a cubd with the promotion engine running? "
+                                "(cubd serve --no-engine runs none)"));
       return kExitFailed;
     }
     std::this_thread::sleep_for(kPoll);
