@@ -297,7 +297,10 @@ expect_ok cub space update gate-dev --release-target platform/local
 expect_ok cub function set --space gate-base --unit deployment \
   -- set-image-reference-by-uri ghcr.io/acme/acme ":v8"
 expect_ok cub changeorder create --space gate-base v8 --description v8 --change-workflow platform/manual
-expect_ok cub variant promote --change-order gate-base/v8
+# The promotion lands; --wait then finds no engine to wait for.
+expect_fail 1 "is a cubd with the promotion engine running?" \
+  cub variant promote --change-order gate-base/v8 --wait --timeout 2
+expect_contains "$OUT" "gate-dev"
 expect_ok cub release publish gate-dev --revision ChangeOrder:gate-base/v8
 expect_ok cub changeorder get --space gate-base v8 -o json
 expect_eq true "$(jget Engine.Pending)"
