@@ -276,7 +276,10 @@ expect_eq 24 "$(db -c "SELECT count(DISTINCT space_id) FROM releases WHERE chang
 expect_eq 1 "$(events Promoted fleet-base/v7 dev)"
 
 section "--no-engine serves the API only; the work waits for a replica with the engine"
-e2e_stop_cubd second
+# Whichever replica survived the kill is stopped: no engine runs from here on.
+for name in main second; do
+  if [[ -n ${CUBD_PID[$name]:-} ]]; then e2e_stop_cubd "$name"; fi
+done
 e2e_start_cubd apionly --no-engine
 export CUB_SERVER=${CUBD_GRPC[apionly]}
 expect_contains "$(cat "${CUBD_LOG[apionly]}")" "engine off (--no-engine)"
