@@ -90,7 +90,7 @@ absl::Status Engine::TakeDue(store::EngineConnection& conn, bool* contended) {
         continue;
       }
       ++taken;
-      absl::Status s = TakeOne(w);
+      absl::Status s = TakeOne(conn, w);
       absl::Status u = conn.Unlock(w.change_order_id);
       CUB_RETURN_IF_ERROR(s);
       CUB_RETURN_IF_ERROR(u);
@@ -100,15 +100,24 @@ absl::Status Engine::TakeDue(store::EngineConnection& conn, bool* contended) {
   return absl::OkStatus();
 }
 
-absl::Status Engine::TakeOne(const store::EngineWork& due) {
+absl::Status Engine::TakeOne(store::EngineConnection& conn, const store::EngineWork& due) {
   // Read again under the lock: the row may have been finished, or woken, since it was listed.
   CUB_ASSIGN_OR_RETURN(auto current, store::InReadTransaction(*env_.db, [&](store::Tx& tx) {
                          return store::ReadWork(tx, due.change_order_id);
                        }));
   if (!current) return absl::OkStatus();
-  absl::StatusOr<ops::StepResult> r = ops::RunEngineStep(env_, current->change_order_id);
-  // A step cut short by the stop may have left work: the row stays due for whoever is next.
+  // Between actions the step checks that this worker still holds the ChangeOrder: the lock
+  // lives in `conn`'s session, which a network failure or an idle timeout may end mid-step.
+  ops::EngineEnv env = env_;
+  bool lost = false;
+  env.stopping = [&] {
+    if (!lost && !conn.Alive()) lost = true;
+    return stop_.load() || lost;
+  };
+  absl::StatusOr<ops::StepResult> r = ops::RunEngineStep(env, current->change_order_id);
+  // A step cut short (the stop, or the lock lost) may have left work: the row stays due.
   if (stop_) return absl::OkStatus();
+  if (lost) return absl::UnavailableError("lost the database session holding the lock mid-step");
   if (!r.ok()) {
     ops::StepResult failed;
     failed.next = ops::StepResult::Next::kRetry;

@@ -45,7 +45,7 @@ class Engine {
   // Takes the due rows this worker can lock; returns once none is left or on stop, with
   // `contended` set when due rows were held by someone else.
   absl::Status TakeDue(store::EngineConnection& conn, bool* contended);
-  absl::Status TakeOne(const store::EngineWork& due);
+  absl::Status TakeOne(store::EngineConnection& conn, const store::EngineWork& due);
   absl::Status Finish(const store::EngineWork& w, const ops::StepResult& r);
   absl::Duration SleepFor();
 

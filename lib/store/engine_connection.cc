@@ -58,6 +58,15 @@ absl::StatusOr<bool> EngineConnection::TryLock(const std::string& change_order_i
   });
 }
 
+bool EngineConnection::Alive() {
+  absl::Status s = Guard([&]() -> absl::Status {
+    pqxx::nontransaction n(impl_->conn);
+    n.exec("SELECT 1");
+    return absl::OkStatus();
+  });
+  return s.ok();
+}
+
 absl::Status EngineConnection::Unlock(const std::string& change_order_id) {
   return Guard([&]() -> absl::Status {
     pqxx::nontransaction n(impl_->conn);

@@ -28,6 +28,8 @@ class EngineConnection {
   // session holds it.
   absl::StatusOr<bool> TryLock(const std::string& change_order_id);
   absl::Status Unlock(const std::string& change_order_id);
+  // Whether the session (and so every lock it holds) is still there: one round trip.
+  bool Alive();
 
  private:
   struct Impl;

@@ -155,6 +155,7 @@ TEST_CASE("the advisory lock is exclusive and goes with its session") {
   auto b = store::EngineConnection::Open(testing::RuntimeUrl(f.url), "");
   REQUIRE(a.ok());
   REQUIRE(b.ok());
+  CHECK((*a)->Alive());
   CHECK(*(*a)->TryLock(f.co_id));
   CHECK_FALSE(*(*b)->TryLock(f.co_id));
   REQUIRE((*a)->Unlock(f.co_id).ok());
@@ -166,6 +167,31 @@ TEST_CASE("the advisory lock is exclusive and goes with its session") {
     if (!taken) absl::SleepFor(absl::Milliseconds(50));
   }
   CHECK(taken);
+}
+
+TEST_CASE("a worker can tell it has lost the session holding its lock") {
+  Fixture f;
+  auto a = store::EngineConnection::Open(testing::RuntimeUrl(f.url), "");
+  REQUIRE(a.ok());
+  REQUIRE(*(*a)->TryLock(f.co_id));
+  CHECK((*a)->Alive());
+  // As a network failure or an idle timeout would: the server ends the session.
+  REQUIRE(store::WithTransaction(*f.db, [&](store::Tx& tx) -> absl::Status {
+            return store::Guard([&]() -> absl::Status {
+              store::Pq(tx).exec(
+                  "SELECT pg_terminate_backend(l.pid) FROM pg_locks l"
+                  " WHERE l.locktype = 'advisory' AND l.classid = 1668637285"
+                  " AND l.database = (SELECT oid FROM pg_database"
+                  " WHERE datname = current_database())");
+              return absl::OkStatus();
+            });
+          }).ok());
+  bool alive = true;
+  for (int i = 0; i < 100 && alive; ++i) {
+    alive = (*a)->Alive();
+    if (alive) absl::SleepFor(absl::Milliseconds(20));
+  }
+  CHECK_FALSE(alive);
 }
 
 }  // namespace
