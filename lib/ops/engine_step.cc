@@ -298,7 +298,7 @@ StepResult Conclude(Progress pr, const Snapshot* last) {
 
 absl::StatusOr<Principal> AutomaticPrincipal(store::ConnectionPool& db) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<Principal> {
-    CUB_ASSIGN_OR_RETURN(auto user, store::FindUserByName(tx, "automatic"));
+    CUB_ASSIGN_OR_RETURN(auto user, store::FindUserByName(tx, kEngineUser));
     if (!user) {
       return absl::FailedPreconditionError(
           "the user 'automatic' the engine acts as is missing: run cubd migrate");

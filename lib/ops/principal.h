@@ -30,6 +30,10 @@ enum class Access { kRead, kWrite, kApprove, kAdmin, kReport };
 // Never an author: writes keep the caller's identity.
 Principal ServerPrincipal();
 
+// The user cubd's promotion engine acts as (created by the migrations: an admin service
+// account with no token). Nobody may call the API as it.
+inline constexpr char kEngineUser[] = "automatic";
+
 // Whether holding `roles` grants `access`.
 bool Allows(const std::vector<Role>& roles, Access access);
 

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "lib/ops/access.h"
 #include "lib/store/change_workflows.h"
 #include "lib/store/spaces.h"
 #include "lib/util/status_macros.h"
@@ -30,12 +31,11 @@ bool ReadsNow(const std::string& expression) {
 absl::StatusOr<StageControls> CurrentStageControls(store::Tx& tx, const ResolvedChangeOrder& rco) {
   StageControls out;
   const std::string& ref = rco.co.change_workflow;
-  size_t slash = ref.find('/');
-  if (slash == std::string::npos) return out;
-  CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, ref.substr(0, slash)));
+  SpacedRef r = SplitRef(ref, "");
+  if (r.space.empty()) return out;
+  CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, r.space));
   if (!space) return out;
-  CUB_ASSIGN_OR_RETURN(auto stored,
-                       store::FindWorkflow(tx, space->space_id(), ref.substr(slash + 1)));
+  CUB_ASSIGN_OR_RETURN(auto stored, store::FindWorkflow(tx, space->space_id(), r.name));
   if (!stored) return out;
   absl::StatusOr<workflow::Workflow> w = workflow::ParseWorkflow(stored->definition_json);
   if (!w.ok()) {
@@ -51,14 +51,12 @@ absl::StatusOr<StageControls> CurrentStageControls(store::Tx& tx, const Resolved
 
 absl::Status AutomaticStageRefusal(const ResolvedChangeOrder& rco, const std::string& stage) {
   const std::string& ref = rco.co.change_workflow;
-  size_t slash = ref.find('/');
-  std::string space = slash == std::string::npos ? ref : ref.substr(0, slash);
-  std::string name = slash == std::string::npos ? ref : ref.substr(slash + 1);
+  SpacedRef r = SplitRef(ref, "");
   return absl::FailedPreconditionError(absl::StrCat(
       "stage '", stage, "' of workflow '", ref,
       "' is Automatic: cubd promotes into it by itself once its gates hold. To promote by hand,"
       " switch it to Manual: cub changeworkflow update --space ",
-      space, " ", name, " --stage-mode ", stage, "=Manual"));
+      r.space, " ", r.name, " --stage-mode ", stage, "=Manual"));
 }
 
 }  // namespace cub::ops

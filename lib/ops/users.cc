@@ -59,7 +59,7 @@ absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::st
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto user, store::FindUserByName(tx, username));
     if (!user) return absl::NotFoundError(absl::StrCat("user '", username, "' not found"));
-    if (username == "automatic" && user->admin() && user->service_account()) {
+    if (username == kEngineUser && user->admin() && user->service_account()) {
       return absl::PermissionDeniedError(
           "user 'automatic' is cubd's promotion engine: nobody may call the API as it");
     }

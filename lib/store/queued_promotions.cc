@@ -1,6 +1,8 @@
 #include "lib/store/queued_promotions.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "lib/store/pq.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
@@ -20,14 +22,7 @@ const std::string kQueuedSelect = absl::StrCat(
     " WHERE TRUE");
 
 // waiting_for holds the gate failures one per line.
-std::string JoinLines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) {
-    if (!out.empty()) out += '\n';
-    out += l;
-  }
-  return out;
-}
+std::string JoinLines(const std::vector<std::string>& lines) { return absl::StrJoin(lines, "\n"); }
 
 StoredQueuedPromotion QueuedFromRow(const pqxx::row& row) {
   StoredQueuedPromotion q;
@@ -41,13 +36,9 @@ StoredQueuedPromotion QueuedFromRow(const pqxx::row& row) {
   v.set_queued_by(row["queued_by"].as<std::string>());
   v.set_queued_at(row["queued_at"].as<std::string>());
   v.set_checked_at(row["checked_at"].as<std::string>());
-  std::string waiting = row["waiting_for"].as<std::string>();
-  size_t start = 0;
-  while (start < waiting.size()) {
-    size_t end = waiting.find('\n', start);
-    if (end == std::string::npos) end = waiting.size();
-    v.add_waiting_for(waiting.substr(start, end - start));
-    start = end + 1;
+  for (absl::string_view line :
+       absl::StrSplit(row["waiting_for"].as<std::string>(), '\n', absl::SkipEmpty())) {
+    v.add_waiting_for(std::string(line));
   }
   return q;
 }
