@@ -14,6 +14,7 @@ PACKAGES=(
   libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev libre2-dev libgit2-dev libboost-dev
   nlohmann-json3-dev
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
+  tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
 )
 
 missing=()
