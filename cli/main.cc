@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/cmd_freeze.h"
 #include "cli/commands.h"
 
 namespace cub::cli {
@@ -84,6 +85,7 @@ int Main(int argc, char** argv) {
   AddReleaseCommands(app, env);
   AddServerCommands(app, env);
   AddApprovalCommands(app, env);
+  AddFreezeCommands(app, env);
   Finish(&app, true);
 
   try {

@@ -10,6 +10,7 @@
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
 #include "cub/v1/event.grpc.pb.h"
+#include "cub/v1/freeze.grpc.pb.h"
 #include "cub/v1/function.grpc.pb.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
@@ -21,6 +22,7 @@
 #include "lib/ops/change_workflows.h"
 #include "lib/ops/demote.h"
 #include "lib/ops/events.h"
+#include "lib/ops/freezes.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/queued_promotions.h"
@@ -213,6 +215,15 @@ class EventServiceImpl final : public ServiceImpl<v1::EventService> {
   CUB_RPC(ListEvents)
 };
 
+class FreezeServiceImpl final : public ServiceImpl<v1::FreezeService> {
+ public:
+  using ServiceImpl::ServiceImpl;
+  CUB_RPC(CreateFreeze)
+  CUB_RPC(GetFreeze)
+  CUB_RPC(ListFreezes)
+  CUB_RPC(DeleteFreeze)
+};
+
 class AttestationServiceImpl final : public ServiceImpl<v1::AttestationService> {
  public:
   using ServiceImpl::ServiceImpl;
@@ -313,6 +324,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
   out.push_back(std::make_unique<VariantServiceImpl>(gate));
   out.push_back(std::make_unique<LinkServiceImpl>(gate));
   out.push_back(std::make_unique<FilterServiceImpl>(gate));
+  out.push_back(std::make_unique<FreezeServiceImpl>(gate));
   return out;
 }
 
