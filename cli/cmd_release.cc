@@ -45,6 +45,8 @@ void AddReleasePublish(CLI::App* group, Env& env) {
     std::string space, revision, description;
     int release = 0;
     bool dry_run = false, wait = false;
+    bool force = false;
+    std::string force_reason;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -62,8 +64,14 @@ void AddReleasePublish(CLI::App* group, Env& env) {
                 "For a Release of a ChangeOrder: then wait until cubd's promotion engine has "
                 "acted on what it made possible, and show what it did")
       ->excludes("--dry-run");
+  cmd->add_flag("--force", o->force,
+                "Publish although a freeze covering the Space is in force (needs the admin role "
+                "on the Space and --force-reason; passes nothing else)");
+  cmd->add_option("--force-reason", o->force_reason, "Why the freeze is passed (recorded)");
   OnRun(cmd, env, [&env, o] {
     cub::v1::PublishReleaseRequest req;
+    req.set_force(o->force);
+    req.set_force_reason(o->force_reason);
     req.set_space(o->space);
     req.set_revision(o->revision);
     req.set_release(o->release);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/transaction.h"
 #include "lib/util/status_macros.h"
@@ -133,13 +134,20 @@ absl::Status Engine::TakeOne(store::EngineConnection& conn, const store::EngineW
   return Finish(*current, *r);
 }
 
+absl::Duration Engine::RecheckDelay(const ops::StepResult& r) const {
+  if (!r.next_change) return opts_.sweep;
+  // A little after the moment itself, so that the gate has ended when it is looked at.
+  absl::Duration until = *r.next_change - absl::Now() + absl::Milliseconds(20);
+  return std::clamp(until, absl::Milliseconds(20), opts_.sweep);
+}
+
 absl::Status Engine::Finish(const store::EngineWork& w, const ops::StepResult& r) {
   return store::WithTransaction(*env_.db, [&](store::Tx& tx) -> absl::Status {
     switch (r.next) {
       case ops::StepResult::Next::kIdle:
         return store::FinishWork(tx, w);
       case ops::StepResult::Next::kRecheck:
-        return store::RetryWork(tx, w, opts_.sweep, "", /*count_attempt=*/false);
+        return store::RetryWork(tx, w, RecheckDelay(r), "", /*count_attempt=*/false);
       case ops::StepResult::Next::kRetry: {
         double factor = std::pow(2.0, std::min(w.attempts, 20));
         absl::Duration delay = std::min(opts_.max_backoff, opts_.first_backoff * factor);

@@ -47,6 +47,8 @@ class Engine {
   absl::Status TakeDue(store::EngineConnection& conn, bool* contended);
   absl::Status TakeOne(store::EngineConnection& conn, const store::EngineWork& due);
   absl::Status Finish(const store::EngineWork& w, const ops::StepResult& r);
+  // When to look again at a step that waits on time: at its next_change, within the sweep.
+  absl::Duration RecheckDelay(const ops::StepResult& r) const;
   absl::Duration SleepFor();
 
   const std::string db_url_;

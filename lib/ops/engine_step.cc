@@ -9,9 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
+#include "lib/ops/freeze_gate.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/stage_control.h"
@@ -113,12 +115,19 @@ struct Progress {
   StepResult result;
 };
 
+// Keeps the soonest moment a refusal can end by time alone (lib/ops/freeze_gate.h).
+void NoteNextChange(const absl::Status& s, Progress& pr) {
+  std::optional<absl::Time> t = NextChangeOf(s);
+  if (t && (!pr.result.next_change || *t < *pr.result.next_change)) pr.result.next_change = t;
+}
+
 // Folds the outcome of one promotion into `pr`; returns the gate failures when gates held it.
 std::vector<std::string> Fold(const absl::StatusOr<v1::PromoteResponse>& r, const std::string& what,
                               Progress& pr) {
   if (IsEngineSkip(r.status())) return {};  // no longer wanted: nothing to wait for or retry
   if (IsGateRefusal(r.status())) {
     pr.waiting = true;
+    NoteNextChange(r.status(), pr);
     if (pr.result.waiting.empty())
       pr.result.waiting = absl::StrCat(what, ": ", r.status().message());
     return GateRefusalReasons(r.status());
@@ -174,14 +183,26 @@ absl::Status RecordSuperseded(const EngineEnv& env, const Snapshot& s, const std
 }
 
 // Records once that the gates of `stage`, a Manual Stage nothing is queued into, hold: people
-// following the log learn it may now be promoted into.
-absl::Status RecordGateOpened(const EngineEnv& env, const Snapshot& s, int stage) {
+// following the log learn it may now be promoted into. A freeze over it holds it too: then
+// the engine looks again when the freeze can end.
+absl::Status RecordGateOpened(const EngineEnv& env, const Snapshot& s, int stage, Progress& pr) {
   const std::string& name = s.rco.workflow->stages[stage].name;
   return store::WithTransaction(*env.db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(bool recorded, store::HasEvent(tx, "GateOpened", s.rco.co.id, name));
     if (recorded) return absl::OkStatus();
     CUB_ASSIGN_OR_RETURN(auto failures, EntryGateFailures(tx, s.rco, s.members, stage, s.resolved));
     if (!failures.empty()) return absl::OkStatus();
+    std::vector<v1::Space> moving;
+    for (const auto& m : s.members[stage]) {
+      if (!s.resolved.count(m.space_id())) moving.push_back(m);
+    }
+    CUB_ASSIGN_OR_RETURN(GateReport frozen, FreezeFindings(tx, moving, absl::Now(), name, "Variant"));
+    if (!frozen.ok()) {
+      pr.waiting = true;
+      std::optional<absl::Time> t = frozen.NextChange();
+      if (t && (!pr.result.next_change || *t < *pr.result.next_change)) pr.result.next_change = t;
+      return absl::OkStatus();
+    }
     return store::AppendEvent(
         tx, ChangeOrderEvent(s.rco, env.automatic, "GateOpened", name,
                              absl::StrCat("the gates of stage '", name,
@@ -197,7 +218,7 @@ absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr)
     if (q.stage == stage) return absl::OkStatus();  // a person's queued promotion goes first
   }
   if (s.controls.Of(stage).mode != StageMode::kAutomatic) {
-    return RecordGateOpened(env, s, next);
+    return RecordGateOpened(env, s, next, pr);
   }
   if (s.superseded.count(stage)) return RecordSuperseded(env, s, stage);
   v1::PromoteRequest req;
@@ -254,6 +275,7 @@ absl::Status PublishSpace(const EngineEnv& env, const Snapshot& s, const std::st
   // (the Target unreachable) is retried.
   if (absl::IsFailedPrecondition(r.status())) {
     pr.waiting = true;
+    NoteNextChange(r.status(), pr);
     if (pr.result.waiting.empty()) {
       pr.result.waiting =
           absl::StrCat("publish in space '", space.slug(), "': ", r.status().message());
@@ -288,7 +310,7 @@ StepResult Conclude(Progress pr, const Snapshot* last) {
   if (!pr.errors.empty()) {
     out.next = StepResult::Next::kRetry;
     out.error = absl::StrJoin(pr.errors, "; ");
-  } else if (pr.waiting && last && last->controls.time_gated) {
+  } else if (pr.waiting && ((last && last->controls.time_gated) || out.next_change)) {
     out.next = StepResult::Next::kRecheck;
   }
   return out;

@@ -18,9 +18,11 @@
 #define CUB_LIB_OPS_ENGINE_STEP_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "lib/ops/principal.h"
 #include "lib/ops/releases.h"
 #include "lib/store/pool.h"
@@ -50,6 +52,9 @@ struct StepResult {
   std::string waiting;  // the first refusal by a gate, for the log
   int promotions = 0;   // promotions that landed something
   int publishes = 0;
+  // kRecheck: the soonest moment a refusal can end by time alone (a freeze window's end); the
+  // engine looks again then, rather than at its next sweep.
+  std::optional<absl::Time> next_change;
 };
 
 // Takes the step for the ChangeOrder with ID `change_order_id`. An error is one of the

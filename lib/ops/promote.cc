@@ -17,6 +17,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
+#include "lib/ops/freeze_gate.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
@@ -176,6 +177,21 @@ absl::StatusOr<std::vector<std::string>> GateFailuresFor(
                   [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
   if (!rco.workflow || into.stage < 0 || nothing_to_move) return failures;
   return EntryGateFailures(tx, rco, members, into.stage, resolved);
+}
+
+// Freezes in force over the targets that have yet to take the change (lib/ops/freeze_gate.h).
+absl::StatusOr<GateReport> FreezesFor(store::Tx& tx, const PromotionSpaces& into,
+                                      const std::set<std::string>& resolved,
+                                      const std::string& stage_name) {
+  std::vector<v1::Space> moving;
+  for (const auto& s : into.spaces) {
+    if (!resolved.count(s.space_id())) moving.push_back(s);
+  }
+  return FreezeFindings(tx, moving, absl::Now(),
+                        stage_name.empty()
+                            ? std::string("unable to promote")
+                            : absl::StrCat("unable to promote to stage '", stage_name, "'"),
+                        "Variant");
 }
 
 constexpr char kGateRefusalPayload[] = "cub/gate-refusal";
@@ -562,7 +578,10 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     out.set_target_stage(stage_name);
     CUB_RETURN_IF_ERROR(CheckStageMode(tx, rco, stage_name, req, by));
     CUB_RETURN_IF_ERROR(TakeStageTurn(tx, p, rco, stage_name, req, by));
-    CUB_ASSIGN_OR_RETURN(auto failures, GateFailuresFor(tx, rco, members, into, resolved));
+    CUB_ASSIGN_OR_RETURN(auto gate_failures, GateFailuresFor(tx, rco, members, into, resolved));
+    CUB_ASSIGN_OR_RETURN(GateReport frozen, FreezesFor(tx, into, resolved, stage_name));
+    std::vector<std::string> failures = frozen.FailureMessages();
+    failures.insert(failures.end(), gate_failures.begin(), gate_failures.end());
     if (!failures.empty() && req.queue()) {
       if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
         return absl::PermissionDeniedError(
@@ -571,7 +590,10 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
       CUB_RETURN_IF_ERROR(QueueInstead(tx, p, rco, stage_name, failures, out));
       return out;
     }
-    if (!failures.empty() && !req.force()) return GateRefusal(failures);
+    if (!failures.empty() && !req.force()) {
+      return WithNextChange(GateRefusal(failures), frozen.NextChange());
+    }
+    if (!frozen.ok()) CUB_RETURN_IF_ERROR(CheckFreezeOverride(tx, p, frozen));
     for (const auto& f : failures) out.add_overridden_gates(f);
 
     PlanOptions opts;
@@ -588,6 +610,11 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
     CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, req, out, by));
+    if (!frozen.ok() && out.landed() > 0) {
+      CUB_RETURN_IF_ERROR(store::AppendEvent(
+          tx, FreezeOverriddenEvent(ChangeOrderEvent(rco, p, "", stage_name, ""), frozen,
+                                    req.force_reason())));
+    }
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

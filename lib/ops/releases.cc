@@ -16,8 +16,10 @@
 #include "lib/config/yaml.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
+#include "lib/ops/api_json.h"
 #include "lib/ops/attestation_gate.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/freeze_gate.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/release_status_rules.h"
@@ -594,6 +596,55 @@ absl::StatusOr<ApprovalsToSeal> CheckReleaseGates(store::Tx& tx, const v1::Space
   return out;
 }
 
+// A publish into a Space a freeze covers is refused (FAILED_PRECONDITION, carrying when the
+// freeze ends) unless forced by an admin of the Space; returns the freezes forced past.
+absl::StatusOr<GateReport> CheckPublishFreezes(store::Tx& tx, const Principal& p,
+                                               const v1::Space& space,
+                                               const v1::PublishReleaseRequest& req) {
+  if (req.force() && req.force_reason().empty()) {
+    return absl::InvalidArgumentError("Force needs ForceReason, which is recorded");
+  }
+  CUB_ASSIGN_OR_RETURN(
+      GateReport frozen,
+      FreezeFindings(tx, {space}, absl::Now(),
+                     absl::StrCat("unable to publish a release in space '", space.slug(), "'"),
+                     "Space"));
+  if (frozen.ok()) return frozen;
+  if (!req.force()) {
+    return WithNextChange(
+        absl::FailedPreconditionError(absl::StrJoin(frozen.FailureMessages(), "; ")),
+        frozen.NextChange());
+  }
+  CUB_RETURN_IF_ERROR(CheckFreezeOverride(tx, p, frozen));
+  return frozen;
+}
+
+// A forced pass of a freeze: a FreezeOverridden event in the Space and, for a Release of a
+// ChangeOrder, a PromotionOverride on it naming the freezes.
+absl::Status RecordFreezeOverride(store::Tx& tx, const Principal& p, const v1::Release& r,
+                                  const PublishSource& source, const GateReport& frozen,
+                                  const v1::PublishReleaseRequest& req) {
+  if (frozen.ok()) return absl::OkStatus();
+  store::NewEvent e;
+  e.space_id = r.space_id();
+  e.space_slug = r.space_slug();
+  e.change_order_id = r.change_order_id();
+  e.change_order = r.change_order();
+  e.user_id = p.user_id;
+  e.username = p.username;
+  CUB_RETURN_IF_ERROR(store::AppendEvent(tx, FreezeOverriddenEvent(e, frozen, req.force_reason())));
+  if (!source.bundle.rco) return absl::OkStatus();
+  v1::PromotionOverride o;
+  o.set_user_id(p.user_id);
+  o.set_user(p.username);
+  o.set_at(FormatRfc3339(absl::Now()));
+  o.set_reason(req.force_reason());
+  for (const auto& m : frozen.FailureMessages()) o.add_failed_gates(m);
+  store::ChangeOrderChanges changes;
+  changes.append_override_json = ApiJson(o);
+  return store::UpdateChangeOrder(tx, source.bundle.rco->co.id, changes);
+}
+
 // "SPACE/TARGET", as a Release names its Target.
 std::string TargetName(const v1::Target& target) {
   return absl::StrCat(target.space_slug(), "/", target.slug());
@@ -840,6 +891,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
       CUB_RETURN_IF_ERROR(still_wanted(tx, space));
     }
     CUB_ASSIGN_OR_RETURN(PublishSource source, ChooseWhatToPublish(tx, env, p, space, req));
+    CUB_ASSIGN_OR_RETURN(GateReport frozen, CheckPublishFreezes(tx, p, space, req));
     CUB_ASSIGN_OR_RETURN(ApprovalsToSeal seal, CheckReleaseGates(tx, space, source.bundle));
     if (req.dry_run()) return UnpublishedRelease(space, target, source, req.description());
     // Decide and record the Release (its event and wake-ups too, so that a conflict retrying
@@ -854,6 +906,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
         tx, p, recorded, "Published",
         absl::StrCat("published Release ", recorded.release_num(), " of space '", space.slug(), "'",
                      recorded.change_order().empty() ? "" : " for ", recorded.change_order())));
+    CUB_RETURN_IF_ERROR(RecordFreezeOverride(tx, p, recorded, source, frozen, req));
     CUB_RETURN_IF_ERROR(DeliverRelease(tx, env, target, release_id, p.username));
     return ReleaseByID(tx, release_id);
   });
