@@ -196,7 +196,8 @@ absl::Status RecordGateOpened(const EngineEnv& env, const Snapshot& s, int stage
     for (const auto& m : s.members[stage]) {
       if (!s.resolved.count(m.space_id())) moving.push_back(m);
     }
-    CUB_ASSIGN_OR_RETURN(GateReport frozen, FreezeFindings(tx, moving, absl::Now(), name, "Variant"));
+    CUB_ASSIGN_OR_RETURN(GateReport frozen,
+                         FreezeFindings(tx, moving, absl::Now(), name, "Variant"));
     if (!frozen.ok()) {
       pr.waiting = true;
       std::optional<absl::Time> t = frozen.NextChange();

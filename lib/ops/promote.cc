@@ -611,9 +611,9 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
     CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, req, out, by));
     if (!frozen.ok() && out.landed() > 0) {
-      CUB_RETURN_IF_ERROR(store::AppendEvent(
-          tx, FreezeOverriddenEvent(ChangeOrderEvent(rco, p, "", stage_name, ""), frozen,
-                                    req.force_reason())));
+      CUB_RETURN_IF_ERROR(
+          store::AppendEvent(tx, FreezeOverriddenEvent(ChangeOrderEvent(rco, p, "", stage_name, ""),
+                                                       frozen, req.force_reason())));
     }
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
