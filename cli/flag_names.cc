@@ -58,6 +58,10 @@ constexpr Name kNames[] = {
     {"Operation '", "--operation '", true},
     {"AutoUpdate contradicts", "--auto-update contradicts", true},
     {"Protect contradicts", "--protect contradicts", true},
+    {"Block and Unblock exclude", "--block and --unblock exclude", true},
+    {"Block needs AbortedReason", "--block needs --aborted-reason", true},
+    {"Unblock: ", "--unblock: ", true},
+    {"AbortedReason: change order", "--aborted-reason: change order", true},
     // Fields in the middle of a message.
     {"MergeEnd and Squash", "--merge-end and --squash"},
     {"give WhereSpace or ChangeOrder", "give --where-space or --change-order"},

@@ -17,6 +17,7 @@
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/block_gate.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
@@ -840,6 +841,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
       CUB_RETURN_IF_ERROR(still_wanted(tx, space));
     }
     CUB_ASSIGN_OR_RETURN(PublishSource source, ChooseWhatToPublish(tx, env, p, space, req));
+    CUB_RETURN_IF_ERROR(CheckPublishBlocks(tx, space, source.bundle.units));
     CUB_ASSIGN_OR_RETURN(ApprovalsToSeal seal, CheckReleaseGates(tx, space, source.bundle));
     if (req.dry_run()) return UnpublishedRelease(space, target, source, req.description());
     // Decide and record the Release (its event and wake-ups too, so that a conflict retrying
