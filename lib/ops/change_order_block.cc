@@ -55,8 +55,9 @@ absl::Status ApplyBlockRequest(store::Tx& tx, const Principal& p, const Resolved
   }
   if (req.unblock()) {
     CUB_RETURN_IF_ERROR(store::UnblockChangeOrder(tx, co.id));
-    // Promotions of the base's other ChangeOrders may have waited on it.
-    CUB_RETURN_IF_ERROR(store::WakeOpenChangeOrdersOf(tx, rco.base.space_id()));
+    // Promotions of other ChangeOrders, of any base, may have waited on it.
+    CUB_ASSIGN_OR_RETURN(auto open, store::OpenChangeOrderIds(tx));
+    CUB_RETURN_IF_ERROR(store::Wake(tx, open));
     return store::AppendEvent(
         tx, ChangeOrderEvent(rco, p, store::kChangeOrderUnblocked, co.stage,
                              "unblocked: the content it brought may move again; it stays aborted"));

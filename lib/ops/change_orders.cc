@@ -57,6 +57,7 @@ const where::Schema& ChangeOrderSchema() {
                                            {"Stage", FieldType::kString, ""},
                                            {"Completed", FieldType::kBool, ""},
                                            {"AbortedReason", FieldType::kString, ""},
+                                           {"Blocked", FieldType::kBool, ""},
                                            {"InScopeSpaceIDs", FieldType::kStringList, ""},
                                            {"ResolvedSpaceIDs", FieldType::kStringList, ""},
                                            {"ReleasedSpaceIDs", FieldType::kStringList, ""},
@@ -84,6 +85,7 @@ class ChangeOrderRecord : public where::Record {
     if (n == "Stage") return c_.stage();
     if (n == "Completed") return c_.completed();
     if (n == "AbortedReason") return c_.aborted_reason();
+    if (n == "Blocked") return c_.blocked();
     if (n == "InScopeSpaceIDs") return list(c_.in_scope_space_ids());
     if (n == "ResolvedSpaceIDs") return list(c_.resolved_space_ids());
     if (n == "ReleasedSpaceIDs") return list(c_.released_space_ids());

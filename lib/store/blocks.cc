@@ -44,6 +44,18 @@ absl::Status UnblockChangeOrder(Tx& tx, const std::string& change_order_id) {
   });
 }
 
+absl::StatusOr<std::vector<std::string>> OpenChangeOrderIds(Tx& tx) {
+  return Guard([&]() -> absl::StatusOr<std::vector<std::string>> {
+    std::vector<std::string> ids;
+    for (const auto& row :
+         Pq(tx).exec("SELECT id::text AS id FROM change_orders"
+                     " WHERE aborted_reason = '' AND stage <> 'Completed' ORDER BY id")) {
+      ids.push_back(row["id"].as<std::string>());
+    }
+    return ids;
+  });
+}
+
 absl::StatusOr<std::vector<BlockedHit>> FindBlockedContent(
     Tx& tx, const std::vector<PlannedContent>& planned, bool head_runs) {
   std::vector<BlockedHit> hits;

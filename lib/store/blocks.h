@@ -33,6 +33,10 @@ absl::StatusOr<int64_t> BlockChangeOrder(Tx& tx, const std::string& change_order
 // Lifts the block and forgets the content recorded with it.
 absl::Status UnblockChangeOrder(Tx& tx, const std::string& change_order_id);
 
+// The ChangeOrders, of any base, neither aborted nor completed: those whose promotions a
+// lifted block may let through (their content is matched by DataHash, wherever it was made).
+absl::StatusOr<std::vector<std::string>> OpenChangeOrderIds(Tx& tx);
+
 // One Unit's content that a promotion, upgrade or publish would bring into a Space.
 struct PlannedContent {
   std::string space_id;

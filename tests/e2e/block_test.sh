@@ -31,6 +31,20 @@ image() {  # image SPACE: sets the Deployment's image tag in SPACE's Unit
 changeorder() {  # changeorder NAME: the ChangeOrder's JSON into $OUT
   expect_ok cub changeorder get --space acme-base "$1" -o json
 }
+db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
+# wait_for DESCRIPTION SQL: polls SQL (as the owner) until it prints 't', for up to 30 s.
+wait_for() {
+  local what=$1 sql=$2 deadline=$((SECONDS + 30))
+  while ((SECONDS < deadline)); do
+    [[ $(db -c "$sql") == t ]] && { _e2e_pass "$what"; return 0; }
+    sleep 0.1
+  done
+  _E2E_LAST_CMD="$sql"
+  e2e_fail "timed out waiting for: $what"
+}
+engine_idle() {
+  wait_for "engine idle" "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())"
+}
 refusal="its content is blocked by change order 'acme-base/bad-rollout' (reason: crashloop in staging); unblock it with cub changeorder update --space acme-base bad-rollout --unblock"
 
 section "setup: base -> acme-staging -> prod-eu, released at v1"
@@ -94,6 +108,9 @@ expect_eq admin "$(jget BlockedBy)"
 expect_match "$(jget BlockedAt)" '^20[0-9]{2}-'
 expect_ok cub changeorder get --space acme-base bad-rollout
 expect_contains "$OUT" "Blocked"
+expect_ok cub changeorder list --space acme-base --where "Blocked = true" -o json
+expect_eq bad-rollout "$(jget 0.Slug)"
+expect_eq 1 "$(jget len)" "blocked ChangeOrders listed"
 expect_ok cub event list --space acme-base --where "Kind = 'ChangeOrderBlocked'" -o json
 expect_eq 1 "$(jget len)" "ChangeOrderBlocked events"
 expect_contains "$(jget 0.Message)" "crashloop in staging"
@@ -136,6 +153,27 @@ expect_fail 1 "$refusal" cub release publish acme-staging
 expect_ok cub release list --space acme-staging -o json
 expect_eq 4 "$(jget len)" "Releases of acme-staging"
 
+section "an automatic promotion of the same content from another base waits on the block"
+expect_ok cub changeworkflow create --space platform auto-flow --filename - <<'YAML'
+Stages:
+  - Name: canary
+    WhereSpace: "Labels.Stage = 'Canary'"
+    Mode: Automatic
+YAML
+expect_ok cub space create other-base
+expect_ok cub unit create --space other-base deployment "$E2E_TMP/v1.yaml"
+expect_ok cub variant create other-canary other-base --stage Canary
+expect_ok image other-base v2  # the same data as the blocked change, made elsewhere
+expect_ok cub changeorder create --space other-base other-v2 --description "web v2 elsewhere" \
+  --change-workflow platform/auto-flow
+engine_idle  # the engine has taken the ChangeOrder up (its work row was due) and let it be
+expect_ok cub unit data --space other-canary deployment
+expect_contains "$OUT" "web:v1"
+expect_fail 1 "unable to promote to stage 'canary': Variant 'other-canary', unit 'deployment': $refusal" \
+  cub variant promote --change-order other-base/other-v2 --dry-run
+expect_ok cub changeorder get --space other-base other-v2 -o json
+expect_eq "" "$(jget Engine.LastError || true)" "a block is waited on, not retried as an error"
+
 section "unblock lets it through; the ChangeOrder stays aborted"
 expect_ok cub changeorder update --space acme-base bad-rollout --unblock
 changeorder bad-rollout
@@ -151,5 +189,10 @@ expect_contains "$OUT" "replicas: 5"
 expect_ok cub release publish acme-base
 expect_ok cub release publish acme-staging --release 2
 expect_ok cub release publish prod-eu
+# The engine was woken by the unblock and promotes the waiting ChangeOrder of the other base.
+wait_for "other-canary promoted once unblocked" \
+  "SELECT EXISTS (SELECT 1 FROM units u JOIN spaces s ON s.id = u.space_id JOIN revisions r
+   ON r.unit_id = u.id AND r.revision_num = u.head_revision_num
+   WHERE s.slug = 'other-canary' AND r.data LIKE '%web:v2%')"
 
 e2e_finish
