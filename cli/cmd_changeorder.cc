@@ -72,6 +72,7 @@ std::string Describe(const ChangeOrder& c) {
   row("Resolved Spaces", IdList(c.resolved_space_ids()));
   row("Released Spaces", IdList(c.released_space_ids()));
   if (!c.aborted_reason().empty()) row("Aborted Reason", c.aborted_reason());
+  if (c.blocked()) row("Blocked", absl::StrCat("since ", c.blocked_at(), " by ", c.blocked_by()));
 
   std::vector<std::string> skipped;
   for (const auto& s : c.skipped_units()) {
@@ -281,11 +282,12 @@ void AddList(CLI::App* group, Env& env) {
 void AddUpdate(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, name, description, aborted_reason;
-    bool refresh_spaces = false;
+    bool refresh_spaces = false, block = false, unblock = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
-      "update", "Change a ChangeOrder's description, abort it, or evaluate its scope again");
+      "update",
+      "Change a ChangeOrder's description, abort or block it, or evaluate its scope again");
   cmd->add_option("--space", o->space, kSpaceHelp)->required();
   cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
   cmd->add_option("--description", o->description, "New description");
@@ -294,12 +296,18 @@ void AddUpdate(CLI::App* group, Env& env) {
   cmd->add_flag("--refresh-spaces", o->refresh_spaces,
                 "Evaluate the scope selection (--where-space-field, --space-filter, --component) "
                 "again");
+  cmd->add_flag("--block", o->block,
+                "Abort it (with --aborted-reason, unless aborted already) and block the content "
+                "it brought: no promotion, upgrade or publish takes it into a Space that does "
+                "not run it already, not even with --force");
+  cmd->add_flag("--unblock", o->unblock, "Lift the block; the ChangeOrder stays aborted");
   OnRun(cmd, env, [&env, o, cmd] {
     const bool description = cmd->count("--description") > 0;
     const bool aborted_reason = cmd->count("--aborted-reason") > 0;
-    if (!description && !aborted_reason && !o->refresh_spaces) {
+    if (!description && !aborted_reason && !o->refresh_spaces && !o->block && !o->unblock) {
       return UsageError(
-          "nothing to update: pass --description, --aborted-reason or --refresh-spaces");
+          "nothing to update: pass --description, --aborted-reason, --block, --unblock or "
+          "--refresh-spaces");
     }
     cub::v1::UpdateChangeOrderRequest req;
     req.set_space(o->space);
@@ -307,10 +315,13 @@ void AddUpdate(CLI::App* group, Env& env) {
     if (description) req.set_description(o->description);
     if (aborted_reason) req.set_aborted_reason(o->aborted_reason);
     req.set_refresh_spaces(o->refresh_spaces);
+    req.set_block(o->block);
+    req.set_unblock(o->unblock);
     ChangeOrder c;
     if (!CallCubd(env, &ChangeOrderService::Stub::UpdateChangeOrder, req, &c)) return kExitFailed;
     std::string line = absl::StrCat("ChangeOrder ", c.slug(), " updated");
     if (!c.state().empty()) absl::StrAppend(&line, ": State ", c.state());
+    if (o->block || o->unblock) absl::StrAppend(&line, c.blocked() ? ", blocked" : ", not blocked");
     if (o->refresh_spaces) {
       absl::StrAppend(&line, c.state().empty() ? ": " : ", ",
                       Count(c.in_scope_space_ids_size(), "space"), " in scope");

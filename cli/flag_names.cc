@@ -82,6 +82,10 @@ constexpr Name kNames[] = {
     {"Stages are Stages of a workflow: give ChangeWorkflow (SPACE/NAME) as well",
      "--stage names Stages of a workflow: give --change-workflow (SPACE/NAME) as well", true},
     {"ChangeWorkflow: ", "--change-workflow: ", true},
+    {"Block and Unblock exclude", "--block and --unblock exclude", true},
+    {"Block needs AbortedReason", "--block needs --aborted-reason", true},
+    {"Unblock: ", "--unblock: ", true},
+    {"AbortedReason: change order", "--aborted-reason: change order", true},
     // Fields in the middle of a message.
     {"MergeEnd and Squash", "--merge-end and --squash"},
     {"give WhereSpace or ChangeOrder", "give --where-space or --change-order"},

@@ -14,6 +14,7 @@
 #include "lib/functions/registry.h"
 #include "lib/ops/access.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/change_order_block.h"
 #include "lib/ops/change_order_state.h"
 #include "lib/ops/events.h"
 #include "lib/ops/functions.h"
@@ -56,6 +57,7 @@ const where::Schema& ChangeOrderSchema() {
                                            {"Stage", FieldType::kString, ""},
                                            {"Completed", FieldType::kBool, ""},
                                            {"AbortedReason", FieldType::kString, ""},
+                                           {"Blocked", FieldType::kBool, ""},
                                            {"InScopeSpaceIDs", FieldType::kStringList, ""},
                                            {"ResolvedSpaceIDs", FieldType::kStringList, ""},
                                            {"ReleasedSpaceIDs", FieldType::kStringList, ""},
@@ -83,6 +85,7 @@ class ChangeOrderRecord : public where::Record {
     if (n == "Stage") return c_.stage();
     if (n == "Completed") return c_.completed();
     if (n == "AbortedReason") return c_.aborted_reason();
+    if (n == "Blocked") return c_.blocked();
     if (n == "InScopeSpaceIDs") return list(c_.in_scope_space_ids());
     if (n == "ResolvedSpaceIDs") return list(c_.resolved_space_ids());
     if (n == "ReleasedSpaceIDs") return list(c_.released_space_ids());
@@ -609,6 +612,9 @@ void CopyRecordedFields(const store::StoredChangeOrder& c, v1::ChangeOrder& out)
   out.set_where_unit(c.where_unit);
   for (const auto& id : c.released_space_ids) out.add_released_space_ids(id);
   for (const auto& id : c.restored_space_ids) out.add_restored_space_ids(id);
+  out.set_blocked(!c.blocked_at.empty());
+  out.set_blocked_at(c.blocked_at);
+  out.set_blocked_by(c.blocked_by);
 }
 
 absl::StatusOr<v1::ChangeOrder> ViewOf(store::Tx& tx, const v1::Space& base,
@@ -1003,6 +1009,7 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
     if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
       return w.status();
     }
+    CUB_RETURN_IF_ERROR(CheckBlockRequest(rco, req));
     store::ChangeOrderChanges c;
     if (req.has_description()) c.description = req.description();
     if (req.has_aborted_reason()) {
@@ -1021,6 +1028,7 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
       c.in_scope_space_ids = scope.space_ids;
     }
     CUB_RETURN_IF_ERROR(store::UpdateChangeOrder(tx, rco.co.id, c));
+    CUB_RETURN_IF_ERROR(ApplyBlockRequest(tx, p, rco, req));
     if (auto stage = AdvanceStage(tx, rco); !stage.ok()) return stage.status();
     if (c.aborted_reason && !c.aborted_reason->empty()) {
       CUB_RETURN_IF_ERROR(WithdrawQueuedOnAbort(tx, p, rco));

@@ -14,6 +14,7 @@
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/api_json.h"
+#include "lib/ops/block_gate.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
@@ -515,6 +516,8 @@ absl::Status UpgradeToChangeOrder(store::Tx& tx, const Principal& p, const v1::S
     }
   }
   if (plan.failed()) return absl::FailedPreconditionError(plan.report.error());
+  CUB_ASSIGN_OR_RETURN(GateReport blocks, PromotionBlockFindings(tx, rco, "", plans));
+  if (!blocks.ok()) return GateRefusal(blocks.FailureMessages());
   CUB_RETURN_IF_ERROR(store::WritePromotion(tx, plan.writes));
   for (const auto& r : plan.writes.revisions) {
     CUB_ASSIGN_OR_RETURN(auto written, store::FindRevision(tx, r.unit_id, r.num));
@@ -605,6 +608,9 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.mutations = req.mutations();
     CUB_ASSIGN_OR_RETURN(SpacesByAccess by_access, SplitByAccess(tx, p, into.spaces, resolved));
     CUB_ASSIGN_OR_RETURN(auto plans, PlanSpaces(tx, opts, by_access.allowed, req.dry_run()));
+    // Blocked content: Force does not pass it (lib/ops/block_gate.h).
+    CUB_ASSIGN_OR_RETURN(GateReport blocks, PromotionBlockFindings(tx, rco, stage_name, plans));
+    if (!blocks.ok()) return GateRefusal(blocks.FailureMessages());
     if (!req.dry_run()) CUB_RETURN_IF_ERROR(LandAndFollow(tx, p, plans));
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;

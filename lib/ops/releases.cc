@@ -18,6 +18,7 @@
 #include "lib/ops/access.h"
 #include "lib/ops/api_json.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/block_gate.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/freeze_gate.h"
 #include "lib/ops/gates.h"
@@ -892,6 +893,7 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     }
     CUB_ASSIGN_OR_RETURN(PublishSource source, ChooseWhatToPublish(tx, env, p, space, req));
     CUB_ASSIGN_OR_RETURN(GateReport frozen, CheckPublishFreezes(tx, p, space, req));
+    CUB_RETURN_IF_ERROR(CheckPublishBlocks(tx, space, source.bundle.units));
     CUB_ASSIGN_OR_RETURN(ApprovalsToSeal seal, CheckReleaseGates(tx, space, source.bundle));
     if (req.dry_run()) return UnpublishedRelease(space, target, source, req.description());
     // Decide and record the Release (its event and wake-ups too, so that a conflict retrying

@@ -9,6 +9,7 @@
 #include "lib/config/yaml.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
+#include "lib/ops/block_gate.h"
 #include "lib/ops/resolve.h"
 #include "lib/ops/units.h"
 #include "lib/ops/validation.h"
@@ -184,6 +185,10 @@ absl::Status Upgrade(store::Tx& tx, const Principal& p, const v1::Space& space,
     *out->mutable_revision() = written;
   }
   if (out->revisions_size() == 0) out->set_unchanged(true);
+  if (out->revisions_size() > 0) {  // blocked content, from upstream or merged (block_gate.h)
+    CUB_RETURN_IF_ERROR(CheckUpgradeBlocks(tx, space, unit.slug(), out->revision().data_hash(),
+                                           head ? head->data_hash() : "", src.unit.unit_id(), end));
+  }
   if (src.link && end > src.link->upstream_revision_num()) {
     CUB_RETURN_IF_ERROR(store::SetLinkCursor(tx, src.link->link_id(), end));
   }

@@ -32,7 +32,10 @@ const std::string kChangeOrderSelect = absl::StrCat(
     " JOIN tag_marks me ON me.tag_id = co.end_tag_id AND me.unit_id = ms.unit_id"
     " WHERE ms.tag_id = co.start_tag_id AND u.space_id = co.space_id"
     " AND ms.revision_num <> me.revision_num) AS changed_unit_count,"
-    " co.invocation, co.function_name, co.function_args, co.where_unit"
+    " co.invocation, co.function_name, co.function_args, co.where_unit, ",
+    "coalesce(", Rfc3339("co.blocked_at"),
+    ", '') AS blocked_at,"
+    " coalesce((SELECT bu.username FROM users bu WHERE bu.id = co.blocked_by), '') AS blocked_by"
     " FROM change_orders co JOIN spaces s ON s.id = co.space_id"
     " JOIN tags st ON st.id = co.start_tag_id JOIN tags et ON et.id = co.end_tag_id"
     " JOIN tags pt ON pt.id = co.publish_tag_id WHERE TRUE");
@@ -72,6 +75,8 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   c.function_name = r["function_name"].as<std::string>();
   c.function_args = ReadTextArray(r["function_args"]);
   c.where_unit = r["where_unit"].as<std::string>();
+  c.blocked_at = r["blocked_at"].as<std::string>();
+  c.blocked_by = r["blocked_by"].as<std::string>();
   return c;
 }
 

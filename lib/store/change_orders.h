@@ -58,6 +58,8 @@ struct StoredChangeOrder {
   std::string restore_tag_id;
   std::vector<std::string> restored_space_ids;
   std::vector<std::string> restore_released_space_ids;
+  // Blocked (lib/store/blocks.h): when (RFC 3339, empty if not blocked) and by whom (user name).
+  std::string blocked_at, blocked_by;
 };
 
 // Every function here returns a database error as a Status (lib/store/errors.h), never as an

@@ -17,6 +17,10 @@ namespace cub::store {
 // The channel AppendEvent notifies (at commit), for followers.
 inline constexpr char kEventChannel[] = "cub_events";
 
+// Kinds of the events a blocked change leaves (UpdateChangeOrder Block / Unblock).
+inline constexpr char kChangeOrderBlocked[] = "ChangeOrderBlocked";
+inline constexpr char kChangeOrderUnblocked[] = "ChangeOrderUnblocked";
+
 struct NewEvent {
   std::string kind;
   std::string space_id;  // may be empty

@@ -65,6 +65,17 @@ TEST_CASE("WithFlagNames gives every ops message its CLI wording", "[cli][flag_n
       {"no bearer token: send one as \"authorization: Bearer TOKEN\"",
        "no bearer token: log in with `cub auth login` or pass --token"},
       {"MergeEnd must be a revision number", "--merge-end must be a revision number"},
+      {"Block and Unblock exclude each other: give one",
+       "--block and --unblock exclude each other: give one"},
+      {"Block needs AbortedReason: change order 'v2' is not aborted, and a change order is "
+       "blocked as it is aborted",
+       "--block needs --aborted-reason: change order 'v2' is not aborted, and a change order is "
+       "blocked as it is aborted"},
+      {"Unblock: change order 'v2' is not blocked", "--unblock: change order 'v2' is not blocked"},
+      {"AbortedReason: change order 'v2' is blocked, so its abort cannot be cleared; unblock it "
+       "first",
+       "--aborted-reason: change order 'v2' is blocked, so its abort cannot be cleared; unblock "
+       "it first"},
       {"invocation 'set-image' needs parameter 'tag' (string): pass Params tag=VALUE",
        "invocation 'set-image' needs parameter 'tag' (string): pass --param tag=VALUE"},
       {"argument 'x' uses parameter 'n', which is not declared (Parameters n:string:true)",
@@ -170,6 +181,10 @@ TEST_CASE("WithFlagNames leaves the same names alone where they mean something e
       "UpdateType: must be a string",
       "only TransformPaths links have UpstreamPaths and DownstreamSetters; this one is MergeUnits",
       "'p' is not used by any DownstreamSetter (list it in a setter's Parameters)",
+      // A block's refusal already names the command that lifts it.
+      "unable to promote to stage 'prod': Variant 'prod-eu', unit 'deployment': its content is "
+      "blocked by change order 'acme-base/bad-rollout' (reason: crashloop in staging); unblock "
+      "it with cub changeorder update --space acme-base bad-rollout --unblock",
       // Selectors, quoted names and values.
       "use HeadRevisionNum, Tag:T, Before:Tag:T, ChangeSet:C, Before:ChangeSet:C, "
       "ChangeOrder:BASE/NAME or Before:ChangeOrder:BASE/NAME",
