@@ -96,7 +96,27 @@ absl::StatusOr<GateReport> PromotionBlockFindings(store::Tx& tx, const ResolvedC
   std::string prefix = stage.empty() ? absl::StrCat("unable to promote change order '",
                                                     rco.base.slug(), "/", rco.co.slug, "'")
                                      : absl::StrCat("unable to promote to stage '", stage, "'");
-  return Findings(tx, stage, prefix, candidates, true);
+  CUB_ASSIGN_OR_RETURN(GateReport report, Findings(tx, stage, prefix, candidates, true));
+  // Each Space none of whose Units is blocked holds, with what was checked as its evidence.
+  std::map<std::string, std::pair<std::string, int>> checked;  // space ID -> slug, Units
+  for (const auto& c : candidates) {
+    auto& e = checked[c.content.space_id];
+    e.first = c.space_slug;
+    ++e.second;
+  }
+  for (const auto& f : report.findings) checked.erase(f.space_id);
+  for (const auto& [space_id, e] : checked) {
+    GateFinding f;
+    f.stage = stage;
+    f.gate = std::string(kBlockedContentGate);
+    f.kind = std::string(kGateBlock);
+    f.space_id = space_id;
+    f.space = e.first;
+    f.held = true;
+    f.evidence_json = absl::StrCat(R"({"UnitsChecked":)", e.second, "}");
+    report.findings.push_back(std::move(f));
+  }
+  return report;
 }
 
 absl::Status CheckUpgradeBlocks(store::Tx& tx, const v1::Space& space, const std::string& unit_slug,

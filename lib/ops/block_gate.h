@@ -10,6 +10,7 @@
 #define CUB_LIB_OPS_BLOCK_GATE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -23,10 +24,15 @@
 
 namespace cub::ops {
 
+// The gate name of the held findings (a failing one is named by the blocked ChangeOrder,
+// "BASE/NAME", as a freeze's finding is by the freeze).
+inline constexpr std::string_view kBlockedContentGate = "BlockedContent";
+
 // The findings of the plans of a promotion into `stage` (empty: named Spaces) of `rco`: for
 // each Space that would land and each Unit it would write, the Unit's new DataHash and that
 // of the upstream revision it merges from. A Unit whose head or latest Release already has
-// the new data passes. Only failing findings are returned.
+// the new data passes. One failing finding per blocked Unit; one held finding per Space that
+// writes Units and has none blocked (evidence: how many Units were checked).
 absl::StatusOr<GateReport> PromotionBlockFindings(store::Tx& tx, const ResolvedChangeOrder& rco,
                                                   const std::string& stage,
                                                   const std::vector<SpacePlan>& plans);

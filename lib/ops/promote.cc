@@ -611,6 +611,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     // Blocked content: Force does not pass it (lib/ops/block_gate.h).
     CUB_ASSIGN_OR_RETURN(GateReport blocks, PromotionBlockFindings(tx, rco, stage_name, plans));
     if (!blocks.ok()) return GateRefusal(blocks.FailureMessages());
+    gates.Append(std::move(blocks));
     if (!req.dry_run()) CUB_RETURN_IF_ERROR(LandAndFollow(tx, p, plans));
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
