@@ -202,6 +202,16 @@ expect_eq Europe/Berlin "$(jget TimeZone)"
 expect_match "$(jget NextStart)" '^[0-9]{4}-12-31T23:00:00Z$'
 expect_ok as "$ED" cub freeze list --space platform
 expect_contains "$OUT" "'0 0 1 1 *' Europe/Berlin for 24h"
+
+section "the REST mirror serves FreezeService"
+run curl -sS -X POST -H "Authorization: Bearer $ED" -H 'Content-Type: application/json' \
+  -d '{"Space":"platform","Freeze":"new-year"}' "http://$E2E_HTTP/v1/FreezeService/GetFreeze"
+expect_eq 0 "$RC" "curl GetFreeze"
+expect_eq "new year" "$(jget Reason)"
+expect_eq false "$(jget InForce)"
+run curl -sS -X POST -H "Authorization: Bearer $ED" -H 'Content-Type: application/json' \
+  -d '{"Space":"platform","Slug":"x","Reason":"r"}' "http://$E2E_HTTP/v1/FreezeService/CreateFreeze"
+expect_contains "$OUT" "needs the admin role"
 expect_ok as "$BOSS" cub freeze delete --space platform new-year
 expect_eq 0 "$(db -c "SELECT count(*) FROM freezes")"
 
