@@ -79,10 +79,25 @@ absl::Status ResolveScope(store::Tx& tx, const Principal& p, const v1::Space& sp
       return absl::InvalidArgumentError(
           "Stages are Stages of a workflow: give ChangeWorkflow (SPACE/NAME) as well");
     }
+    // Without a workflow it stops every Space of the server: the decision of a server admin,
+    // not of whoever administers one Space.
+    if (!p.admin) {
+      return absl::PermissionDeniedError(
+          "a freeze without ChangeWorkflow covers every Space, and needs a server admin; name "
+          "the workflow (and Stages) it is for to freeze only those Spaces");
+    }
     return absl::OkStatus();
   }
   SpacedRef ref = SplitRef(req.change_workflow(), space.slug());
-  CUB_ASSIGN_OR_RETURN(auto wspace, ResolveSpace(tx, p, ref.space, Access::kRead));
+  // The Spaces a workflow's Stages select are its owners' to stop: admin on its Space.
+  auto wspace_or = ResolveSpace(tx, p, ref.space, Access::kAdmin);
+  if (absl::IsPermissionDenied(wspace_or.status())) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("ChangeWorkflow: freezing the Spaces of a workflow needs the admin role on "
+                     "its space: ",
+                     wspace_or.status().message()));
+  }
+  CUB_ASSIGN_OR_RETURN(auto wspace, std::move(wspace_or));
   CUB_ASSIGN_OR_RETURN(auto stored, store::FindWorkflow(tx, wspace.space_id(), ref.name));
   if (!stored) {
     return absl::NotFoundError(absl::StrCat("ChangeWorkflow: changeworkflow '", ref.name,

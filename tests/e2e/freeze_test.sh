@@ -96,6 +96,8 @@ expect_fail 1 "--stage: changeworkflow 'platform/flow' has no stage 'qa'; its st
   create bad --reason r --change-workflow platform/flow --stage qa
 expect_fail 1 "give --change-workflow" create bad --reason r --stage dev
 expect_fail 1 "needs the admin role" as "$ED" cub freeze create --space platform bad --reason r
+# Without a workflow a freeze stops every Space: a server admin's call, not a Space admin's.
+expect_fail 1 "covers every Space, and needs a server admin" create bad --reason r
 expect_eq 0 "$(db -c "SELECT count(*) FROM freezes")"
 expect_eq 0 "$(db -c "SELECT count(*) FROM events WHERE kind = 'FreezeCreated'")"
 
@@ -135,14 +137,14 @@ expect_contains "$OUT" "not in force; ended"
 expect_ok as "$BOSS" cub freeze delete --space platform deploy-window
 expect_ok as "$ED" cub release publish acme-prod
 PROD_REL=$(db -c "SELECT max(r.release_num) FROM releases r JOIN spaces s ON s.id = r.space_id WHERE s.slug = 'acme-prod'")
-expect_ok create deploy-window-again --reason r --from "$(in_seconds 3600)" --until "$(in_seconds 7200)"
+expect_ok cub freeze create --space platform deploy-window-again --reason r --from "$(in_seconds 3600)" --until "$(in_seconds 7200)"
 expect_ok as "$ED" cub freeze list
 expect_contains "$OUT" "not in force; next from"
 expect_ok as "$BOSS" cub freeze delete --space platform deploy-window-again
 
 section "stop the line: no schedule, every Space; typed promote, publish and rollback refused"
 expect_ok cub changeworkflow update --space platform flow --stage-mode dev=Manual
-expect_ok create stop --reason "incident 42"
+expect_ok cub freeze create --space platform stop --reason "incident 42"
 expect_contains "$OUT" "in force until deleted"
 new_change v3 v3
 expect_fail 1 "unable to promote to stage 'dev': Variant 'acme-dev' is frozen by freeze 'stop' in space 'platform' (reason: incident 42) until it is deleted" \
@@ -196,7 +198,7 @@ expect_fail 1 "Space 'acme-prod' is frozen by freeze 'prod-only'" as "$ED" cub r
 expect_ok as "$BOSS" cub freeze delete --space platform prod-only
 
 section "a recurring freeze shows its next window"
-expect_ok create new-year --reason "new year" --cron '0 0 1 1 *' --duration 1d --time-zone Europe/Berlin -o json
+expect_ok cub freeze create --space platform new-year --reason "new year" --cron '0 0 1 1 *' --duration 1d --time-zone Europe/Berlin -o json
 expect_eq Recurring "$(jget Schedule)"
 expect_eq Europe/Berlin "$(jget TimeZone)"
 expect_match "$(jget NextStart)" '^[0-9]{4}-12-31T23:00:00Z$'
