@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/transaction.h"
 #include "lib/util/status_macros.h"
@@ -138,8 +139,18 @@ absl::Status Engine::Finish(const store::EngineWork& w, const ops::StepResult& r
     switch (r.next) {
       case ops::StepResult::Next::kIdle:
         return store::FinishWork(tx, w);
-      case ops::StepResult::Next::kRecheck:
-        return store::RetryWork(tx, w, opts_.sweep, "", /*count_attempt=*/false);
+      case ops::StepResult::Next::kRecheck: {
+        // Due at the moment a gate can open by time alone (a soak's end), a few milliseconds
+        // after it so that the step then finds it open; a sweep later at most when a gate
+        // reads `now` or no moment is known.
+        absl::Duration delay = opts_.sweep;
+        if (r.recheck_at) {
+          absl::Duration until =
+              std::max(absl::ZeroDuration(), *r.recheck_at - absl::Now()) + absl::Milliseconds(10);
+          delay = r.sweep ? std::min(delay, until) : until;
+        }
+        return store::RetryWork(tx, w, delay, "", /*count_attempt=*/false);
+      }
       case ops::StepResult::Next::kRetry: {
         double factor = std::pow(2.0, std::min(w.attempts, 20));
         absl::Duration delay = std::min(opts_.max_backoff, opts_.first_backoff * factor);

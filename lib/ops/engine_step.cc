@@ -12,6 +12,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
+#include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/stage_control.h"
@@ -111,6 +112,12 @@ struct Progress {
   bool waiting = false;  // a gate did not hold
   std::vector<std::string> errors;
   StepResult result;
+  // The soonest moment a gate that held a promotion can hold by time alone.
+  std::optional<absl::Time> next_change;
+
+  void NextChange(std::optional<absl::Time> at) {
+    if (at && (!next_change || *at < *next_change)) next_change = at;
+  }
 };
 
 // Folds the outcome of one promotion into `pr`; returns the gate failures when gates held it.
@@ -121,6 +128,7 @@ std::vector<std::string> Fold(const absl::StatusOr<v1::PromoteResponse>& r, cons
     pr.waiting = true;
     if (pr.result.waiting.empty())
       pr.result.waiting = absl::StrCat(what, ": ", r.status().message());
+    pr.NextChange(NextChangeOf(r.status()));
     return GateRefusalReasons(r.status());
   }
   if (!r.ok()) {
@@ -288,8 +296,10 @@ StepResult Conclude(Progress pr, const Snapshot* last) {
   if (!pr.errors.empty()) {
     out.next = StepResult::Next::kRetry;
     out.error = absl::StrJoin(pr.errors, "; ");
-  } else if (pr.waiting && last && last->controls.time_gated) {
+  } else if (pr.waiting && ((last && last->controls.time_gated) || pr.next_change)) {
     out.next = StepResult::Next::kRecheck;
+    out.recheck_at = pr.next_change;
+    out.sweep = last && last->controls.time_gated;
   }
   return out;
 }
@@ -325,6 +335,7 @@ absl::StatusOr<StepResult> RunEngineStep(const EngineEnv& env, const std::string
     if (!s) break;
     pr.landed = false;
     pr.waiting = false;
+    pr.next_change.reset();
     CUB_RETURN_IF_ERROR(TryQueued(env, *s, pr));
     CUB_RETURN_IF_ERROR(TryAutomatic(env, *s, pr));
     CUB_RETURN_IF_ERROR(TryAutoRelease(env, *s, pr));

@@ -18,9 +18,11 @@
 #define CUB_LIB_OPS_ENGINE_STEP_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "lib/ops/principal.h"
 #include "lib/ops/releases.h"
 #include "lib/store/pool.h"
@@ -48,6 +50,11 @@ struct StepResult {
   Next next = Next::kIdle;
   std::string error;    // kRetry: what failed, for the work row and the log
   std::string waiting;  // the first refusal by a gate, for the log
+  // kRecheck: the soonest moment a gate it waits on can hold by time alone (a soak's end):
+  // the work row is kept due then. Unset, or with `sweep`, it is looked at again after the
+  // sweep interval at the latest.
+  std::optional<absl::Time> recheck_at;
+  bool sweep = false;   // kRecheck: a gate reads `now` (CEL), so may open at any moment
   int promotions = 0;   // promotions that landed something
   int publishes = 0;
 };
