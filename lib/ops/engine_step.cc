@@ -182,14 +182,19 @@ absl::Status RecordSuperseded(const EngineEnv& env, const Snapshot& s, const std
 }
 
 // Records once that the gates of `stage`, a Manual Stage nothing is queued into, hold: people
-// following the log learn it may now be promoted into.
-absl::Status RecordGateOpened(const EngineEnv& env, const Snapshot& s, int stage) {
+// following the log learn it may now be promoted into. Gates that open by time alone (a soak)
+// have the step look again when they do.
+absl::Status RecordGateOpened(const EngineEnv& env, const Snapshot& s, int stage, Progress& pr) {
   const std::string& name = s.rco.workflow->stages[stage].name;
   return store::WithTransaction(*env.db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(bool recorded, store::HasEvent(tx, "GateOpened", s.rco.co.id, name));
     if (recorded) return absl::OkStatus();
-    CUB_ASSIGN_OR_RETURN(auto failures, EntryGateFailures(tx, s.rco, s.members, stage, s.resolved));
-    if (!failures.empty()) return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(GateReport gates, EntryGates(tx, s.rco, s.members, stage, s.resolved));
+    if (!gates.ok()) {
+      if (gates.NextChange()) pr.waiting = true;
+      pr.NextChange(gates.NextChange());
+      return absl::OkStatus();
+    }
     return store::AppendEvent(
         tx, ChangeOrderEvent(s.rco, env.automatic, "GateOpened", name,
                              absl::StrCat("the gates of stage '", name,
@@ -205,7 +210,7 @@ absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr)
     if (q.stage == stage) return absl::OkStatus();  // a person's queued promotion goes first
   }
   if (s.controls.Of(stage).mode != StageMode::kAutomatic) {
-    return RecordGateOpened(env, s, next);
+    return RecordGateOpened(env, s, next, pr);
   }
   if (s.superseded.count(stage)) return RecordSuperseded(env, s, stage);
   v1::PromoteRequest req;

@@ -17,6 +17,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
+#include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
@@ -572,7 +573,11 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
       CUB_RETURN_IF_ERROR(QueueInstead(tx, p, rco, stage_name, failures, out));
       return out;
     }
-    if (!failures.empty() && !req.force()) return GateRefusal(failures);
+    if (!failures.empty() && !req.force()) {
+      absl::Status refusal = GateRefusal(failures);
+      SetNextChange(refusal, gates.NextChange());  // when the engine looks again (a soak's end)
+      return refusal;
+    }
     for (const auto& f : failures) out.add_overridden_gates(f);
 
     PlanOptions opts;
