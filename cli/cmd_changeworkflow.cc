@@ -24,7 +24,7 @@ struct DefinitionFlags {
       attestation_prerequisite_from_groups, attestation_prerequisite_distinct_groups,
       attestation_prerequisite_max_ages, attestation_prerequisite_allow_authors,
       attestation_prerequisite_ignore_fail, attestation_prerequisite_descriptions,
-      delete_prerequisites;
+      delete_prerequisites, stage_soak_time;
   std::string prerequisites, final_prerequisites;
 };
 
@@ -48,6 +48,8 @@ void AddDefinitionFlags(CLI::App* cmd, DefinitionFlags* f) {
       "STAGE=Manual|Automatic: who promotes into a Stage (Automatic: the server)");
   one("--stage-auto-release", &f->stage_auto_release,
       "STAGE=true|false: the server publishes in a Stage once its release gates hold");
+  one("--stage-soak-time", &f->stage_soak_time,
+      "STAGE=DURATION (e.g. 24h): how long the Stage's Soaked gate wants the Release Healthy");
   one("--custom-prerequisite", &f->custom_prerequisites, "NAME=cel:EXPR: a CEL gate");
   one("--custom-prerequisite-description", &f->custom_prerequisite_descriptions,
       "NAME=TEXT: what a CEL gate checks");
@@ -97,6 +99,7 @@ bool FillDefinition(const CLI::App* cmd, const DefinitionFlags& f, std::string* 
   put(f.stage_release_prerequisites, flags->mutable_stage_release_prerequisites());
   put(f.stage_mode, flags->mutable_stage_mode());
   put(f.stage_auto_release, flags->mutable_stage_auto_release());
+  put(f.stage_soak_time, flags->mutable_stage_soak_time());
   put(f.custom_prerequisites, flags->mutable_custom_prerequisites());
   put(f.custom_prerequisite_descriptions, flags->mutable_custom_prerequisite_descriptions());
   put(f.attestation_prerequisites, flags->mutable_attestation_prerequisites());
@@ -122,14 +125,15 @@ bool FillDefinition(const CLI::App* cmd, const DefinitionFlags& f, std::string* 
 int Show(const Env& env, const cub::v1::ChangeWorkflow& w) {
   const Printer printer = env.printer();
   if (!printer.table()) return printer.Document(w);
-  Table stages{{"STAGE", "MODE", "WHERE-SPACE", "PREREQUISITES", "RELEASE-PREREQUISITES"}, {}};
+  Table stages{
+      {"STAGE", "MODE", "WHERE-SPACE", "PREREQUISITES", "RELEASE-PREREQUISITES", "SOAK-TIME"}, {}};
   for (const auto& s : w.stages()) {
     const std::string mode = s.mode().empty() ? "Manual" : s.mode();
     stages.rows.push_back({s.name(), s.auto_release() ? mode + "+AutoRelease" : mode,
                            s.where_space(), absl::StrJoin(s.prerequisites(), ","),
-                           absl::StrJoin(s.release_prerequisites(), ",")});
+                           absl::StrJoin(s.release_prerequisites(), ","), s.soak_time()});
   }
-  stages.rows.push_back({"(Final)", "", "", absl::StrJoin(w.final().prerequisites(), ","), ""});
+  stages.rows.push_back({"(Final)", "", "", absl::StrJoin(w.final().prerequisites(), ","), "", ""});
   std::string text = absl::StrCat("ChangeWorkflow ", w.slug(), " (ID ", w.change_workflow_id(),
                                   ", version ", w.version(), ")\n", stages.Render());
   if (w.custom_prerequisites_size() > 0) {

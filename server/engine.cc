@@ -135,10 +135,13 @@ absl::Status Engine::TakeOne(store::EngineConnection& conn, const store::EngineW
 }
 
 absl::Duration Engine::RecheckDelay(const ops::StepResult& r) const {
-  if (!r.next_change) return opts_.sweep;
-  // A little after the moment itself, so that the gate has ended when it is looked at.
-  absl::Duration until = *r.next_change - absl::Now() + absl::Milliseconds(20);
-  return std::clamp(until, absl::Milliseconds(20), opts_.sweep);
+  // Due at the moment a gate can open by time alone (a soak's end, a freeze window's end), a
+  // little after it so that the step then finds it open; a sweep later at most when a gate
+  // reads `now` or no moment is known.
+  if (!r.recheck_at) return opts_.sweep;
+  absl::Duration until =
+      std::max(absl::ZeroDuration(), *r.recheck_at - absl::Now()) + absl::Milliseconds(20);
+  return r.sweep ? std::min(opts_.sweep, until) : until;
 }
 
 absl::Status Engine::Finish(const store::EngineWork& w, const ops::StepResult& r) {

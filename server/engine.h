@@ -47,7 +47,8 @@ class Engine {
   absl::Status TakeDue(store::EngineConnection& conn, bool* contended);
   absl::Status TakeOne(store::EngineConnection& conn, const store::EngineWork& due);
   absl::Status Finish(const store::EngineWork& w, const ops::StepResult& r);
-  // When to look again at a step that waits on time: at its next_change, within the sweep.
+  // When to look again at a step that waits on time: just after its recheck_at (within the
+  // sweep when a gate reads `now`), or a sweep later when no moment is known.
   absl::Duration RecheckDelay(const ops::StepResult& r) const;
   absl::Duration SleepFor();
 

@@ -35,6 +35,7 @@ workflow::WorkflowFlags ToFlags(const v1::WorkflowFlags& f) {
   out.stage_release_prerequisites = vec(f.stage_release_prerequisites());
   out.stage_mode = vec(f.stage_mode());
   out.stage_auto_release = vec(f.stage_auto_release());
+  out.stage_soak_time = vec(f.stage_soak_time());
   out.custom_prerequisites = vec(f.custom_prerequisites());
   out.custom_prerequisite_descriptions = vec(f.custom_prerequisite_descriptions());
   out.attestation_prerequisites = vec(f.attestation_prerequisites());

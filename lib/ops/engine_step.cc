@@ -14,6 +14,7 @@
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
 #include "lib/ops/freeze_gate.h"
+#include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/stage_control.h"
@@ -113,13 +114,13 @@ struct Progress {
   bool waiting = false;  // a gate did not hold
   std::vector<std::string> errors;
   StepResult result;
-};
+  // The soonest moment a gate that held a promotion can hold by time alone.
+  std::optional<absl::Time> next_change;
 
-// Keeps the soonest moment a refusal can end by time alone (lib/ops/freeze_gate.h).
-void NoteNextChange(const absl::Status& s, Progress& pr) {
-  std::optional<absl::Time> t = NextChangeOf(s);
-  if (t && (!pr.result.next_change || *t < *pr.result.next_change)) pr.result.next_change = t;
-}
+  void NextChange(std::optional<absl::Time> at) {
+    if (at && (!next_change || *at < *next_change)) next_change = at;
+  }
+};
 
 // Folds the outcome of one promotion into `pr`; returns the gate failures when gates held it.
 std::vector<std::string> Fold(const absl::StatusOr<v1::PromoteResponse>& r, const std::string& what,
@@ -127,9 +128,9 @@ std::vector<std::string> Fold(const absl::StatusOr<v1::PromoteResponse>& r, cons
   if (IsEngineSkip(r.status())) return {};  // no longer wanted: nothing to wait for or retry
   if (IsGateRefusal(r.status())) {
     pr.waiting = true;
-    NoteNextChange(r.status(), pr);
     if (pr.result.waiting.empty())
       pr.result.waiting = absl::StrCat(what, ": ", r.status().message());
+    pr.NextChange(NextChangeOf(r.status()));
     return GateRefusalReasons(r.status());
   }
   if (!r.ok()) {
@@ -183,25 +184,24 @@ absl::Status RecordSuperseded(const EngineEnv& env, const Snapshot& s, const std
 }
 
 // Records once that the gates of `stage`, a Manual Stage nothing is queued into, hold: people
-// following the log learn it may now be promoted into. A freeze over it holds it too: then
-// the engine looks again when the freeze can end.
+// following the log learn it may now be promoted into. A freeze over it holds it too. Gates
+// that open by time alone (a soak, a freeze window) have the step look again when they do.
 absl::Status RecordGateOpened(const EngineEnv& env, const Snapshot& s, int stage, Progress& pr) {
   const std::string& name = s.rco.workflow->stages[stage].name;
   return store::WithTransaction(*env.db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(bool recorded, store::HasEvent(tx, "GateOpened", s.rco.co.id, name));
     if (recorded) return absl::OkStatus();
-    CUB_ASSIGN_OR_RETURN(auto failures, EntryGateFailures(tx, s.rco, s.members, stage, s.resolved));
-    if (!failures.empty()) return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(GateReport gates, EntryGates(tx, s.rco, s.members, stage, s.resolved));
     std::vector<v1::Space> moving;
     for (const auto& m : s.members[stage]) {
       if (!s.resolved.count(m.space_id())) moving.push_back(m);
     }
     CUB_ASSIGN_OR_RETURN(GateReport frozen,
                          FreezeFindings(tx, moving, absl::Now(), name, "Variant"));
-    if (!frozen.ok()) {
-      pr.waiting = true;
-      std::optional<absl::Time> t = frozen.NextChange();
-      if (t && (!pr.result.next_change || *t < *pr.result.next_change)) pr.result.next_change = t;
+    gates.Append(std::move(frozen));
+    if (!gates.ok()) {
+      if (gates.NextChange()) pr.waiting = true;
+      pr.NextChange(gates.NextChange());
       return absl::OkStatus();
     }
     return store::AppendEvent(
@@ -276,7 +276,7 @@ absl::Status PublishSpace(const EngineEnv& env, const Snapshot& s, const std::st
   // (the Target unreachable) is retried.
   if (absl::IsFailedPrecondition(r.status())) {
     pr.waiting = true;
-    NoteNextChange(r.status(), pr);
+    pr.NextChange(NextChangeOf(r.status()));
     if (pr.result.waiting.empty()) {
       pr.result.waiting =
           absl::StrCat("publish in space '", space.slug(), "': ", r.status().message());
@@ -311,8 +311,10 @@ StepResult Conclude(Progress pr, const Snapshot* last) {
   if (!pr.errors.empty()) {
     out.next = StepResult::Next::kRetry;
     out.error = absl::StrJoin(pr.errors, "; ");
-  } else if (pr.waiting && ((last && last->controls.time_gated) || out.next_change)) {
+  } else if (pr.waiting && ((last && last->controls.time_gated) || pr.next_change)) {
     out.next = StepResult::Next::kRecheck;
+    out.recheck_at = pr.next_change;
+    out.sweep = last && last->controls.time_gated;
   }
   return out;
 }
@@ -348,6 +350,7 @@ absl::StatusOr<StepResult> RunEngineStep(const EngineEnv& env, const std::string
     if (!s) break;
     pr.landed = false;
     pr.waiting = false;
+    pr.next_change.reset();
     CUB_RETURN_IF_ERROR(TryQueued(env, *s, pr));
     CUB_RETURN_IF_ERROR(TryAutomatic(env, *s, pr));
     CUB_RETURN_IF_ERROR(TryAutoRelease(env, *s, pr));

@@ -50,11 +50,13 @@ struct StepResult {
   Next next = Next::kIdle;
   std::string error;    // kRetry: what failed, for the work row and the log
   std::string waiting;  // the first refusal by a gate, for the log
+  // kRecheck: the soonest moment a gate it waits on can hold by time alone (a soak's end):
+  // the work row is kept due then. Unset, or with `sweep`, it is looked at again after the
+  // sweep interval at the latest.
+  std::optional<absl::Time> recheck_at;
+  bool sweep = false;   // kRecheck: a gate reads `now` (CEL), so may open at any moment
   int promotions = 0;   // promotions that landed something
   int publishes = 0;
-  // kRecheck: the soonest moment a refusal can end by time alone (a freeze window's end); the
-  // engine looks again then, rather than at its next sweep.
-  std::optional<absl::Time> next_change;
 };
 
 // Takes the step for the ChangeOrder with ID `change_order_id`. An error is one of the

@@ -20,7 +20,6 @@
 namespace cub::ops {
 namespace {
 
-constexpr char kNextChangePayload[] = "cub/gate-next-change";
 
 // The IDs among `ids` that `f` covers (see the header).
 absl::StatusOr<std::set<std::string>> CoveredAmong(store::Tx& tx, const store::StoredFreeze& f,
@@ -112,24 +111,6 @@ store::NewEvent FreezeOverriddenEvent(store::NewEvent base, const GateReport& fr
                               passed.size(), " Spaces: ", reason);
   base.details_json = JsonText(Json{{"Freezes", passed}, {"ForceReason", reason}});
   return base;
-}
-
-absl::Status WithNextChange(absl::Status s, std::optional<absl::Time> next_change) {
-  if (next_change && !s.ok()) {
-    // To the nanosecond: a recheck a fraction of a second early would find it still held.
-    s.SetPayload(kNextChangePayload, absl::Cord(absl::FormatTime(absl::RFC3339_full, *next_change,
-                                                                 absl::UTCTimeZone())));
-  }
-  return s;
-}
-
-std::optional<absl::Time> NextChangeOf(const absl::Status& s) {
-  auto payload = s.GetPayload(kNextChangePayload);
-  if (!payload) return std::nullopt;
-  absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, std::string(*payload), &t, &err)) return std::nullopt;
-  return t;
 }
 
 }  // namespace cub::ops

@@ -48,10 +48,6 @@ absl::Status CheckFreezeOverride(store::Tx& tx, const Principal& p, const GateRe
 store::NewEvent FreezeOverriddenEvent(store::NewEvent base, const GateReport& frozen,
                                       const std::string& reason);
 
-// A gate refusal may carry when it can end by time alone (a freeze window's end), so that the
-// engine looks again then rather than at its next sweep.
-absl::Status WithNextChange(absl::Status s, std::optional<absl::Time> next_change);
-std::optional<absl::Time> NextChangeOf(const absl::Status& s);
 
 }  // namespace cub::ops
 

@@ -9,6 +9,7 @@
 #include "lib/ops/api_json.h"
 #include "lib/ops/attestation_gate.h"
 #include "lib/ops/release_status_rules.h"
+#include "lib/ops/soak_gate.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
@@ -102,6 +103,8 @@ class GateEvaluator {
       CUB_RETURN_IF_ERROR(Released());
     } else if (name == workflow::kHealthy) {
       CUB_RETURN_IF_ERROR(Healthy());
+    } else if (name == workflow::kSoaked) {
+      CUB_RETURN_IF_ERROR(Soaked());
     } else if (auto it = customs_.find(name); it != customs_.end()) {
       CUB_RETURN_IF_ERROR(Custom(it->second));
     } else if (const auto* a = rco.workflow
@@ -198,6 +201,20 @@ class GateEvaluator {
              absl::StrCat(" has taken change order '", co_.slug, "' but has not released it"),
              absl::StrCat("a Release carrying change order '", co_.slug, "'"));
       }
+    }
+    return absl::OkStatus();
+  }
+
+  // The soak itself is soak_gate.h's; the SoakTime is that of the Stage whose gate this is.
+  absl::Status Soaked() {
+    std::vector<SoakSubject> over;
+    for (const auto* s : taken_) over.push_back({s, Who(ctx_, *s), stage_, prefix_, co_.slug});
+    const workflow::Stage* stage =
+        ctx_.rco->workflow ? workflow::FindStage(*ctx_.rco->workflow, stage_) : nullptr;
+    CUB_ASSIGN_OR_RETURN(auto findings,
+                         SoakedFindings(tx_, *ctx_.rco, stage, over, ctx_.now, ctx_.evidence));
+    for (auto& f : findings) {
+      if (!f.held || ctx_.evidence) report_.findings.push_back(std::move(f));
     }
     return absl::OkStatus();
   }

@@ -19,6 +19,7 @@
 #include "lib/ops/engine_skip.h"
 #include "lib/ops/events.h"
 #include "lib/ops/freeze_gate.h"
+#include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
@@ -594,7 +595,10 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
       return out;
     }
     if (!failures.empty() && !req.force()) {
-      return WithNextChange(GateRefusal(failures), frozen.NextChange());
+      // When the engine looks again: the soonest a soak or a freeze window can end.
+      absl::Status refusal = GateRefusal(failures);
+      SetNextChange(refusal, SoonestOf(gates.NextChange(), frozen.NextChange()));
+      return refusal;
     }
     if (!frozen.ok()) CUB_RETURN_IF_ERROR(CheckFreezeOverride(tx, p, frozen));
     for (const auto& f : failures) out.add_overridden_gates(f);

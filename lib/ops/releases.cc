@@ -21,6 +21,7 @@
 #include "lib/ops/block_gate.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/freeze_gate.h"
+#include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/release_status_rules.h"
@@ -612,9 +613,10 @@ absl::StatusOr<GateReport> CheckPublishFreezes(store::Tx& tx, const Principal& p
                      "Space"));
   if (frozen.ok()) return frozen;
   if (!req.force()) {
-    return WithNextChange(
-        absl::FailedPreconditionError(absl::StrJoin(frozen.FailureMessages(), "; ")),
-        frozen.NextChange());
+    absl::Status refusal =
+        absl::FailedPreconditionError(absl::StrJoin(frozen.FailureMessages(), "; "));
+    SetNextChange(refusal, frozen.NextChange());  // the engine looks again at the window's end
+    return refusal;
   }
   CUB_RETURN_IF_ERROR(CheckFreezeOverride(tx, p, frozen));
   return frozen;

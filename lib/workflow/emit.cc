@@ -25,6 +25,7 @@ Node StageNode(const Stage& s) {
       {"ReleasePrerequisites", Strings(s.release_prerequisites)},
       {"Mode", Node::String(std::string(StageModeName(s.mode)))},
       {"AutoRelease", Node::Bool(s.auto_release)},
+      {"SoakTime", Node::String(s.soak_time)},
   });
 }
 

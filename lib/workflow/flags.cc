@@ -107,11 +107,20 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
         stage->mode = *mode;
         return absl::OkStatus();
       }));
-  return ApplyStageFlag(
+  CUB_RETURN_IF_ERROR(ApplyStageFlag(
       "--stage-auto-release", flags.stage_auto_release, w,
       [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
         CUB_ASSIGN_OR_RETURN(stage->auto_release, internal::ParseBool("--stage-auto-release", raw,
                                                                       {stage->name, value, true}));
+        return absl::OkStatus();
+      }));
+  return ApplyStageFlag(
+      "--stage-soak-time", flags.stage_soak_time, w,
+      [](const std::string& raw, const std::string& value, Stage* stage) -> absl::Status {
+        if (absl::StatusOr<absl::Duration> d = ParseSoakTime(value); !d.ok()) {
+          return FlagError("--stage-soak-time", raw, std::string(d.status().message()));
+        }
+        stage->soak_time = value;
         return absl::OkStatus();
       });
 }
@@ -121,7 +130,7 @@ absl::Status ApplyStageFlags(const WorkflowFlags& flags, Workflow* w) {
 bool WorkflowFlags::empty() const {
   return stages.empty() && !prerequisites && !final_prerequisites && stage_where_space.empty() &&
          stage_prerequisites.empty() && stage_release_prerequisites.empty() && stage_mode.empty() &&
-         stage_auto_release.empty() && custom_prerequisites.empty() &&
+         stage_auto_release.empty() && stage_soak_time.empty() && custom_prerequisites.empty() &&
          custom_prerequisite_descriptions.empty() && attestation_prerequisites.empty() &&
          attestation_prerequisite_types.empty() && attestation_prerequisite_counts.empty() &&
          attestation_prerequisite_from_user_ids.empty() &&

@@ -15,6 +15,8 @@
 //   --stage-release-prerequisites STAGE=A;B
 //   --stage-mode STAGE=Manual|Automatic
 //   --stage-auto-release STAGE=true|false
+//   --stage-soak-time STAGE=DURATION   e.g. 24h, for the Stage's Soaked prerequisite; STAGE=
+//                                      clears
 //   --custom-prerequisite NAME=cel:EXPR                declares NAME, or replaces its Expression
 //   --custom-prerequisite-description NAME=TEXT
 //   --attestation-prerequisite NAME                    declares NAME (Approval, Count 1); a
@@ -62,6 +64,7 @@ struct WorkflowFlags {
   std::vector<std::string> stage_release_prerequisites;
   std::vector<std::string> stage_mode;
   std::vector<std::string> stage_auto_release;
+  std::vector<std::string> stage_soak_time;
   std::vector<std::string> custom_prerequisites;
   std::vector<std::string> custom_prerequisite_descriptions;
   std::vector<std::string> attestation_prerequisites;

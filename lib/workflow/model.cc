@@ -18,8 +18,9 @@ std::optional<StageMode> ParseStageMode(std::string_view text) {
 
 bool operator==(const Stage& a, const Stage& b) {
   return std::tie(a.name, a.where_space, a.prerequisites, a.release_prerequisites, a.mode,
-                  a.auto_release) == std::tie(b.name, b.where_space, b.prerequisites,
-                                              b.release_prerequisites, b.mode, b.auto_release);
+                  a.auto_release, a.soak_time) == std::tie(b.name, b.where_space, b.prerequisites,
+                                                           b.release_prerequisites, b.mode,
+                                                           b.auto_release, b.soak_time);
 }
 
 bool operator==(const Final& a, const Final& b) { return a.prerequisites == b.prerequisites; }
@@ -43,7 +44,7 @@ bool operator==(const Workflow& a, const Workflow& b) {
 }
 
 bool IsBuiltinPrerequisite(std::string_view name) {
-  return name == kValidated || name == kReleased || name == kHealthy;
+  return name == kValidated || name == kReleased || name == kHealthy || name == kSoaked;
 }
 
 const Stage* FindStage(const Workflow& w, std::string_view name) {
@@ -68,19 +69,36 @@ const AttestationPrerequisite* FindAttestationPrerequisite(const Workflow& w,
   return nullptr;
 }
 
-absl::StatusOr<absl::Duration> ParseMaxAge(std::string_view text) {
-  if (text.empty()) return absl::InfiniteDuration();
+namespace {
+
+// A positive, finite Abseil duration; `field` and `example` name it in the refusal.
+absl::StatusOr<absl::Duration> ParsePositiveDuration(const std::string& field,
+                                                     std::string_view text,
+                                                     const std::string& example) {
   absl::Duration d;
   if (!absl::ParseDuration(absl::string_view(text.data(), text.size()), &d)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("MaxAge '", std::string(text),
-                     "' is not a duration: use a number with a unit h, m or s, such as 72h"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " '", std::string(text), "' is not a duration: use a number with a unit h, m or s,",
+        " such as ", example));
   }
   if (d <= absl::ZeroDuration() || d == absl::InfiniteDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MaxAge '", std::string(text), "' must be a positive, finite duration, such as 72h"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " '", std::string(text),
+                     "' must be a positive, finite duration, such as ", example));
   }
   return d;
+}
+
+}  // namespace
+
+absl::StatusOr<absl::Duration> ParseMaxAge(std::string_view text) {
+  if (text.empty()) return absl::InfiniteDuration();
+  return ParsePositiveDuration("MaxAge", text, "72h");
+}
+
+absl::StatusOr<absl::Duration> ParseSoakTime(std::string_view text) {
+  if (text.empty()) return absl::ZeroDuration();
+  return ParsePositiveDuration("SoakTime", text, "24h");
 }
 
 }  // namespace cub::workflow

@@ -26,6 +26,9 @@ namespace cub::workflow {
 inline constexpr std::string_view kValidated = "Validated";
 inline constexpr std::string_view kReleased = "Released";
 inline constexpr std::string_view kHealthy = "Healthy";
+// Holds over a Space once the Release there carrying the change has been reported Healthy,
+// without a Degraded report since, for the SoakTime of the Stage whose Prerequisites name it.
+inline constexpr std::string_view kSoaked = "Soaked";
 
 // The attestation type an AttestationPrerequisite requires when it names none.
 inline constexpr std::string_view kDefaultAttestationType = "Approval";
@@ -56,6 +59,10 @@ struct Stage {
   // Whether the server publishes a Release in each Space of the Stage that has taken a change
   // once that Space's release gates hold.
   bool auto_release = false;
+  // How long the Release carrying the change must have been Healthy in each Space of the Stage
+  // before, for this Stage's `Soaked` prerequisite; as ParseSoakTime reads it ("24h", "90m"),
+  // empty for none. Kept as written, like MaxAge.
+  std::string soak_time;
 };
 
 struct Final {
@@ -106,7 +113,7 @@ bool operator==(const AttestationPrerequisite& a, const AttestationPrerequisite&
 bool operator==(const Workflow& a, const Workflow& b);
 inline bool operator!=(const Workflow& a, const Workflow& b) { return !(a == b); }
 
-// Whether `name` is Validated, Released or Healthy (exactly; names are case-sensitive).
+// Whether `name` is Validated, Released, Healthy or Soaked (exactly; names are case-sensitive).
 bool IsBuiltinPrerequisite(std::string_view name);
 
 // Lookups by exact name; nullptr when absent. Pointers are valid until `w` changes.
@@ -119,6 +126,11 @@ const AttestationPrerequisite* FindAttestationPrerequisite(const Workflow& w,
 // Empty text gives absl::InfiniteDuration() (no limit). InvalidArgument otherwise, e.g.
 // "MaxAge '3d' is not a duration: use a number with a unit h, m or s, such as 72h".
 absl::StatusOr<absl::Duration> ParseMaxAge(std::string_view text);
+
+// Reads a SoakTime by the same rule as MaxAge ("24h", "90m", "30s"), positive and finite.
+// Empty text gives absl::ZeroDuration() (no soak declared). InvalidArgument otherwise, e.g.
+// "SoakTime '1d' is not a duration: use a number with a unit h, m or s, such as 24h".
+absl::StatusOr<absl::Duration> ParseSoakTime(std::string_view text);
 
 }  // namespace cub::workflow
 

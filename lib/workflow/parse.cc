@@ -38,9 +38,9 @@ absl::Status ReadInt(const Node& m, std::string_view key, const std::string& pat
 // Calls read(item, item_path) for each item of the list under `key`, each of which must be a
 // mapping.
 absl::Status ReadStage(const Node& m, const std::string& path, Stage* out) {
-  CUB_RETURN_IF_ERROR(CheckFields(
-      m, path,
-      {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites", "Mode", "AutoRelease"}));
+  CUB_RETURN_IF_ERROR(CheckFields(m, path,
+                                  {"Name", "WhereSpace", "Prerequisites", "ReleasePrerequisites",
+                                   "Mode", "AutoRelease", "SoakTime"}));
   CUB_RETURN_IF_ERROR(ReadString(m, "Name", path, &out->name));
   CUB_RETURN_IF_ERROR(ReadString(m, "WhereSpace", path, &out->where_space));
   CUB_RETURN_IF_ERROR(ReadStringList(m, "Prerequisites", path, &out->prerequisites));
@@ -55,6 +55,7 @@ absl::Status ReadStage(const Node& m, const std::string& path, Stage* out) {
     }
     out->mode = *parsed;
   }
+  CUB_RETURN_IF_ERROR(ReadString(m, "SoakTime", path, &out->soak_time));
   return ReadBool(m, "AutoRelease", path, &out->auto_release);
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 const std::vector<std::string>& BuiltinNames() {
   static const auto* names = new std::vector<std::string>{
-      std::string(kValidated), std::string(kReleased), std::string(kHealthy)};
+      std::string(kValidated), std::string(kReleased), std::string(kHealthy), std::string(kSoaked)};
   return *names;
 }
 
@@ -86,10 +86,40 @@ void CheckNameList(const std::vector<std::string>& names, const std::string& whe
     std::string hint = DidYouMean(n, all);
     if (hint.empty()) {
       hint =
-          " (the built-in ones are Validated, Released and Healthy; declare others under "
+          " (the built-in ones are Validated, Released, Healthy and Soaked; declare others under "
           "CustomPrerequisites or AttestationPrerequisites)";
     }
     report->Add(where, absl::StrCat("unknown prerequisite '", n, "'", hint));
+  }
+}
+
+bool Names(const std::vector<std::string>& names, std::string_view name) {
+  for (const std::string& n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+// A Stage's SoakTime and its Soaked prerequisite come together: the one is what the other
+// waits for.
+void CheckSoak(const Stage& s, const std::string& label, Report* report) {
+  const bool soaked = Names(s.prerequisites, kSoaked);
+  const std::string stage = IsValidName(s.name) ? s.name : "STAGE";
+  if (!s.soak_time.empty()) {
+    if (absl::StatusOr<absl::Duration> d = ParseSoakTime(s.soak_time); !d.ok()) {
+      report->Add(label, std::string(d.status().message()));
+    } else if (!soaked) {
+      report->Add(label, absl::StrCat("SoakTime '", s.soak_time,
+                                      "' is set but Prerequisites do not name Soaked, so nothing "
+                                      "waits for it: add Soaked to the stage's Prerequisites, or "
+                                      "clear SoakTime (--stage-soak-time ",
+                                      stage, "=)"));
+    }
+  } else if (soaked) {
+    report->Add(label, absl::StrCat("Prerequisites name Soaked but the stage has no SoakTime: "
+                                    "say how long the Release must have been Healthy, such as "
+                                    "SoakTime: 24h (--stage-soak-time ",
+                                    stage, "=24h)"));
   }
 }
 
@@ -134,6 +164,7 @@ void CheckStages(const Workflow& w, const where::Schema& space_schema, const Dec
     CheckNameList(s.prerequisites, absl::StrCat(label, ": Prerequisites"), false, declared, report);
     CheckNameList(s.release_prerequisites, absl::StrCat(label, ": ReleasePrerequisites"), true,
                   declared, report);
+    CheckSoak(s, label, report);
   }
 }
 
@@ -224,6 +255,11 @@ std::vector<std::string> Problems(const Workflow& w, const where::Schema& space_
 
   CheckStages(w, space_schema, declared, &report);
   CheckNameList(w.final.prerequisites, "Final.Prerequisites", false, declared, &report);
+  if (Names(w.final.prerequisites, kSoaked)) {
+    report.Add("Final.Prerequisites",
+               "Soaked cannot be named here, as Final has no SoakTime: name Healthy instead, or "
+               "name Soaked in the Prerequisites of a Stage that sets a SoakTime");
+  }
 
   std::vector<std::pair<std::string, std::string>> earlier;  // (position, name)
   for (size_t i = 0; i < w.custom_prerequisites.size(); ++i) {

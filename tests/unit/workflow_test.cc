@@ -160,7 +160,7 @@ TEST_CASE("JSON is canonical and round-trips") {
       R"({"Final": {"Prerequisites": []}, "Stages": [{"WhereSpace": "Slug = 'a'", "Name": "a"}]})");
   CHECK(ToJson(reordered) ==
         R"({"Stages":[{"Name":"a","WhereSpace":"Slug = 'a'","Prerequisites":[],)"
-        R"("ReleasePrerequisites":[],"Mode":"Manual","AutoRelease":false}],)"
+        R"("ReleasePrerequisites":[],"Mode":"Manual","AutoRelease":false,"SoakTime":""}],)"
         R"("Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
         R"("AttestationPrerequisites":[]})");
 }
@@ -171,12 +171,13 @@ TEST_CASE("canonical JSON writes every attestation field, defaults included") {
   AttestationPrerequisite a;
   a.name = "ok";
   w.attestation_prerequisites.push_back(a);
-  CHECK(ToJson(w) == R"({"Stages":[{"Name":"dev","WhereSpace":"Slug = 'dev'","Prerequisites":[],)"
-                     R"("ReleasePrerequisites":[],"Mode":"Manual","AutoRelease":false}],)"
-                     R"("Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
-                     R"("AttestationPrerequisites":[{"Name":"ok","Type":"Approval","Count":1,)"
-                     R"("FromUserIDs":[],"FromGroups":[],"DistinctGroups":false,"MaxAge":"",)"
-                     R"("AllowAuthors":false,"IgnoreFail":false,"Description":""}]})");
+  CHECK(ToJson(w) ==
+        R"({"Stages":[{"Name":"dev","WhereSpace":"Slug = 'dev'","Prerequisites":[],)"
+        R"("ReleasePrerequisites":[],"Mode":"Manual","AutoRelease":false,"SoakTime":""}],)"
+        R"("Final":{"Prerequisites":[]},"CustomPrerequisites":[],)"
+        R"("AttestationPrerequisites":[{"Name":"ok","Type":"Approval","Count":1,)"
+        R"("FromUserIDs":[],"FromGroups":[],"DistinctGroups":false,"MaxAge":"",)"
+        R"("AllowAuthors":false,"IgnoreFail":false,"Description":""}]})");
 }
 
 TEST_CASE("a Stage's Mode and AutoRelease: Manual and off unless given, round-tripped") {
@@ -334,15 +335,16 @@ TEST_CASE("validate: prerequisite names") {
   SECTION("neither built in nor declared") {
     Workflow w = Simple();
     w.stages[2].prerequisites = {"Released", "not-frozn", "Heathy", "fast"};
-    CHECK(ProblemsOf(w) ==
-          std::vector<std::string>{
-              "stage 'prod': Prerequisites: unknown prerequisite 'not-frozn'; did you mean "
-              "not-frozen?",
-              "stage 'prod': Prerequisites: unknown prerequisite 'Heathy'; did you mean Healthy?",
-              "stage 'prod': Prerequisites: unknown prerequisite 'fast' (the built-in ones are "
-              "Validated, Released and Healthy; declare others under CustomPrerequisites or "
-              "AttestationPrerequisites)",
-          });
+    CHECK(
+        ProblemsOf(w) ==
+        std::vector<std::string>{
+            "stage 'prod': Prerequisites: unknown prerequisite 'not-frozn'; did you mean "
+            "not-frozen?",
+            "stage 'prod': Prerequisites: unknown prerequisite 'Heathy'; did you mean Healthy?",
+            "stage 'prod': Prerequisites: unknown prerequisite 'fast' (the built-in ones are "
+            "Validated, Released, Healthy and Soaked; declare others under CustomPrerequisites or "
+            "AttestationPrerequisites)",
+        });
   }
   SECTION("case matters") {
     Workflow w = Simple();
@@ -908,6 +910,125 @@ TEST_CASE("flags: --stage-mode and --stage-auto-release") {
   WorkflowFlags unknown;
   unknown.stage_auto_release = {"Dev=true"};
   CHECK(ApplyError(w, unknown).rfind("--stage-auto-release 'Dev=true': no stage 'Dev'", 0) == 0);
+}
+
+TEST_CASE("a Stage's SoakTime: read, written, round-tripped, and Soaked names it") {
+  Workflow w = MustParse(R"(
+Stages:
+  - Name: dev
+    WhereSpace: "Slug = 'dev'"
+  - Name: prod
+    WhereSpace: "Slug = 'prod'"
+    Prerequisites: [Healthy, Soaked]
+    SoakTime: 24h
+)");
+  CHECK(w.stages[0].soak_time.empty());
+  CHECK(w.stages[1].soak_time == "24h");
+  CHECK(IsBuiltinPrerequisite(kSoaked));
+  CHECK(ProblemsOf(w).empty());
+  CHECK(MustParse(ToJson(w)) == w);
+  CHECK(ToJson(w).find(R"("Mode":"Manual","AutoRelease":false,"SoakTime":"24h"})") !=
+        std::string::npos);
+  Workflow shorter = w;
+  shorter.stages[1].soak_time = "90m";
+  CHECK_FALSE(shorter == w);
+  CHECK(ParseError(R"(
+Stages:
+  - Name: dev
+    WhereSpace: "Slug = 'dev'"
+    SoakTime: [24h]
+)")
+            .rfind("Stages[0].SoakTime: ", 0) == 0);
+
+  CHECK(*ParseSoakTime("24h") == absl::Hours(24));
+  CHECK(*ParseSoakTime("1h30m") == absl::Minutes(90));
+  CHECK(*ParseSoakTime("30s") == absl::Seconds(30));
+  CHECK(*ParseSoakTime("") == absl::ZeroDuration());
+  CHECK(ParseSoakTime("1d").status().message() ==
+        "SoakTime '1d' is not a duration: use a number with a unit h, m or s, such as 24h");
+  CHECK(ParseSoakTime("0s").status().message() ==
+        "SoakTime '0s' must be a positive, finite duration, such as 24h");
+  CHECK(ParseSoakTime("-5m").status().message() ==
+        "SoakTime '-5m' must be a positive, finite duration, such as 24h");
+  CHECK(ParseSoakTime("inf").status().message() ==
+        "SoakTime 'inf' must be a positive, finite duration, such as 24h");
+}
+
+TEST_CASE("validate: Soaked and SoakTime go together, and never in Final") {
+  Workflow w = Simple();
+  w.stages[2].prerequisites.push_back("Soaked");
+  CHECK(ProblemsOf(w) == std::vector<std::string>{
+                             "stage 'prod': Prerequisites name Soaked but the stage has no "
+                             "SoakTime: say how long the Release must have been Healthy, such as "
+                             "SoakTime: 24h (--stage-soak-time prod=24h)"});
+  w.stages[2].soak_time = "24h";
+  CHECK(ProblemsOf(w).empty());
+  w.stages[2].soak_time = "a day";
+  CHECK(ProblemsOf(w) ==
+        std::vector<std::string>{"stage 'prod': SoakTime 'a day' is not a duration: use a number "
+                                 "with a unit h, m or s, such as 24h"});
+  w.stages[2].soak_time = "24h";
+  w.stages[1].soak_time = "1h";
+  CHECK(ProblemsOf(w) ==
+        std::vector<std::string>{"stage 'staging': SoakTime '1h' is set but Prerequisites do not "
+                                 "name Soaked, so nothing waits for it: add Soaked to the stage's "
+                                 "Prerequisites, or clear SoakTime (--stage-soak-time staging=)"});
+  w.stages[1].soak_time.clear();
+  w.final.prerequisites.push_back("Soaked");
+  CHECK(ProblemsOf(w) == std::vector<std::string>{
+                             "Final.Prerequisites: Soaked cannot be named here, as Final has no "
+                             "SoakTime: name Healthy instead, or name Soaked in the "
+                             "Prerequisites of a Stage that sets a SoakTime"});
+  w.final.prerequisites.pop_back();
+  // A release gate is an attestation gate only.
+  w.stages[2].release_prerequisites = {"Soaked"};
+  CHECK(HasProblem(w,
+                   "stage 'prod': ReleasePrerequisites: 'Soaked' is not an attestation "
+                   "prerequisite; release prerequisites may name only AttestationPrerequisites"));
+  w.stages[2].release_prerequisites.clear();
+  // A declaration may not take the built-in's name.
+  w.custom_prerequisites.push_back({"soaked", "cel:true", ""});
+  CHECK(HasProblem(w,
+                   "CustomPrerequisites[1]: 'soaked' shadows the built-in prerequisite Soaked; "
+                   "choose another name"));
+}
+
+TEST_CASE("flags: --stage-soak-time sets, replaces and clears a Stage's SoakTime") {
+  WorkflowFlags f = AcmeSimpleFlags();
+  f.stage_prerequisites = {"Production=Released;Healthy;Soaked"};
+  f.stage_soak_time = {"Production=24h"};
+  Workflow w = MustApply(Workflow(), f);
+  CHECK(Validate(w, SpaceSchema()).ok());
+  CHECK(w.stages[2].soak_time == "24h");
+  CHECK(w.stages[1].soak_time.empty());
+  WorkflowFlags g;
+  CHECK(g.empty());
+  g.stage_soak_time = {"Production=30s"};
+  CHECK_FALSE(g.empty());
+  Workflow shorter = MustApply(w, g);
+  CHECK(shorter.stages[2].soak_time == "30s");
+  CHECK(shorter.stages[2].prerequisites == w.stages[2].prerequisites);
+  g.stage_soak_time = {"Production="};
+  Workflow cleared = MustApply(w, g);
+  CHECK(cleared.stages[2].soak_time.empty());
+  CHECK(HasProblem(cleared,
+                   "stage 'Production': Prerequisites name Soaked but the stage has no SoakTime: "
+                   "say how long the Release must have been Healthy, such as SoakTime: 24h "
+                   "(--stage-soak-time Production=24h)"));
+  g.stage_soak_time = {"Production=1d"};
+  CHECK(ApplyError(w, g) ==
+        "--stage-soak-time 'Production=1d': SoakTime '1d' is not a duration: use a number with "
+        "a unit h, m or s, such as 24h");
+  g.stage_soak_time = {"Production=-1h"};
+  CHECK(ApplyError(w, g) ==
+        "--stage-soak-time 'Production=-1h': SoakTime '-1h' must be a positive, finite "
+        "duration, such as 24h");
+  g.stage_soak_time = {"Prod=1h"};
+  CHECK(ApplyError(w, g) ==
+        "--stage-soak-time 'Prod=1h': no stage 'Prod' (stages: Development, Staging, "
+        "Production)");
+  g.stage_soak_time = {"Production"};
+  CHECK(ApplyError(w, g) == "--stage-soak-time 'Production': give it as STAGE=VALUE");
 }
 
 }  // namespace
