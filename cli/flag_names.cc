@@ -56,6 +56,7 @@ constexpr Name kNames[] = {
     {"Sync '", "--sync '", true},
     {"Health '", "--health '", true},
     {"Operation '", "--operation '", true},
+    {"Vulnerabilities: ", "--vulnerabilities: ", true},
     {"AutoUpdate contradicts", "--auto-update contradicts", true},
     {"Protect contradicts", "--protect contradicts", true},
     // Fields in the middle of a message.
@@ -76,6 +77,8 @@ constexpr Name kNames[] = {
     {"a promotion without ChangeOrder", "a promotion without --change-order"},
     {"give Revision or Release, not both", "give --revision or --release, not both"},
     {"by Release N or by BundleDigest", "by --release N or by --digest"},
+    {"give Sync and Health (a live status), Vulnerabilities (scan findings)",
+     "give --sync and --health (a live status), --vulnerabilities (scan findings)"},
     {"give Component", "give --component"},
     // Methods, with the fields to give them: the command and its flags.
     {"UpdateUnit, giving Upgrade and ChangeOrder", "cub unit update --upgrade --change-order"},
