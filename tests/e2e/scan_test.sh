@@ -264,6 +264,15 @@ expect_ne 0 "$RC" "release_scans refuse UPDATE"
 expect_contains "$ERR" "release_scans is append-only: UPDATE refused"
 run db -c "DELETE FROM release_scans"
 expect_ne 0 "$RC" "release_scans refuse DELETE"
+# A purge of a deleted Space removes its Releases' scans with them.
+expect_ok cub space get acme-prod -o json
+PROD_ID=$(jget SpaceID)
+expect_ne 0 "$(db -c "SELECT count(*) FROM release_scans WHERE space_id = '$PROD_ID'")"
+expect_ok cub space delete acme-prod
+expect_ok cubd purge space "$PROD_ID" --reason "test" --database-url "$E2E_DB_URL"
+expect_eq 0 "$(db -c "SELECT count(*) FROM release_scans WHERE space_id = '$PROD_ID'")" \
+  "the purge took the scans"
+expect_ne 0 "$(scans)" "other Spaces' scans are kept"
 
 section "a LoadTest check, Pass or Fail, required by an AttestationPrerequisite"
 LOADTEST=$(create_user loadtest --service-account) || e2e_fail "user"
