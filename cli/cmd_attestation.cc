@@ -91,13 +91,15 @@ void AddApprove(CLI::App* variant, Env& env) {
 
 void AddAttestationCreate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, type, change_order, where, revision, note, expires_in;
+    std::string space, type, change_order, where, revision, note, expires_in, result;
     std::vector<std::string> claims;
     bool fail = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
-      "create", "Attest to the revisions of a Space (e.g. --type ChangeRecord)");
+      "create",
+      "Attest to the revisions of a Space (e.g. --type ChangeRecord, or a check: --type LoadTest"
+      " --result Pass)");
   cmd->add_option("--space", o->space, "Space slug or ID")->required();
   cmd->add_option("--type", o->type, "Attestation type (default Approval)");
   cmd->add_option("--change-order", o->change_order,
@@ -107,7 +109,11 @@ void AddAttestationCreate(CLI::App* group, Env& env) {
   cmd->add_option("--note", o->note, "Why");
   AddKeyValueFlag(cmd, "--claim", &o->claims, "A fact to record, KEY=VALUE (repeatable)");
   cmd->add_option("--expires-in", o->expires_in, "How long it counts for, e.g. 72h");
-  cmd->add_flag("--fail", o->fail, "Record a failing result instead of a passing one");
+  auto* fail = cmd->add_flag("--fail", o->fail, "Record a failing result instead of a passing one");
+  cmd->add_option("--result", o->result,
+                  "Pass (the default) or Fail: a check's outcome (Fail is --fail)")
+      ->check(CLI::IsMember({"Pass", "Fail"}))
+      ->excludes(fail);
   OnRun(cmd, env, [&env, o] {
     cub::v1::ApproveRequest req;
     req.add_spaces(o->space);
@@ -119,7 +125,7 @@ void AddAttestationCreate(CLI::App* group, Env& env) {
     req.set_note(o->note);
     PutKeyValues(o->claims, req.mutable_claims());
     req.set_expires_in(o->expires_in);
-    req.set_reject(o->fail);
+    req.set_reject(o->fail || o->result == "Fail");
     cub::v1::ApproveResponse resp;
     if (!CallCubd(env, &AttestationService::Stub::Approve, req, &resp)) return kExitFailed;
     return PrintApproval(env, resp, "attest");

@@ -10,6 +10,7 @@
 #include "cli/engine_wait.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
+#include "lib/domain/vulnerabilities.h"
 
 namespace cub::cli {
 namespace {
@@ -133,35 +134,66 @@ void AddReleaseList(CLI::App* group, Env& env) {
   });
 }
 
+// "critical=0,high=2,medium=5,low=9" in severity order; "" for a Release never scanned.
+template <typename ProtoMap>
+std::string FindingsText(const ProtoMap& m) {
+  std::vector<std::string> parts;
+  for (domain::Severity s : domain::kAllSeverities) {
+    auto it = m.find(std::string(domain::SeverityName(s)));
+    if (it != m.end()) parts.push_back(absl::StrCat(it->first, "=", it->second));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
 void AddReleaseSetStatus(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, digest, sync, health, operation, message;
+    std::string space, digest, sync, health, operation, message, vulnerabilities;
     int release = 0;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
-      "set-status", "Report a Release's live status (for GitOps reporters; reporter role)");
+      "set-status",
+      "Report a Release's live status (reporter role) and/or its scan findings (scanner or"
+      " reporter role)");
   cmd->add_option("--space", o->space, "Space slug or ID")->required();
   auto* by_num = cmd->add_option("--release", o->release, "Release number");
-  auto* by_digest = cmd->add_option("--digest", o->digest, "Release bundle digest (sha256:...)");
+  auto* by_digest =
+      cmd->add_option("--digest,--bundle-digest", o->digest, "Release bundle digest (sha256:...)");
   by_num->excludes(by_digest);
-  cmd->add_option("--sync", o->sync, "Synced, OutOfSync or Unknown")
-      ->required()
-      ->check(CLI::IsMember(domain::AllNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
-  cmd->add_option("--health", o->health,
-                  "Healthy, Progressing, Degraded, Suspended, Missing or Unknown")
-      ->required()
-      ->check(
-          CLI::IsMember(domain::AllNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
+  auto* sync = cmd->add_option("--sync", o->sync, "Synced, OutOfSync or Unknown")
+                   ->check(CLI::IsMember(
+                       domain::AllNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
+  auto* health = cmd->add_option("--health", o->health,
+                                 "Healthy, Progressing, Degraded, Suspended, Missing or Unknown")
+                     ->check(CLI::IsMember(
+                         domain::AllNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
+  sync->needs(health);
+  health->needs(sync);
   cmd->add_option("--operation", o->operation, "Running, Succeeded or Failed")
       ->check(CLI::IsMember(
-          domain::AllNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
-  cmd->add_option("--message", o->message, "What the operator said");
+          domain::AllNames(domain::kAllOperationStatuses, domain::OperationStatusName)))
+      ->needs(sync);
+  cmd->add_option("--message", o->message, "What the operator said")->needs(sync);
+  cmd->add_option("--vulnerabilities", o->vulnerabilities,
+                  "Scan findings: critical=N,high=N,medium=N,low=N (any of them, each once)");
   OnRun(cmd, env, [&env, o] {
     if (o->release == 0 && o->digest.empty()) {
       return UsageError("name the Release with --release N or --digest sha256:...");
     }
+    if (o->sync.empty() && o->vulnerabilities.empty()) {
+      return UsageError(
+          "give --sync and --health (a live status), --vulnerabilities (scan findings), or both");
+    }
     cub::v1::SetReleaseStatusRequest req;
+    if (!o->vulnerabilities.empty()) {
+      auto findings = domain::ParseVulnerabilities(o->vulnerabilities);
+      if (!findings.ok()) {
+        return UsageError(absl::StrCat("--vulnerabilities ", findings.status().message()));
+      }
+      for (const auto& [severity, count] : *findings) {
+        (*req.mutable_vulnerabilities())[std::string(domain::SeverityName(severity))] = count;
+      }
+    }
     req.set_space(o->space);
     req.set_release(o->release);
     req.set_bundle_digest(o->digest);
@@ -171,9 +203,13 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
     req.set_message(o->message);
     cub::v1::Release r;
     if (!CallCubd(env, &ReleaseService::Stub::SetReleaseStatus, req, &r)) return kExitFailed;
-    return env.printer().Confirm(
-        r, absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(), " is ",
-                        r.live_status().sync(), "/", r.live_status().health()));
+    std::string line = absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(), " is ",
+                                    r.live_status().sync(), "/", r.live_status().health());
+    if (!o->vulnerabilities.empty()) {
+      absl::StrAppend(&line, "; findings ", FindingsText(r.vulnerabilities()), " recorded by ",
+                      r.scanned_by());
+    }
+    return env.printer().Confirm(r, line);
   });
 }
 
@@ -189,7 +225,8 @@ void AddReleaseHistory(CLI::App* group, Env& env) {
     if (!CallCubd(env, &ReleaseService::Stub::ReleaseHistory, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Deployment>(
         resp.deployments(),
-        {"RELEASE", "CHANGE-ORDER", "STARTED", "HEALTHY", "ENDED", "REASON", "SIGNED"},
+        {"RELEASE", "CHANGE-ORDER", "STARTED", "HEALTHY", "ENDED", "REASON", "SIGNED",
+         "VULNERABILITIES"},
         [](const cub::v1::Deployment& d) -> std::vector<std::string> {
           return {std::to_string(d.release_num()),
                   d.change_order(),
@@ -197,7 +234,8 @@ void AddReleaseHistory(CLI::App* group, Env& env) {
                   d.healthy_at(),
                   d.ended_at(),
                   d.end_reason(),
-                  d.record().empty() ? "no" : "yes"};
+                  d.record().empty() ? "no" : "yes",
+                  FindingsText(d.vulnerabilities())};
         });
   });
 }

@@ -155,7 +155,8 @@ void AddGrantOrRevoke(CLI::App* group, Env& env, bool grant) {
       grant ? "grant" : "revoke",
       grant ? "Give a user or group a role in a Space" : "Take a role in a Space away");
   cmd->add_option("NAME", o->space, "Space slug or ID")->required();
-  cmd->add_option("ROLE", o->role, "viewer, editor, approver, admin or reporter")->required();
+  cmd->add_option("ROLE", o->role, "viewer, editor, approver, admin, reporter or scanner")
+      ->required();
   CLI::Option* user = cmd->add_option("--user", o->user, "The user (username)");
   CLI::Option* grp = cmd->add_option("--group", o->group, "The group");
   user->excludes(grp);

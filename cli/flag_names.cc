@@ -56,6 +56,7 @@ constexpr Name kNames[] = {
     {"Sync '", "--sync '", true},
     {"Health '", "--health '", true},
     {"Operation '", "--operation '", true},
+    {"Vulnerabilities: ", "--vulnerabilities: ", true},
     {"AutoUpdate contradicts", "--auto-update contradicts", true},
     {"Protect contradicts", "--protect contradicts", true},
     // `cub freeze create`.
@@ -104,6 +105,8 @@ constexpr Name kNames[] = {
     {"a promotion without ChangeOrder", "a promotion without --change-order"},
     {"give Revision or Release, not both", "give --revision or --release, not both"},
     {"by Release N or by BundleDigest", "by --release N or by --digest"},
+    {"give Sync and Health (a live status), Vulnerabilities (scan findings)",
+     "give --sync and --health (a live status), --vulnerabilities (scan findings)"},
     {"give Component", "give --component"},
     {"is not after From '", "is not after --from '"},
     // Methods, with the fields to give them: the command and its flags.

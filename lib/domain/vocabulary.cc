@@ -244,6 +244,8 @@ std::string_view RoleName(Role r) {
       return "admin";
     case Role::kReporter:
       return "reporter";
+    case Role::kScanner:
+      return "scanner";
   }
   return "";
 }

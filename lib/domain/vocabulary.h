@@ -130,10 +130,11 @@ std::string_view OperationStatusName(OperationStatus s);
 
 // Roles on a Space. viewer reads; editor also writes; approver reads and votes; admin does all
 // of it and grants; reporter (a GitOps operator's identity) reads and reports the live status
-// of Releases. Spelled in lower case, as granted.
-enum class Role { kViewer, kEditor, kApprover, kAdmin, kReporter };
-inline constexpr Role kAllRoles[] = {Role::kViewer, Role::kEditor, Role::kApprover, Role::kAdmin,
-                                     Role::kReporter};
+// of Releases; scanner (a scanner's or an external check's identity) reads, records scan
+// findings for Releases and records check attestations. Spelled in lower case, as granted.
+enum class Role { kViewer, kEditor, kApprover, kAdmin, kReporter, kScanner };
+inline constexpr Role kAllRoles[] = {Role::kViewer, Role::kEditor,   Role::kApprover,
+                                     Role::kAdmin,  Role::kReporter, Role::kScanner};
 std::optional<Role> ParseRole(std::string_view text);
 std::string_view RoleName(Role r);
 

@@ -23,6 +23,8 @@ const char* NeededRole(Access a) {
       return "admin";
     case Access::kReport:
       return "reporter or admin";
+    case Access::kScan:
+      return "scanner, reporter or admin";
   }
   return "admin";
 }
@@ -39,6 +41,8 @@ const char* Verb(Access a) {
       return "administer";
     case Access::kReport:
       return "report the live status of releases in";
+    case Access::kScan:
+      return "record scan findings or checks in";
   }
   return "use";
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/store/scans.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::ops {
@@ -34,6 +35,19 @@ size_t DistinctGroupCount(const std::vector<std::vector<std::string>>& user_grou
   return n;
 }
 
+// Who may count with no FromUserIDs or FromGroups, by Space: the approvers (people only); for
+// a check (any type but Approval) also the check identities, holders of the scanner role.
+absl::StatusOr<std::map<std::string, std::set<std::string>>> EligibleByRole(
+    store::Tx& tx, bool check, const std::vector<std::string>& space_ids) {
+  CUB_ASSIGN_OR_RETURN(auto eligible, store::Approvers(tx, space_ids));
+  if (!check) return eligible;
+  CUB_ASSIGN_OR_RETURN(auto scanners, store::Scanners(tx, space_ids));
+  for (const auto& [space_id, users] : scanners) {
+    eligible[space_id].insert(users.begin(), users.end());
+  }
+  return eligible;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
@@ -51,7 +65,8 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
     CUB_ASSIGN_OR_RETURN(authors,
                          store::ChangeAuthors(tx, co.start_tag_id, co.publish_tag_id, ids));
   }
-  CUB_ASSIGN_OR_RETURN(auto approvers, store::Approvers(tx, ids));
+  const bool check = req.type != workflow::kDefaultAttestationType;
+  CUB_ASSIGN_OR_RETURN(auto approvers, EligibleByRole(tx, check, ids));
   const bool open_to_approvers = req.from_user_ids.empty() && req.from_groups.empty();
   std::set<std::string> from_users(req.from_user_ids.begin(), req.from_user_ids.end());
   std::set<std::string> from_groups(req.from_groups.begin(), req.from_groups.end());
@@ -85,8 +100,9 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
         bool eligible = open_to_approvers ? space_approvers.count(user) > 0
                                           : from_users.count(user) > 0 || !groups.empty();
         if (!eligible) {
-          j.why = open_to_approvers ? "not an approver of the space"
-                                    : "not in FromUserIDs or FromGroups";
+          j.why = !open_to_approvers ? "not in FromUserIDs or FromGroups"
+                  : check            ? "not an approver or scanner of the space"
+                                     : "not an approver of the space";
         } else if (space_authors.count(user)) {
           j.why = "wrote part of the change in this space";
         } else if (now - v->at > max_age) {

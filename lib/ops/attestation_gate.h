@@ -5,9 +5,11 @@
 // vote is a rejection. A user's latest vote on a revision replaces their earlier ones; revoked
 // and expired votes do not count, nor do votes older than MaxAge. Eligible: listed in
 // FromUserIDs or a member (as their token said when voting) of a FromGroups group, or, with
-// both empty, anyone who could vote there (the approver role); never one of the change's
-// authors in that Space unless AllowAuthors. With DistinctGroups the Count must come from
-// different groups of FromGroups (a user in several groups counts once).
+// both empty, anyone who could vote there (the approver role) and, for a check (a Type other
+// than Approval, such as LoadTest, recorded Pass or Fail), also a check identity holding the
+// scanner role there (a person or a service account); never one of the change's authors in
+// that Space unless AllowAuthors. With DistinctGroups the Count must come from different
+// groups of FromGroups (a user in several groups counts once).
 #ifndef CUB_LIB_OPS_ATTESTATION_GATE_H_
 #define CUB_LIB_OPS_ATTESTATION_GATE_H_
 

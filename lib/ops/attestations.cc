@@ -220,16 +220,27 @@ v1::Attestation Preview(const store::NewAttestation& a) {
   return preview;
 }
 
+// Whether `v.p` may record `v.type` in `space`: an Approval needs the approver role; another
+// type (a change record, a check) also the editor or the scanner role (or the reporter role,
+// which may record scan findings too).
+absl::Status MayAttest(store::Tx& tx, const Vote& v, const v1::Space& space) {
+  absl::Status allowed = ResolveSpace(tx, v.p, space.slug(), Access::kApprove).status();
+  if (allowed.ok() || v.type == kApproval || !absl::IsPermissionDenied(allowed)) return allowed;
+  for (Access other : {Access::kWrite, Access::kScan}) {
+    absl::Status st = ResolveSpace(tx, v.p, space.slug(), other).status();
+    if (st.ok() || !absl::IsPermissionDenied(st)) return st;
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "user '", v.p.username, "' may not record a ", v.type, " attestation in space '",
+      space.slug(), "': that needs the approver, editor, scanner, reporter or admin role"));
+}
+
 // The Vote in one Space: one attestation of the revisions it covers there, if any.
 absl::Status ApproveSpace(store::Tx& tx, const Vote& v, const v1::Space& space,
                           v1::ApproveResponse& out) {
-  // Votes need the approver role; other attestations (a change record, a scan) may also
-  // come from whoever may change the Space.
-  auto allowed = ResolveSpace(tx, v.p, space.slug(), Access::kApprove);
-  if (!allowed.ok() && v.type != kApproval) {
-    allowed = ResolveSpace(tx, v.p, space.slug(), Access::kWrite);
-  }
-  if (!allowed.ok()) return allowed.status();
+  // Votes need the approver role; other attestations (a change record, a check) may also
+  // come from whoever may change the Space, or from a check identity (the scanner role).
+  CUB_RETURN_IF_ERROR(MayAttest(tx, v, space));
   // Without --all, what a Release of the Space would publish: nothing, without a Target.
   if (!v.req.all() && !v.rco && space.release_target_id().empty()) {
     Skip(out, space, "", "the space has no release Target; pass All to approve its units");

@@ -26,6 +26,9 @@ bool Allows(const std::vector<Role>& roles, Access access) {
       case Access::kReport:
         if (r == Role::kReporter || r == Role::kAdmin) return true;
         break;
+      case Access::kScan:
+        if (r == Role::kScanner || r == Role::kReporter || r == Role::kAdmin) return true;
+        break;
     }
   }
   return false;

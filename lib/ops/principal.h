@@ -23,7 +23,8 @@ struct Principal {
 using domain::Role;
 
 // What an operation needs of the caller on a Space.
-enum class Access { kRead, kWrite, kApprove, kAdmin, kReport };
+// kScan: recording scan findings for Releases and check attestations (not Approvals).
+enum class Access { kRead, kWrite, kApprove, kAdmin, kReport, kScan };
 
 // The server acting on its own account: reading what a caller's operation needs but the
 // caller may not see (a ChangeOrder's base for an approver, the ChangeOrder a Release names).

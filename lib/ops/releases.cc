@@ -24,6 +24,7 @@
 #include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
+#include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
@@ -755,14 +756,19 @@ absl::Status DeliverRelease(store::Tx& tx, const ReleaseEnv& env, const v1::Targ
 
 // The fields of a status report that must name a status of their vocabulary, and the
 // Release it is about: named by its number or by its bundle digest. INVALID_ARGUMENT naming
-// the field.
-absl::Status CheckStatusRequest(const v1::SetReleaseStatusRequest& req) {
-  if (!domain::ParseSyncStatus(req.sync())) {
+// the field. A request with scan findings may leave the live status out (`has_status`).
+absl::Status CheckStatusRequest(const v1::SetReleaseStatusRequest& req, bool has_status) {
+  if (!has_status && req.vulnerabilities().empty()) {
+    return absl::InvalidArgumentError(
+        "nothing to record: give Sync and Health (a live status), Vulnerabilities (scan"
+        " findings), or both");
+  }
+  if (has_status && !domain::ParseSyncStatus(req.sync())) {
     return absl::InvalidArgumentError(
         absl::StrCat("Sync '", req.sync(), "' is not one of ",
                      domain::JoinNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
   }
-  if (!domain::ParseHealthStatus(req.health())) {
+  if (has_status && !domain::ParseHealthStatus(req.health())) {
     return absl::InvalidArgumentError(
         absl::StrCat("Health '", req.health(), "' is not one of ",
                      domain::JoinNames(domain::kAllHealthStatuses, domain::HealthStatusName)));
@@ -939,10 +945,18 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
 absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const ReleaseEnv& env,
                                              const Principal& p,
                                              const v1::SetReleaseStatusRequest& req) {
-  CUB_RETURN_IF_ERROR(CheckStatusRequest(req));
+  // Scan findings alone leave the live status as it is, and a status alone the findings.
+  const bool has_status = !req.sync().empty() || !req.health().empty() ||
+                          !req.operation().empty() || !req.message().empty();
+  CUB_RETURN_IF_ERROR(CheckStatusRequest(req, has_status));
+  CUB_ASSIGN_OR_RETURN(const domain::Vulnerabilities findings, RequestedFindings(req));
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;
-    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kReport));
+    CUB_ASSIGN_OR_RETURN(
+        auto space, ResolveSpace(tx, p, req.space(), has_status ? Access::kReport : Access::kScan));
+    if (has_status && !findings.empty()) {
+      CUB_RETURN_IF_ERROR(ResolveSpace(tx, p, req.space(), Access::kScan).status());
+    }
     CUB_ASSIGN_OR_RETURN(
         auto r, req.release() > 0
                     ? store::FindRelease(tx, space.space_id(), req.release())
@@ -952,6 +966,13 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
                                               req.release() > 0
                                                   ? std::to_string(req.release())
                                                   : "with digest " + req.bundle_digest()));
+    }
+    if (!findings.empty()) CUB_RETURN_IF_ERROR(RecordScan(tx, p, space, *r, findings));
+    if (!has_status) {
+      CUB_ASSIGN_OR_RETURN(auto scanned, store::FindReleaseByID(tx, r->release_id()));
+      if (!scanned) return absl::InternalError("release vanished");
+      out = *std::move(scanned);
+      return out;
     }
     const store::StatusReport report{req.sync(), req.health(), req.operation(), req.message()};
     CUB_RETURN_IF_ERROR(store::SetReleaseStatus(tx, r->release_id(), report));

@@ -150,8 +150,9 @@ absl::StatusOr<v1::Permission> ChangeRole(store::ConnectionPool& db, const Princ
                                           const v1::GrantRequest& req, RoleChange change) {
   std::optional<Role> role = domain::ParseRole(req.role());
   if (!role) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown role '", req.role(), "': use viewer, editor, approver, admin or reporter"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown role '", req.role(),
+                     "': use viewer, editor, approver, admin, reporter or scanner"));
   }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Permission> {
     v1::Permission out;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/store/pq.h"
+#include "lib/store/scans.h"
 #include "lib/store/sql.h"
 #include "lib/util/json.h"
 
@@ -95,6 +96,7 @@ std::vector<v1::Release> ReadReleases(Tx& tx, const pqxx::result& rows) {
     u->set_revision_num(row["revision_num"].as<int64_t>());
     u->set_data_hash(row["data_hash"].as<std::string>());
   }
+  internal::FillScans(tx, out);
   return out;
 }
 
@@ -402,7 +404,8 @@ absl::Status SetDeploymentRecord(Tx& tx, const std::string& release_id, const st
 absl::StatusOr<std::vector<v1::Deployment>> DeploymentHistory(Tx& tx, const std::string& space_id) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Deployment>> {
     pqxx::result r = Pq(tx).exec_params(
-        absl::StrCat("SELECT rl.release_num, rl.bundle_digest, rl.change_order, ",
+        absl::StrCat("SELECT rl.id::text AS release_id, rl.release_num, rl.bundle_digest,"
+                     " rl.change_order, ",
                      Rfc3339("d.started_at"), " AS started_at, coalesce(", Rfc3339("d.healthy_at"),
                      ", '') AS healthy_at, coalesce(", Rfc3339("d.ended_at"),
                      ", '') AS ended_at, d.end_reason, d.record FROM deployments d"
@@ -410,7 +413,9 @@ absl::StatusOr<std::vector<v1::Deployment>> DeploymentHistory(Tx& tx, const std:
                      " ORDER BY d.started_at DESC LIMIT 16"),
         space_id);
     std::vector<v1::Deployment> out;
+    std::vector<std::string> release_ids;
     for (const auto& row : r) {
+      release_ids.push_back(row["release_id"].as<std::string>());
       v1::Deployment d;
       d.set_release_num(row["release_num"].as<int64_t>());
       d.set_bundle_digest(row["bundle_digest"].as<std::string>());
@@ -422,6 +427,7 @@ absl::StatusOr<std::vector<v1::Deployment>> DeploymentHistory(Tx& tx, const std:
       d.set_record(row["record"].as<std::string>());
       out.push_back(std::move(d));
     }
+    internal::FillScans(tx, release_ids, out);
     return out;
   });
 }

@@ -6,7 +6,11 @@
 //   Space        the Space being evaluated, as the API's JSON (Labels, Annotations ...)
 //   ChangeOrder  the ChangeOrder, as the API's JSON
 //   Release      the Release of that Space carrying the change, as the API's JSON, or null
-//                when there is none
+//                when there is none. Its scan findings are Release.Vulnerabilities, a map
+//                keyed by the lower-case severity (critical, high, medium, low) holding only
+//                what the newest scan reported, e.g. `Release.Vulnerabilities.critical == 0`
+//                (a severity not reported is a missing key: an evaluation error, so the gate
+//                holds)
 //   now          the evaluation time, a google.protobuf.Timestamp, for freeze windows:
 //                now < timestamp('2026-12-24T00:00:00Z') || now > timestamp('2027-01-02T00:00:00Z')
 // Space, ChangeOrder and Release are Dyn (checked only when evaluated).

@@ -14,6 +14,12 @@ namespace {
 
 TEST_CASE("WithFlagNames gives every ops message its CLI wording", "[cli][flag_names]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Vulnerabilities: unknown severity 'Critical' (use critical, high, medium or low)",
+       "--vulnerabilities: unknown severity 'Critical' (use critical, high, medium or low)"},
+      {"nothing to record: give Sync and Health (a live status), Vulnerabilities (scan findings), "
+       "or both",
+       "nothing to record: give --sync and --health (a live status), --vulnerabilities (scan "
+       "findings), or both"},
       {"Force needs ForceReason, which is recorded",
        "--force needs --force-reason, which is recorded"},
       {"Force needs the editor role on the base: user 'x' may not change space 'b'",

@@ -76,9 +76,11 @@ TEST_CASE("live status round-trips", "[vocabulary]") {
 }
 
 TEST_CASE("Role round-trips in lower case", "[vocabulary]") {
-  CheckVocabulary(kAllRoles, ParseRole, RoleName, "viewer, editor, approver, admin, reporter");
+  CheckVocabulary(kAllRoles, ParseRole, RoleName,
+                  "viewer, editor, approver, admin, reporter, scanner");
   CHECK(ParseRole("Admin") == std::nullopt);
-  CHECK(JoinNames(kAllRoles, RoleName, " | ") == "viewer | editor | approver | admin | reporter");
+  CHECK(JoinNames(kAllRoles, RoleName, " | ") ==
+        "viewer | editor | approver | admin | reporter | scanner");
 }
 
 }  // namespace
