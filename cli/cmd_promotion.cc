@@ -53,10 +53,10 @@ void AddList(CLI::App* group, Env& env) {
     }
     return env.printer().List<QueuedPromotion>(
         resp.queued_promotions(),
-        {"CHANGE-ORDER", "STAGE", "QUEUED-BY", "QUEUED-AT", "EARLIEST", "WAITING-FOR"},
+        {"CHANGE-ORDER", "STAGE", "QUEUED-BY", "QUEUED-AT", "WAITING-FOR", "EARLIEST"},
         [](const QueuedPromotion& q) -> std::vector<std::string> {
-          return {q.change_order(), q.stage(),    q.queued_by(),
-                  q.queued_at(),    q.earliest(), WaitingFor(q)};
+          return {q.change_order(), q.stage(),     q.queued_by(),
+                  q.queued_at(),    WaitingFor(q), q.earliest()};
         });
   });
 }

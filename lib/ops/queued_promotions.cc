@@ -73,9 +73,11 @@ absl::Status ExplainQueued(store::Tx& tx, const Principal& p,
   for (auto& q : *out.mutable_queued_promotions()) {
     auto it = views.find(q.change_order_id());
     if (it == views.end()) continue;
-    q.set_explained(true);
+    // No explanation of its Stage (no workflow, a Stage it does not have, Completed): the
+    // stored reasons are all there is to show.
     const v1::StageExplanation* stage = EntryOf(it->second, q.stage());
-    if (stage == nullptr) continue;  // nothing left to enter: the engine is about to act
+    if (stage == nullptr) continue;
+    q.set_explained(true);
     *q.mutable_waits() = stage->waits();
     q.set_earliest(stage->earliest());
   }
