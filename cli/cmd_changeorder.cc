@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/explain_render.h"
 #include "cli/flag_names.h"
 #include "cli/watch_render.h"
 #include "cub/v1/changeorder.grpc.pb.h"
@@ -31,19 +33,27 @@ std::string Count(int n, const std::string& noun) {
   return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
 }
 
-// "3: id, id, id", or "0".
-std::string IdList(const google::protobuf::RepeatedPtrField<std::string>& ids) {
+// "3: acme-dev, acme-staging, acme-prod", or "0": Spaces by slug, an ID only when `names`
+// lacks it.
+std::string SpaceList(const google::protobuf::RepeatedPtrField<std::string>& ids,
+                      const std::map<std::string, std::string>& names) {
   if (ids.empty()) return "0";
-  return absl::StrCat(ids.size(), ": ", absl::StrJoin(ids, ", "));
+  std::vector<std::string> shown;
+  for (const auto& id : ids) {
+    auto it = names.find(id);
+    shown.push_back(it != names.end() ? it->second : id);
+  }
+  return absl::StrCat(ids.size(), ": ", absl::StrJoin(shown, ", "));
 }
 
 std::string Who(const std::string& user, const std::string& user_id) {
   return user.empty() ? user_id : user;
 }
 
-// The FIELD VALUE listing of `cub changeorder get`. A field with several entries takes one row
-// each, the FIELD cell left empty after the first.
-std::string Describe(const ChangeOrder& c) {
+// The FIELD VALUE listing of `cub changeorder get`, then what it waits for (`explained`). A
+// field with several entries takes one row each, the FIELD cell left empty after the first.
+std::string Describe(const ChangeOrder& c, const cub::v1::ExplainChangeOrderResponse& explained) {
+  const std::map<std::string, std::string> names = SpaceNamesOf(explained);
   Table t{{"FIELD", "VALUE"}, {}};
   auto row = [&t](const std::string& field, const std::string& value) {
     t.rows.push_back({field, value});
@@ -68,9 +78,9 @@ std::string Describe(const ChangeOrder& c) {
   row("Prior Revisions", c.prior_revisions());
   if (!c.where_space().empty()) row("Where Space", c.where_space());
   row("Changed Units", absl::StrCat(c.changed_unit_count()));
-  row("In-Scope Spaces", IdList(c.in_scope_space_ids()));
-  row("Resolved Spaces", IdList(c.resolved_space_ids()));
-  row("Released Spaces", IdList(c.released_space_ids()));
+  row("In-Scope Spaces", SpaceList(c.in_scope_space_ids(), names));
+  row("Resolved Spaces", SpaceList(c.resolved_space_ids(), names));
+  row("Released Spaces", SpaceList(c.released_space_ids(), names));
   if (!c.aborted_reason().empty()) row("Aborted Reason", c.aborted_reason());
   if (c.blocked()) row("Blocked", absl::StrCat("since ", c.blocked_at(), " by ", c.blocked_by()));
 
@@ -115,16 +125,6 @@ std::string Describe(const ChangeOrder& c) {
     }
   }
   if (!overrides.empty()) rows("Promotion Overrides", overrides);
-  std::vector<std::string> pending;
-  for (const auto& p : c.pending_requirements()) {
-    pending.push_back(
-        absl::StrCat(p.kind(), " of ", p.stage(), " in ", p.space(), ": ", p.message()));
-    if (p.needs_approval_from_size() > 0) {
-      pending.push_back(
-          absl::StrCat("  could approve: ", absl::StrJoin(p.needs_approval_from(), ", ")));
-    }
-  }
-  if (!pending.empty()) rows("Waiting For", pending);
   const cub::v1::EngineState& e = c.engine();
   if (e.pending()) {
     row("Engine", "pending: cubd has yet to act on the latest change");
@@ -135,7 +135,19 @@ std::string Describe(const ChangeOrder& c) {
                                      Count(e.attempts(), "failed attempt"), ": ",
                                      WithFlagNames(e.last_error())));
   }
-  return t.Render();
+  // What PendingRequirements listed (approvals) is part of the explanation, with names.
+  return absl::StrCat(t.Render(), "\nWaiting For (evaluated at ", explained.at(), ")\n",
+                      ExplanationText(explained));
+}
+
+// ExplainChangeOrder's answer for the ChangeOrder `get` and `explain` name; false (the
+// failure printed) when the call fails.
+bool Explain(const Env& env, const std::string& space, const std::string& name,
+             cub::v1::ExplainChangeOrderResponse* out) {
+  cub::v1::ExplainChangeOrderRequest req;
+  req.set_space(space);
+  req.set_change_order(name);
+  return CallCubd(env, &ChangeOrderService::Stub::ExplainChangeOrder, req, out);
 }
 
 void AddCreate(CLI::App* group, Env& env) {
@@ -241,7 +253,32 @@ void AddGet(CLI::App* group, Env& env) {
     if (!CallCubd(env, &ChangeOrderService::Stub::GetChangeOrder, req, &c)) return kExitFailed;
     const Printer printer = env.printer();
     if (!printer.table()) return printer.Document(c);
-    return printer.Text(Describe(c));
+    cub::v1::ExplainChangeOrderResponse explained;
+    if (!Explain(env, o->space, o->name, &explained)) return kExitFailed;
+    return printer.Text(Describe(c, explained));
+  });
+}
+
+void AddExplain(CLI::App* group, Env& env) {
+  struct Opts {
+    std::string space, name;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = group->add_subcommand(
+      "explain",
+      "Show why a ChangeOrder goes no further now: per Stage, each gate that does not hold, in "
+      "which Space, what it needs, and when it can hold at the earliest");
+  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  OnRun(cmd, env, [&env, o] {
+    cub::v1::ExplainChangeOrderResponse explained;
+    if (!Explain(env, o->space, o->name, &explained)) return kExitFailed;
+    const Printer printer = env.printer();
+    if (!printer.table()) return printer.Document(explained);
+    return printer.Text(absl::StrCat("ChangeOrder ", explained.change_order(), " at stage ",
+                                     explained.stage().empty() ? "(none)" : explained.stage(),
+                                     ", evaluated at ", explained.at(), "\n",
+                                     ExplanationText(explained)));
   });
 }
 
@@ -421,6 +458,7 @@ void AddChangeOrderCommands(CLI::App& app, Env& env) {
       "changeorder", "Manage ChangeOrders, named changes promoted from a base stage by stage");
   AddCreate(group, env);
   AddGet(group, env);
+  AddExplain(group, env);
   AddList(group, env);
   AddUpdate(group, env);
   AddWatch(group, env);

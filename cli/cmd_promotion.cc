@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/explain_render.h"
 #include "cli/flag_names.h"
 #include "cub/v1/event.grpc.pb.h"
 
@@ -15,8 +16,15 @@ namespace {
 using cub::v1::PromotionService;
 using cub::v1::QueuedPromotion;
 
-// The first thing it waits for, and how many more there are.
+// The first thing it waits for, and how many more there are: from the explanation cubd
+// derived at read, or, when it could not read the ChangeOrder, the reasons the engine stored.
 std::string WaitingFor(const QueuedPromotion& q) {
+  if (q.explained()) {
+    if (q.waits_size() == 0) return "nothing: every gate holds";
+    std::string out = WaitLine(q.waits(0));
+    if (q.waits_size() > 1) absl::StrAppend(&out, " (+", q.waits_size() - 1, " more)");
+    return out;
+  }
   if (q.waiting_for_size() == 0) return "";
   std::string out = WithFlagNames(q.waiting_for(0));
   if (q.waiting_for_size() > 1) absl::StrAppend(&out, " (+", q.waiting_for_size() - 1, " more)");
@@ -45,9 +53,10 @@ void AddList(CLI::App* group, Env& env) {
     }
     return env.printer().List<QueuedPromotion>(
         resp.queued_promotions(),
-        {"CHANGE-ORDER", "STAGE", "QUEUED-BY", "QUEUED-AT", "WAITING-FOR"},
+        {"CHANGE-ORDER", "STAGE", "QUEUED-BY", "QUEUED-AT", "WAITING-FOR", "EARLIEST"},
         [](const QueuedPromotion& q) -> std::vector<std::string> {
-          return {q.change_order(), q.stage(), q.queued_by(), q.queued_at(), WaitingFor(q)};
+          return {q.change_order(), q.stage(),     q.queued_by(),
+                  q.queued_at(),    WaitingFor(q), q.earliest()};
         });
   });
 }

@@ -22,6 +22,7 @@
 #include "lib/ops/change_workflows.h"
 #include "lib/ops/demote.h"
 #include "lib/ops/events.h"
+#include "lib/ops/explain.h"
 #include "lib/ops/freezes.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/promote.h"
@@ -191,6 +192,7 @@ class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> 
   CUB_RPC(UpdateChangeOrder)
   CUB_RPC(Promote)
   CUB_RPC(Demote)
+  CUB_RPC(ExplainChangeOrder)
 
   // Server-streaming, so written out: the same gate, through RunCall (server/change_order_watch.h).
   Status WatchChangeOrder(ServerContext* ctx, const v1::WatchChangeOrderRequest* req,

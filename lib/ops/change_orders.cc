@@ -17,6 +17,7 @@
 #include "lib/ops/change_order_block.h"
 #include "lib/ops/change_order_state.h"
 #include "lib/ops/events.h"
+#include "lib/ops/explain.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
@@ -488,68 +489,13 @@ absl::StatusOr<v1::Tag> NewChangeOrderTag(store::Tx& tx, const v1::Space& base,
   return store::InsertTag(tx, store::NewTag{base.space_id(), name, what, {}});
 }
 
-// What attestation prerequisites the rollout waits for: the entry gates of each Stage whose
-// Stage before has taken the change, the release gates of Spaces that took it but have not
-// released it, and Final once the last Stage has it.
+// What attestation prerequisites the rollout waits for, from the explanation (lib/ops/explain.h):
+// the entry gates of the next Stage and of Stages with a queued promotion, the release gates of
+// Spaces that took the change but have not released it, and Final once the last Stage has it.
 absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
                                   v1::ChangeOrder& view) {
-  if (!rco.workflow) return absl::OkStatus();
-  const auto& w = *rco.workflow;
-  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
-  std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
-                                 rco.co.resolved_space_ids.end());
-  resolved.insert(rco.base.space_id());
-  auto taken = [&](const std::vector<v1::Space>& spaces) {
-    return std::all_of(spaces.begin(), spaces.end(),
-                       [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
-  };
-  std::set<std::string> needs;
-  auto check = [&](const std::string& stage, const std::string& kind,
-                   const std::vector<std::string>& names,
-                   const std::vector<v1::Space>& over) -> absl::Status {
-    for (const auto& name : names) {
-      const auto* a = workflow::FindAttestationPrerequisite(w, name);
-      if (!a || over.empty()) continue;
-      CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *a, over, absl::Now()));
-      for (size_t i = 0; i < outcomes.size(); ++i) {
-        const auto& o = outcomes[i];
-        if (o.held) continue;
-        v1::PendingRequirement* p = view.add_pending_requirements();
-        p->set_stage(stage);
-        p->set_kind(kind);
-        p->set_prerequisite(name);
-        p->set_space_id(over[i].space_id());
-        p->set_space(over[i].slug());
-        p->set_message(o.message);
-        for (const auto& u : o.needs_from) {
-          p->add_needs_approval_from(u);
-          needs.insert(u);
-        }
-      }
-    }
-    return absl::OkStatus();
-  };
-  for (size_t k = 0; k < w.stages.size(); ++k) {
-    const std::vector<v1::Space> before =
-        k == 0 ? std::vector<v1::Space>{rco.base} : members[k - 1];
-    if (taken(before) && !taken(members[k])) {
-      CUB_RETURN_IF_ERROR(check(w.stages[k].name, "Entry", w.stages[k].prerequisites, before));
-    }
-    std::vector<v1::Space> unreleased;
-    for (const auto& s : members[k]) {
-      if (!resolved.count(s.space_id())) continue;
-      CUB_ASSIGN_OR_RETURN(bool released,
-                           store::ChangeOrderReleasedIn(tx, s.space_id(), rco.co.id));
-      if (!released) unreleased.push_back(s);
-    }
-    CUB_RETURN_IF_ERROR(
-        check(w.stages[k].name, "Release", w.stages[k].release_prerequisites, unreleased));
-  }
-  if (!w.stages.empty() && taken(members.back()) && rco.co.stage != "Completed") {
-    CUB_RETURN_IF_ERROR(
-        check(w.stages.back().name, "Final", w.final.prerequisites, members.back()));
-  }
-  for (const auto& u : needs) view.add_needs_approval_from(u);
+  CUB_ASSIGN_OR_RETURN(Explanation e, Explain(tx, rco));
+  FillPendingRequirements(e, view);
   return absl::OkStatus();
 }
 

@@ -1,17 +1,22 @@
 #include "lib/ops/queued_promotions.h"
 
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/events.h"
+#include "lib/ops/explain.h"
 #include "lib/ops/where_field.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
 #include "lib/store/queued_promotions.h"
 #include "lib/store/transaction.h"
+#include "lib/store/user_names.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 
@@ -44,6 +49,41 @@ store::NewEvent WithdrawnEvent(const Principal& p, const ResolvedChangeOrder& rc
   return e;
 }
 
+// What each queued promotion waits for now, from its ChangeOrder's explanation: one per
+// ChangeOrder listed, the users of all of them named in one query. One whose ChangeOrder
+// cannot be read keeps only the reasons the engine stored.
+absl::Status ExplainQueued(store::Tx& tx, const Principal& p,
+                           v1::ListQueuedPromotionsResponse& out) {
+  std::map<std::string, std::pair<ResolvedChangeOrder, Explanation>> explained;  // by ID
+  std::set<std::string> users;
+  for (const auto& q : out.queued_promotions()) {
+    if (explained.count(q.change_order_id())) continue;
+    auto rco = ResolveChangeOrder(tx, p, q.change_order(), "", false);
+    if (!rco.ok()) {
+      if (store::FailedInDatabase(rco.status())) return rco.status();
+      continue;
+    }
+    CUB_ASSIGN_OR_RETURN(Explanation e, Explain(tx, *rco));
+    for (auto& u : UsersNamedIn(e)) users.insert(std::move(u));
+    explained.emplace(q.change_order_id(), std::make_pair(*std::move(rco), std::move(e)));
+  }
+  CUB_ASSIGN_OR_RETURN(auto names, store::UserNames(tx, {users.begin(), users.end()}));
+  std::map<std::string, v1::ExplainChangeOrderResponse> views;
+  for (const auto& [id, re] : explained) views[id] = ExplanationView(re.first, re.second, names);
+  for (auto& q : *out.mutable_queued_promotions()) {
+    auto it = views.find(q.change_order_id());
+    if (it == views.end()) continue;
+    // No explanation of its Stage (no workflow, a Stage it does not have, Completed): the
+    // stored reasons are all there is to show.
+    const v1::StageExplanation* stage = EntryOf(it->second, q.stage());
+    if (stage == nullptr) continue;
+    q.set_explained(true);
+    *q.mutable_waits() = stage->waits();
+    q.set_earliest(stage->earliest());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<v1::ListQueuedPromotionsResponse> ListQueuedPromotions(
@@ -59,6 +99,7 @@ absl::StatusOr<v1::ListQueuedPromotionsResponse> ListQueuedPromotions(
         auto listed = store::ListQueuedPromotions(tx, ToCaller(p), space_id, req.where());
         if (!listed.ok()) return NameWhereField(listed.status(), "Where");
         for (auto& q : *listed) *out.add_queued_promotions() = std::move(q.view);
+        CUB_RETURN_IF_ERROR(ExplainQueued(tx, p, out));
         return out;
       });
 }

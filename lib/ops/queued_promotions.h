@@ -17,7 +17,8 @@ namespace cub::ops {
 
 // Space: empty or "*" for every base Space `p` can see. Where is over QueuedPromotion's fields
 // (ChangeOrder, BaseSpace, Stage, QueuedBy, QueuedAt, CheckedAt, WaitingFor); a bad one is
-// INVALID_ARGUMENT "Where: ...".
+// INVALID_ARGUMENT "Where: ...". Each one's Waits and Earliest are derived at read from its
+// ChangeOrder's explanation (lib/ops/explain.h), one per ChangeOrder listed.
 absl::StatusOr<v1::ListQueuedPromotionsResponse> ListQueuedPromotions(
     store::ConnectionPool& db, const Principal& p, const v1::ListQueuedPromotionsRequest& req);
 
