@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "lib/ops/freeze_gate.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/stage_control.h"
 #include "lib/store/spaces.h"
@@ -24,6 +25,25 @@ GateReport Failing(GateReport report) {
     if (!f.held) out.findings.push_back(std::move(f));
   }
   return out;
+}
+
+// What holds Stage `k`: its entry gates, and the freezes over the Spaces it would move into.
+absl::StatusOr<GateReport> EntryReport(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                       const std::vector<std::vector<v1::Space>>& members, int k,
+                                       const std::set<std::string>& resolved, absl::Time at) {
+  CUB_ASSIGN_OR_RETURN(GateReport report, EntryGates(tx, rco, members, k, resolved));
+  std::vector<v1::Space> moving;
+  for (const auto& s : members[k]) {
+    if (!resolved.count(s.space_id())) moving.push_back(s);
+  }
+  const std::string& name = rco.workflow->stages[k].name;
+  CUB_ASSIGN_OR_RETURN(
+      GateReport frozen,
+      FreezeFindings(tx, moving, at, absl::StrCat("unable to promote to stage '", name, "'"),
+                     "Variant"));
+  for (auto& f : frozen.findings) f.stage = name;
+  frozen.Append(std::move(report));
+  return frozen;
 }
 
 std::string TimeText(const std::optional<absl::Time>& t) {
@@ -72,8 +92,8 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
       ExplainedStage entry = base_entry;
       entry.phase = std::string(kPhaseEntry);
       if (q != queued.end()) entry.queued = q->second;
-      CUB_ASSIGN_OR_RETURN(auto report,
-                           EntryGates(tx, rco, members, static_cast<int>(k), resolved));
+      CUB_ASSIGN_OR_RETURN(
+          auto report, EntryReport(tx, rco, members, static_cast<int>(k), resolved, out.at));
       entry.report = Failing(std::move(report));
       out.stages.push_back(std::move(entry));
     }

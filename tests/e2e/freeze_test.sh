@@ -153,6 +153,11 @@ expect_fail 1 "unable to publish a release in space 'acme-prod': Space 'acme-pro
   as "$ED" cub release publish acme-prod
 expect_fail 1 "frozen by freeze 'stop'" as "$ED" cub release publish acme-prod --release "$PROD_REL"
 expect_eq 1 "$(db -c "SELECT count(*) FROM releases r JOIN spaces s ON s.id = r.space_id WHERE s.slug = 'acme-prod'")"
+# The explanation names the freeze wherever the promotion waits.
+expect_ok cub changeorder explain --space acme-base v3
+expect_contains "$OUT" "stop"
+expect_contains "$OUT" "Freeze"
+expect_contains "$OUT" "acme-dev"
 
 section "an editor's --force is refused: passing a freeze needs the admin role"
 expect_fail 1 "--force needs the admin role on space 'acme-dev' to pass freeze 'stop'" \
