@@ -21,6 +21,7 @@
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
 #include "lib/ops/promotion_plan.h"
+#include "lib/ops/promotion_records.h"
 #include "lib/ops/resolve.h"
 #include "lib/ops/source_plan.h"
 #include "lib/ops/stage_control.h"
@@ -290,6 +291,23 @@ std::string PromotedDetails(const ResolvedChangeOrder& rco, int stage_index,
             {"ByEngine", by.engine}};
   if (!by.queued_by.empty()) d["QueuedBy"] = by.queued_by;
   return JsonText(d);
+}
+
+// The evidence the promotion's records carry: the gates evaluated (every Stage's up to
+// `stage_index`) and those forced past, each with its refusal.
+// TODO(i13-core): take the findings of the GateReport the gates return, with their evidence.
+PromotionEvidence EvidenceOf(const ResolvedChangeOrder& rco, int stage_index,
+                             const std::vector<std::string>& failures) {
+  PromotionEvidence e;
+  for (int j = 0; rco.workflow && j <= stage_index; ++j) {
+    for (const auto& g : rco.workflow->stages[j].prerequisites) e.gates.push_back(g);
+  }
+  for (const auto& f : failures) {
+    GateFinding g;
+    g.message = f;
+    e.findings.push_back(std::move(g));
+  }
+  return e;
 }
 
 // Events of a promotion that landed or failed somewhere; a queued promotion it carried out
@@ -588,6 +606,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
     CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, req, out, by));
+    CUB_RETURN_IF_ERROR(RecordPromotions(tx, p, rco, stage_name, req, by,
+                                         EvidenceOf(rco, into.stage, failures), out));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;
