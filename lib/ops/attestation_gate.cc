@@ -122,6 +122,7 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
     }
     if (!shortfalls.empty()) {
       o.held = false;
+      o.shortfalls = shortfalls;
       o.message = absl::StrCat("requires ", req.name, ": ", req.count, " ", req.type,
                                " attestation(s) from eligible attesters who did not write the"
                                " change",

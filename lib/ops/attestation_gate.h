@@ -41,6 +41,8 @@ struct RequirementOutcome {
   // When it does not hold: "requires two-approvers: 2 Approval attestation(s) from eligible
   // attesters who did not write the change; deployment revision 3 has 1 of 2".
   std::string message;
+  // The same, per revision read: "deployment revision 3 has 1 of 2".
+  std::vector<std::string> shortfalls;
   std::vector<JudgedVote> votes;
   // Who could still make it hold: eligible users who have not approved (IDs).
   std::set<std::string> needs_from;

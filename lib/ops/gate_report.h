@@ -20,7 +20,7 @@
 namespace cub::ops {
 
 // What kind of gate a finding is about.
-inline constexpr std::string_view kGateTaken = "Taken";  // the Space has not taken the change
+inline constexpr std::string_view kGateTaken = "Taken";      // the Space has not taken the change
 inline constexpr std::string_view kGateBuiltin = "Builtin";  // Validated, Released, Healthy...
 inline constexpr std::string_view kGateCustom = "Custom";    // a CEL CustomPrerequisite
 inline constexpr std::string_view kGateAttestation = "Attestation";
@@ -41,6 +41,8 @@ struct GateFinding {
   // When it does not hold, what would make it hold, briefly, in names a person knows:
   // "approvals 1 of 2, from alice or bob", "Release 4 reported Healthy", "freeze 'xmas' lifted".
   std::string needs;
+  // For an attestation that does not hold: the users (IDs) who could still make it hold.
+  std::vector<std::string> needs_from;
   // When time alone can make it hold: the earliest moment it can (the soak's end, the freeze
   // window's end). Unset when it waits for something else, or for nobody knows what.
   std::optional<absl::Time> earliest;

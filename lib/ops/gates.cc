@@ -8,10 +8,14 @@
 #include "absl/time/clock.h"
 #include "lib/ops/api_json.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/release_status_rules.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
+#include "lib/util/json.h"
+#include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
+#include "lib/util/time_text.h"
 #include "lib/workflow/custom_gate.h"
 
 namespace cub::ops {
@@ -21,6 +25,24 @@ namespace {
 std::string Who(const GateContext& ctx, const v1::Space& s) {
   return absl::StrCat(s.space_id() == ctx.rco->base.space_id() ? "Space '" : "Variant '", s.slug(),
                       "'");
+}
+
+// A Release as gate evidence: what it is and its live status when the gate read it.
+Json ReleaseEvidence(const v1::Release& r, absl::Time observed) {
+  Json j = Json::object();
+  j["Release"] = r.release_num();
+  j["BundleDigest"] = r.bundle_digest();
+  j["Sync"] = r.live_status().sync();
+  j["Health"] = r.live_status().health();
+  j["Operation"] = r.live_status().operation();
+  j["ReportedAt"] = r.live_status().reported_at();
+  j["ObservedAt"] = FormatRfc3339(observed);
+  return j;
+}
+
+// The health rule (release_status_rules.h) over a Release's stored live status.
+bool ReportsHealthy(const v1::LiveStatus& s) {
+  return IsHealthyReport(store::StatusReport{s.sync(), s.health(), s.operation(), s.message()});
 }
 
 }  // namespace
@@ -42,18 +64,19 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
 
 namespace {
 
-// Evaluates prerequisites over the Spaces of `over` that have taken the change, appending one
-// message per (prerequisite, Space) that does not hold.
+// Evaluates prerequisites over the Spaces of `over` that have taken the change, adding one
+// finding per (prerequisite, Space) that does not hold, and with ctx.evidence per one that does.
 class GateEvaluator {
  public:
-  GateEvaluator(store::Tx& tx, const GateContext& ctx, const std::string& prefix,
-                std::vector<const v1::Space*> taken, std::vector<std::string>& failures)
+  GateEvaluator(store::Tx& tx, const GateContext& ctx, const std::string& stage,
+                const std::string& prefix, std::vector<const v1::Space*> taken, GateReport& report)
       : tx_(tx),
         ctx_(ctx),
         co_(ctx.rco->co),
+        stage_(stage),
         prefix_(prefix),
         taken_(std::move(taken)),
-        failures_(failures) {
+        report_(report) {
     for (const auto* s : taken_) taken_ids_.push_back(s->space_id());
   }
 
@@ -80,43 +103,100 @@ class GateEvaluator {
     } else if (name == workflow::kHealthy) {
       CUB_RETURN_IF_ERROR(Healthy());
     } else if (auto it = customs_.find(name); it != customs_.end()) {
-      Custom(it->second);
+      CUB_RETURN_IF_ERROR(Custom(it->second));
     } else if (const auto* a = rco.workflow
                                    ? workflow::FindAttestationPrerequisite(*rco.workflow, name)
                                    : nullptr) {
       CUB_RETURN_IF_ERROR(Attestation(*a));
     } else {
-      failures_.push_back(absl::StrCat(prefix_, ": prerequisite '", name,
-                                       "' is not declared by the change order's workflow"));
+      GateFinding f = Finding(name, kGateUndeclared, nullptr);
+      f.message = absl::StrCat(prefix_, ": prerequisite '", name,
+                               "' is not declared by the change order's workflow");
+      f.needs = absl::StrCat("the workflow to declare '", name, "'");
+      report_.findings.push_back(std::move(f));
     }
     return absl::OkStatus();
   }
 
  private:
+  GateFinding Finding(const std::string& gate, std::string_view kind, const v1::Space* s) {
+    GateFinding f;
+    f.stage = stage_;
+    f.gate = gate;
+    f.kind = std::string(kind);
+    if (s) {
+      f.space_id = s->space_id();
+      f.space = s->slug();
+    }
+    return f;
+  }
+
+  void Fail(GateFinding f, const v1::Space& s, const std::string& why, std::string needs) {
+    f.held = false;
+    f.message = absl::StrCat(prefix_, ", ", Who(ctx_, s), why);
+    f.needs = std::move(needs);
+    report_.findings.push_back(std::move(f));
+  }
+
+  void Hold(GateFinding f, const Json& evidence) {
+    if (!ctx_.evidence) return;
+    f.held = true;
+    f.evidence_json = JsonText(evidence);
+    report_.findings.push_back(std::move(f));
+  }
+
+  absl::Status ReadReleases() {
+    if (releases_read_) return absl::OkStatus();
+    CUB_ASSIGN_OR_RETURN(with_target_, store::SpacesWithTarget(tx_, taken_ids_));
+    CUB_ASSIGN_OR_RETURN(
+        releases_, store::ReleasesCarrying(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_));
+    releases_read_ = true;
+    return absl::OkStatus();
+  }
+
+  const store::CarryingRelease* ReleaseOf(const v1::Space& s) const {
+    auto it = releases_.find(s.space_id());
+    return it == releases_.end() ? nullptr : &it->second;
+  }
+
   absl::Status Validated() {
-    std::map<std::string, const v1::Space*> by_id;
-    for (const auto* s : taken_) by_id[s->space_id()] = s;
+    std::map<std::string, std::vector<const store::ValidationFinding*>> by_space;
     CUB_ASSIGN_OR_RETURN(auto findings, store::ValidationFindings(tx_, co_.start_tag_id,
                                                                   co_.publish_tag_id, taken_ids_));
-    for (const auto& f : findings) {
-      failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *by_id[f.space_id]),
-                                       ": requires Validated: unit '", f.unit_slug, "' revision ",
-                                       f.revision_num,
-                                       " has validation errors: ", absl::StrJoin(f.errors, "; ")));
+    for (const auto& f : findings) by_space[f.space_id].push_back(&f);
+    for (const auto* s : taken_) {
+      GateFinding g = Finding(std::string(workflow::kValidated), kGateBuiltin, s);
+      auto it = by_space.find(s->space_id());
+      if (it == by_space.end()) {
+        Hold(std::move(g), Json{{"ValidationErrors", 0}});
+        continue;
+      }
+      for (const auto* f : it->second) {
+        Fail(g, *s,
+             absl::StrCat(": requires Validated: unit '", f->unit_slug, "' revision ",
+                          f->revision_num,
+                          " has validation errors: ", absl::StrJoin(f->errors, "; ")),
+             absl::StrCat("unit '", f->unit_slug, "' revision ", f->revision_num,
+                          " free of validation errors"));
+      }
     }
     return absl::OkStatus();
   }
 
   absl::Status Released() {
-    // A Space without a release Target has nothing to release, and passes.
-    CUB_ASSIGN_OR_RETURN(auto with_target, store::SpacesWithTarget(tx_, taken_ids_));
-    CUB_ASSIGN_OR_RETURN(
-        auto released,
-        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false));
+    CUB_RETURN_IF_ERROR(ReadReleases());
     for (const auto* s : taken_) {
-      if (with_target.count(s->space_id()) && !released.count(s->space_id())) {
-        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s), " has taken change order '",
-                                         co_.slug, "' but has not released it"));
+      GateFinding g = Finding(std::string(workflow::kReleased), kGateBuiltin, s);
+      const store::CarryingRelease* r = ReleaseOf(*s);
+      if (r) {
+        Hold(std::move(g), ReleaseEvidence(r->release, ctx_.now));
+      } else if (!with_target_.count(s->space_id())) {
+        // A Space without a release Target has nothing to release, and passes.
+        Hold(std::move(g), Json{{"ReleaseTarget", nullptr}});
+      } else {
+        Fail(std::move(g), *s,
+             absl::StrCat(" has taken change order '", co_.slug, "' but has not released it"),
+             absl::StrCat("a Release carrying change order '", co_.slug, "'"));
       }
     }
     return absl::OkStatus();
@@ -125,44 +205,66 @@ class GateEvaluator {
   absl::Status Healthy() {
     // Read now, never cached: the latest Release must carry the change and be reported
     // Synced and Healthy with no operation Running or Failed.
-    CUB_ASSIGN_OR_RETURN(auto with_target, store::SpacesWithTarget(tx_, taken_ids_));
-    CUB_ASSIGN_OR_RETURN(
-        auto released,
-        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, false));
-    CUB_ASSIGN_OR_RETURN(
-        auto healthy,
-        store::SpacesReleasing(tx_, co_.start_tag_id, co_.publish_tag_id, taken_ids_, true));
+    CUB_RETURN_IF_ERROR(ReadReleases());
     for (const auto* s : taken_) {
-      if (!with_target.count(s->space_id())) {
-        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s),
-                                         " has no release Target, so it cannot report Healthy"));
-      } else if (!released.count(s->space_id())) {
-        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s), " has taken change order '",
-                                         co_.slug,
-                                         "' but has not released it, so it cannot be Healthy"));
-      } else if (!healthy.count(s->space_id())) {
-        failures_.push_back(absl::StrCat(prefix_, ", ", Who(ctx_, *s),
-                                         " is not Healthy: its latest Release must carry change"
-                                         " order '",
-                                         co_.slug,
-                                         "' and be reported Synced and Healthy with no operation"
-                                         " Running or Failed"));
+      GateFinding g = Finding(std::string(workflow::kHealthy), kGateBuiltin, s);
+      const store::CarryingRelease* r = ReleaseOf(*s);
+      if (!with_target_.count(s->space_id())) {
+        Fail(std::move(g), *s, " has no release Target, so it cannot report Healthy",
+             "a release Target");
+      } else if (!r) {
+        Fail(std::move(g), *s,
+             absl::StrCat(" has taken change order '", co_.slug,
+                          "' but has not released it, so it cannot be Healthy"),
+             absl::StrCat("a Release carrying change order '", co_.slug,
+                          "', reported Synced and Healthy"));
+      } else if (!r->latest || !ReportsHealthy(r->release.live_status())) {
+        const v1::LiveStatus& live = r->release.live_status();
+        Fail(std::move(g), *s,
+             absl::StrCat(" is not Healthy: its latest Release must carry change order '", co_.slug,
+                          "' and be reported Synced and Healthy with no operation Running or"
+                          " Failed"),
+             r->latest ? absl::StrCat("Release ", r->release.release_num(),
+                                      " reported Synced and Healthy (now ", live.sync(), "/",
+                                      live.health(), live.operation().empty() ? "" : ", operation ",
+                                      live.operation(), ")")
+                       : absl::StrCat("its latest Release to carry change order '", co_.slug,
+                                      "' (Release ", r->release.release_num(),
+                                      " does, but a later one does not)"));
+      } else {
+        Hold(std::move(g), ReleaseEvidence(r->release, ctx_.now));
       }
     }
     return absl::OkStatus();
   }
 
-  void Custom(const workflow::CompiledCustom& gate) {
+  absl::Status Custom(const workflow::CompiledCustom& gate) {
+    CUB_RETURN_IF_ERROR(ReadReleases());
     for (const auto* s : taken_) {
-      auto held = workflow::EvaluateCustom(gate, ApiJson(*s), co_json_, "", ctx_.now);
+      GateFinding g = Finding(gate.name, kGateCustom, s);
+      const store::CarryingRelease* r = ReleaseOf(*s);
+      const std::string space_json = ApiJson(*s);
+      const std::string release_json = r ? ApiJson(r->release) : "";
+      auto held = workflow::EvaluateCustom(gate, space_json, co_json_, release_json, ctx_.now);
       if (!held.ok()) {
-        failures_.push_back(
-            absl::StrCat(prefix_, ", ", Who(ctx_, *s), ": ", held.status().message()));
+        Fail(std::move(g), *s, absl::StrCat(": ", held.status().message()),
+             absl::StrCat("CEL gate '", gate.name, "' to evaluate without error"));
       } else if (!*held) {
-        failures_.push_back(
-            absl::StrCat(prefix_, ", ", Who(ctx_, *s), ": ", workflow::NotSatisfiedMessage(gate)));
+        Fail(std::move(g), *s, absl::StrCat(": ", workflow::NotSatisfiedMessage(gate)),
+             absl::StrCat("CEL gate '", gate.name, "' true: ", gate.expression));
+      } else {
+        Json e = Json::object();
+        e["Expression"] = gate.expression;
+        // What it read, so that a record can be checked against the inputs if they are kept.
+        e["InputsDigest"] = absl::StrCat(
+            "sha256:", Sha256Hex(absl::StrCat(space_json, "\n", co_json_, "\n", release_json, "\n",
+                                              FormatRfc3339(ctx_.now))));
+        e["Now"] = FormatRfc3339(ctx_.now);
+        if (r) e["Release"] = r->release.release_num();
+        Hold(std::move(g), e);
       }
     }
+    return absl::OkStatus();
   }
 
   absl::Status Attestation(const workflow::AttestationPrerequisite& a) {
@@ -170,10 +272,25 @@ class GateEvaluator {
     for (const auto* t : taken_) spaces.push_back(*t);
     CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx_, *ctx_.rco, a, spaces, ctx_.now));
     for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (!outcomes[i].held) {
-        failures_.push_back(
-            absl::StrCat(prefix_, ", ", Who(ctx_, spaces[i]), ": ", outcomes[i].message));
+      const RequirementOutcome& o = outcomes[i];
+      GateFinding g = Finding(a.name, kGateAttestation, &spaces[i]);
+      if (!o.held) {
+        g.needs_from.assign(o.needs_from.begin(), o.needs_from.end());
+        Fail(std::move(g), spaces[i], absl::StrCat(": ", o.message),
+             absl::StrCat(a.type, " ", absl::StrJoin(o.shortfalls, "; ")));
+        continue;
       }
+      Json votes = Json::array();
+      for (const auto& v : o.votes) {
+        if (!v.counted) continue;
+        votes.push_back(Json{{"AttestationID", v.vote.attestation_id},
+                             {"User", v.vote.username},
+                             {"Result", v.vote.result},
+                             {"At", FormatRfc3339(v.vote.at)},
+                             {"Unit", v.unit},
+                             {"Revision", v.revision_num}});
+      }
+      Hold(std::move(g), Json{{"Type", a.type}, {"Count", a.count}, {"Votes", votes}});
     }
     return absl::OkStatus();
   }
@@ -181,53 +298,81 @@ class GateEvaluator {
   store::Tx& tx_;
   const GateContext& ctx_;
   const store::StoredChangeOrder& co_;
+  const std::string& stage_;
   const std::string& prefix_;
   const std::vector<const v1::Space*> taken_;
   std::vector<std::string> taken_ids_;
-  std::vector<std::string>& failures_;
+  GateReport& report_;
   std::map<std::string, workflow::CompiledCustom> customs_;
   std::string co_json_;
+  bool releases_read_ = false;
+  std::set<std::string> with_target_;
+  std::map<std::string, store::CarryingRelease> releases_;
 };
 
 }  // namespace
+
+absl::StatusOr<GateReport> EvaluateGates(store::Tx& tx, const GateContext& ctx,
+                                         const std::string& stage,
+                                         const std::vector<std::string>& prerequisites,
+                                         const std::vector<v1::Space>& over,
+                                         const std::string& prefix) {
+  GateReport report;
+  std::vector<const v1::Space*> taken;
+  for (const auto& s : over) {
+    GateFinding f;
+    f.stage = stage;
+    f.gate = std::string(kGateTaken);
+    f.kind = std::string(kGateTaken);
+    f.space_id = s.space_id();
+    f.space = s.slug();
+    if (ctx.resolved.count(s.space_id())) {
+      taken.push_back(&s);
+      continue;
+    }
+    f.message = absl::StrCat(prefix, ", ", Who(ctx, s), " has not taken change order '",
+                             ctx.rco->co.slug, "'");
+    f.needs = absl::StrCat("change order '", ctx.rco->co.slug, "' promoted into it");
+    report.findings.push_back(std::move(f));
+  }
+  if (taken.empty() || prerequisites.empty()) return report;
+  GateEvaluator gates(tx, ctx, stage, prefix, std::move(taken), report);
+  CUB_RETURN_IF_ERROR(gates.CompileCustoms());
+  for (const auto& name : prerequisites) CUB_RETURN_IF_ERROR(gates.Evaluate(name));
+  return report;
+}
 
 absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateContext& ctx,
                                                       const std::vector<std::string>& prerequisites,
                                                       const std::vector<v1::Space>& over,
                                                       const std::string& prefix) {
-  std::vector<std::string> failures;
-  std::vector<const v1::Space*> taken;
-  for (const auto& s : over) {
-    if (ctx.resolved.count(s.space_id())) {
-      taken.push_back(&s);
-    } else {
-      failures.push_back(absl::StrCat(prefix, ", ", Who(ctx, s), " has not taken change order '",
-                                      ctx.rco->co.slug, "'"));
-    }
+  CUB_ASSIGN_OR_RETURN(auto report, EvaluateGates(tx, ctx, "", prerequisites, over, prefix));
+  return report.FailureMessages();
+}
+
+absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                      const std::vector<std::vector<v1::Space>>& members, int stage,
+                                      const std::set<std::string>& resolved, bool evidence) {
+  GateReport report;
+  if (!rco.workflow) return report;
+  GateContext ctx{&rco, resolved, absl::Now(), evidence};
+  const auto& stages = rco.workflow->stages;
+  const std::string prefix = absl::StrCat("unable to promote to stage '", stages[stage].name, "'");
+  for (int j = 0; j <= stage; ++j) {
+    std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
+    CUB_ASSIGN_OR_RETURN(
+        auto r, EvaluateGates(tx, ctx, stages[j].name, stages[j].prerequisites, over, prefix));
+    report.Append(std::move(r));
   }
-  if (taken.empty() || prerequisites.empty()) return failures;
-  GateEvaluator gates(tx, ctx, prefix, std::move(taken), failures);
-  CUB_RETURN_IF_ERROR(gates.CompileCustoms());
-  for (const auto& name : prerequisites) CUB_RETURN_IF_ERROR(gates.Evaluate(name));
-  return failures;
+  return report;
 }
 
 absl::StatusOr<std::vector<std::string>> EntryGateFailures(
     store::Tx& tx, const ResolvedChangeOrder& rco,
     const std::vector<std::vector<v1::Space>>& members, int stage,
     const std::set<std::string>& resolved) {
-  std::vector<std::string> failures;
-  if (!rco.workflow) return failures;
-  GateContext ctx{&rco, resolved, absl::Now()};
-  const std::string prefix =
-      absl::StrCat("unable to promote to stage '", rco.workflow->stages[stage].name, "'");
-  for (int j = 0; j <= stage; ++j) {
-    std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
-    CUB_ASSIGN_OR_RETURN(
-        auto f, GateFailures(tx, ctx, rco.workflow->stages[j].prerequisites, over, prefix));
-    failures.insert(failures.end(), f.begin(), f.end());
-  }
-  return failures;
+  CUB_ASSIGN_OR_RETURN(auto report, EntryGates(tx, rco, members, stage, resolved));
+  return report.FailureMessages();
 }
 
 }  // namespace cub::ops

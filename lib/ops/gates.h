@@ -1,5 +1,5 @@
 // A ChangeWorkflow's stages and gates as they apply to one ChangeOrder: which in-scope Spaces
-// each Stage holds, and which prerequisites fail over a set of Spaces.
+// each Stage holds, and what its prerequisites find over a set of Spaces (gate_report.h).
 //
 // Gates read current state every time (nothing is cached from an earlier evaluation), with a
 // fixed number of queries per evaluation whatever the number of Spaces.
@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "cub/v1/common.pb.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/gate_report.h"
 #include "lib/store/transaction.h"
 
 namespace cub::ops {
@@ -28,19 +29,35 @@ struct GateContext {
   const ResolvedChangeOrder* rco = nullptr;
   std::set<std::string> resolved;  // Spaces that have taken the change (the base included)
   absl::Time now;
+  // Also report the findings that hold, each with its evidence (for the promotion record).
+  bool evidence = false;
 };
 
-// Why `prerequisites` do not hold over `over`, one message per (prerequisite, Space), each
-// starting with `prefix` ("unable to promote to stage 'prod'"). Having taken the change is
-// checked first, whatever the list says. Empty when everything holds.
+// What `prerequisites` (of Stage `stage`, "" for Final) find over `over`: one finding per
+// (prerequisite, Space) that does not hold, each message starting with `prefix` ("unable to
+// promote to stage 'prod'"), and with ctx.evidence one per pair that holds. Having taken the
+// change is checked first, whatever the list says (kind Taken).
+absl::StatusOr<GateReport> EvaluateGates(store::Tx& tx, const GateContext& ctx,
+                                         const std::string& stage,
+                                         const std::vector<std::string>& prerequisites,
+                                         const std::vector<v1::Space>& over,
+                                         const std::string& prefix);
+
+// EvaluateGates' failure messages; empty when everything holds.
 absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateContext& ctx,
                                                       const std::vector<std::string>& prerequisites,
                                                       const std::vector<v1::Space>& over,
                                                       const std::string& prefix);
 
-// Why `rco` may not be promoted into Stage `stage` (an index of `members`, StageMembers' result):
+// What holds `rco` from entering Stage `stage` (an index of `members`, StageMembers' result):
 // the gates of every Stage up to it, each over the Stage before (the first over the base),
-// each message starting "unable to promote to stage 'NAME'". Empty when all hold.
+// each message starting "unable to promote to stage 'NAME'" (the target's name); a finding's
+// `stage` is the Stage whose gate it is.
+absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                      const std::vector<std::vector<v1::Space>>& members, int stage,
+                                      const std::set<std::string>& resolved, bool evidence = false);
+
+// EntryGates' failure messages; empty when all hold.
 absl::StatusOr<std::vector<std::string>> EntryGateFailures(
     store::Tx& tx, const ResolvedChangeOrder& rco,
     const std::vector<std::vector<v1::Space>>& members, int stage,

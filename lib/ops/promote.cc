@@ -164,19 +164,18 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
   }
 }
 
-// What stops the target Stage's gates, one message per (gate, Space): the gates of every Stage
-// up to the target, each over the Stage before (the first over the base). Nothing is gated
-// when every target has the change already.
-absl::StatusOr<std::vector<std::string>> GateFailuresFor(
-    store::Tx& tx, const ResolvedChangeOrder& rco,
-    const std::vector<std::vector<v1::Space>>& members, const PromotionSpaces& into,
-    const std::set<std::string>& resolved) {
-  std::vector<std::string> failures;
+// What the target Stage's gates find: the gates of every Stage up to the target, each over the
+// Stage before (the first over the base), with the evidence of those that hold. Nothing is
+// gated when every target has the change already.
+absl::StatusOr<GateReport> GatesFor(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                    const std::vector<std::vector<v1::Space>>& members,
+                                    const PromotionSpaces& into,
+                                    const std::set<std::string>& resolved) {
   const bool nothing_to_move =
       std::all_of(into.spaces.begin(), into.spaces.end(),
                   [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
-  if (!rco.workflow || into.stage < 0 || nothing_to_move) return failures;
-  return EntryGateFailures(tx, rco, members, into.stage, resolved);
+  if (!rco.workflow || into.stage < 0 || nothing_to_move) return GateReport();
+  return EntryGates(tx, rco, members, into.stage, resolved, /*evidence=*/true);
 }
 
 constexpr char kGateRefusalPayload[] = "cub/gate-refusal";
@@ -580,7 +579,9 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     out.set_target_stage(stage_name);
     CUB_RETURN_IF_ERROR(CheckStageMode(tx, rco, stage_name, req, by));
     CUB_RETURN_IF_ERROR(TakeStageTurn(tx, p, rco, stage_name, req, by));
-    CUB_ASSIGN_OR_RETURN(auto failures, GateFailuresFor(tx, rco, members, into, resolved));
+    // The findings, held ones with their evidence, are what the promotion was judged on.
+    CUB_ASSIGN_OR_RETURN(GateReport gates, GatesFor(tx, rco, members, into, resolved));
+    const std::vector<std::string> failures = gates.FailureMessages();
     if (!failures.empty() && req.queue()) {
       if (auto w = ResolveSpace(tx, p, rco.base.slug(), Access::kWrite); !w.ok()) {
         return absl::PermissionDeniedError(

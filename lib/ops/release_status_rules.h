@@ -24,8 +24,8 @@ namespace cub::ops {
 inline constexpr char kDegradedEnd[] = "Degraded";
 
 // The health rule: a report is healthy when it is Synced and Healthy with no operation Running
-// or Failed. (The Healthy gate reads the same rule from the stored live status:
-// store::SpacesReleasing with latest_only.)
+// or Failed. (The Healthy gate applies it to the stored live status of the Release
+// store::ReleasesCarrying finds; store::SpacesReleasing with latest_only has it in SQL.)
 bool IsHealthyReport(const store::StatusReport& s);
 
 // What a report does to the deployment history.

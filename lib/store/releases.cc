@@ -426,12 +426,65 @@ absl::StatusOr<std::vector<v1::Deployment>> DeploymentHistory(Tx& tx, const std:
   });
 }
 
+// Whether the Release `c` (id, space_id) carries the change between the Tags $1 (start) and $2
+// (publish): its Space has taken the change (only such a Space can have released it), and for
+// every Unit the change changed there the Release bundles at least the revision $2 marks.
+constexpr char kReleaseCarriesChange[] =
+    "EXISTS (SELECT 1 FROM tag_marks tm JOIN units tu ON tu.id = tm.unit_id"
+    "        WHERE tm.tag_id = $2::uuid AND tu.space_id = c.space_id)"
+    " AND NOT EXISTS ("
+    "  SELECT 1 FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
+    "  LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
+    "  LEFT JOIN release_units ru ON ru.release_id = c.id AND ru.unit_id = u.id"
+    "  WHERE mp.tag_id = $2::uuid AND u.space_id = c.space_id"
+    "  AND ms.revision_num IS DISTINCT FROM mp.revision_num"
+    "  AND (ru.revision_num IS NULL OR ru.revision_num < mp.revision_num))";
+
+absl::StatusOr<std::map<std::string, CarryingRelease>> ReleasesCarrying(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids) {
+  return Guard([&]() -> absl::StatusOr<std::map<std::string, CarryingRelease>> {
+    std::map<std::string, CarryingRelease> out;
+    if (space_ids.empty()) return out;
+    // The same test of carrying as SpacesReleasing, over every Release of the Spaces; the
+    // newest carrying one per Space is kept, with its rank among all of the Space's Releases.
+    pqxx::result r = Pq(tx).exec_params(
+        absl::StrCat(
+            "WITH ranked AS ("
+            "  SELECT r.id, r.space_id, row_number() OVER (PARTITION BY r.space_id"
+            "                     ORDER BY r.published_at DESC, r.release_num DESC) AS rn"
+            "  FROM releases r WHERE r.space_id = ANY($3::uuid[])),"
+            " carrying AS ("
+            "  SELECT DISTINCT ON (c.space_id) c.id, c.rn FROM ranked c"
+            " WHERE ", kReleaseCarriesChange,
+            "  ORDER BY c.space_id, c.rn)"
+            " SELECT (SELECT k.rn FROM carrying k WHERE k.id = r.id) = 1 AS latest_carrying, ",
+            kReleaseSelect.substr(std::string_view("SELECT ").size()),
+            " AND r.id IN (SELECT id FROM carrying)"),
+        start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
+    std::vector<v1::Release> releases = ReadReleases(tx, r);
+    std::set<std::string> newest;
+    for (const auto& row : r) {
+      if (row["latest_carrying"].as<bool>()) newest.insert(row["release_id"].as<std::string>());
+    }
+    for (auto& rel : releases) {
+      CarryingRelease c;
+      c.latest = newest.count(rel.release_id()) > 0;
+      std::string space_id = rel.space_id();
+      c.release = std::move(rel);
+      out[space_id] = std::move(c);
+    }
+    return out;
+  });
+}
+
 absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string& start_tag_id,
                                                       const std::string& publish_tag_id,
                                                       const std::vector<std::string>& space_ids,
                                                       bool latest_only) {
   return Guard([&]() -> absl::StatusOr<std::set<std::string>> {
     pqxx::result r = Pq(tx).exec_params(
+        absl::StrCat(
         "WITH cand AS ("
         "  SELECT r.id, r.space_id, r.sync_status, r.health_status, r.operation_state,"
         "  row_number() OVER (PARTITION BY r.space_id"
@@ -441,16 +494,7 @@ absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string&
         " WHERE (NOT $4 OR (c.rn = 1 AND c.sync_status = 'Synced'"
         "                   AND c.health_status = 'Healthy'"
         "                   AND c.operation_state NOT IN ('Running', 'Failed')))"
-        // Only a Space that has taken the change can have released it.
-        " AND EXISTS (SELECT 1 FROM tag_marks tm JOIN units tu ON tu.id = tm.unit_id"
-        "             WHERE tm.tag_id = $2::uuid AND tu.space_id = c.space_id)"
-        " AND NOT EXISTS ("
-        "  SELECT 1 FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
-        "  LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
-        "  LEFT JOIN release_units ru ON ru.release_id = c.id AND ru.unit_id = u.id"
-        "  WHERE mp.tag_id = $2::uuid AND u.space_id = c.space_id"
-        "  AND ms.revision_num IS DISTINCT FROM mp.revision_num"
-        "  AND (ru.revision_num IS NULL OR ru.revision_num < mp.revision_num))",
+        " AND ", kReleaseCarriesChange),
         start_tag_id, publish_tag_id, TextArrayLiteral(space_ids), latest_only);
     std::set<std::string> out;
     for (const auto& row : r) out.insert(row["space_id"].as<std::string>());

@@ -142,6 +142,16 @@ absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string&
                                                       const std::string& publish_tag_id,
                                                       const std::vector<std::string>& space_ids,
                                                       bool latest_only);
+// For the gates: per Space of `space_ids`, its newest Release that carries the change (as
+// SpacesReleasing defines it), Units included, and whether that is also the Space's newest
+// Release. Spaces with no such Release are absent. Two queries whatever the number of Spaces.
+struct CarryingRelease {
+  v1::Release release;
+  bool latest = false;
+};
+absl::StatusOr<std::map<std::string, CarryingRelease>> ReleasesCarrying(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids);
 // Whether a Release of the ChangeOrder has been published in the Space.
 absl::StatusOr<bool> ChangeOrderReleasedIn(Tx& tx, const std::string& space_id,
                                            const std::string& co_id);

@@ -58,7 +58,7 @@ absl::StatusOr<std::map<std::string, CompiledCustom>> CompileCustomPrerequisites
       return absl::InvalidArgumentError(
           absl::StrCat("CustomPrerequisites '", c.name, "': ", p.status().message()));
     }
-    out.emplace(c.name, CompiledCustom{c.name, c.description, *std::move(p)});
+    out.emplace(c.name, CompiledCustom{c.name, c.description, c.expression, *std::move(p)});
   }
   return out;
 }

@@ -42,6 +42,7 @@ absl::StatusOr<cel::Program> CompileExpression(std::string_view expression);
 struct CompiledCustom {
   std::string name;
   std::string description;
+  std::string expression;  // as written, "cel:" included (for records)
   cel::Program program;
 };
 
