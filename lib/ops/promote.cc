@@ -293,19 +293,14 @@ std::string PromotedDetails(const ResolvedChangeOrder& rco, int stage_index,
 }
 
 // The evidence the promotion's records carry: the gates evaluated (every Stage's up to
-// `stage_index`) and those forced past, each with its refusal.
-// TODO(i13-core): take the findings of the GateReport the gates return, with their evidence.
-PromotionEvidence EvidenceOf(const ResolvedChangeOrder& rco, int stage_index,
-                             const std::vector<std::string>& failures) {
+// `stage_index`) and what their evaluation found, held ones with their evidence and those
+// forced past with their refusal.
+PromotionEvidence EvidenceOf(const ResolvedChangeOrder& rco, int stage_index, GateReport gates) {
   PromotionEvidence e;
   for (int j = 0; rco.workflow && j <= stage_index; ++j) {
     for (const auto& g : rco.workflow->stages[j].prerequisites) e.gates.push_back(g);
   }
-  for (const auto& f : failures) {
-    GateFinding g;
-    g.message = f;
-    e.findings.push_back(std::move(g));
-  }
+  e.findings = std::move(gates.findings);
   return e;
 }
 
@@ -608,7 +603,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
     CUB_RETURN_IF_ERROR(RecordPromotionEvents(tx, p, rco, into.stage, stage_name, req, out, by));
     CUB_RETURN_IF_ERROR(RecordPromotions(tx, p, rco, stage_name, req, by,
-                                         EvidenceOf(rco, into.stage, failures), out));
+                                         EvidenceOf(rco, into.stage, std::move(gates)), out));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

@@ -64,7 +64,7 @@ Json FindingJson(const GateFinding& g) {
   return j;
 }
 
-std::string PromotionStatement(const PromotionFacts& f) {
+std::string PromotionStatement(const PromotionRecordFacts& f) {
   std::vector<sign::Subject> subjects;
   subjects.push_back({SpaceSubject(f.space), SpaceDigest(f.units)});
   Json units = Json::array();
@@ -126,7 +126,7 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
   const absl::Time now = absl::Now();
   const std::string at = FormatRfc3339(now);
   const bool forced = req.force() && out.overridden_gates_size() > 0;
-  PromotionFacts f;
+  PromotionRecordFacts f;
   f.change_order_id = rco.co.id;
   f.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
   f.stage = stage;

@@ -52,7 +52,7 @@ struct RecordedUnit {
 };
 
 // Everything one record states.
-struct PromotionFacts {
+struct PromotionRecordFacts {
   std::string change_order_id;
   std::string change_order;  // "BASE/NAME"
   std::string stage;
@@ -71,7 +71,7 @@ struct PromotionFacts {
 
 // The statement (compact JSON, the DSSE payload) stating `f`. The same facts give the same
 // bytes.
-std::string PromotionStatement(const PromotionFacts& f);
+std::string PromotionStatement(const PromotionRecordFacts& f);
 
 // The JSON form of a finding in the predicate's Gates: Stage, Gate, Kind, Space, SpaceID,
 // Held, then Message, Needs and Earliest when set, then Evidence (evidence_json parsed; kept as

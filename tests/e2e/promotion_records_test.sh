@@ -109,7 +109,7 @@ wait_for "the queued promotion into prod, recorded" \
 expect_eq "deployer|deployer|f" "$(owner -c "SELECT promoted_by, queued_by, forced FROM promotion_records WHERE stage = 'prod'" -F '|')"
 
 section "a forced promotion: recorded with the reason and the gate forced past"
-expect_fail 1 "requires Healthy" as "$DEPLOYER" cub variant promote --change-order acme-base/v2
+expect_fail 1 "cannot report Healthy" as "$DEPLOYER" cub variant promote --change-order acme-base/v2
 expect_eq 0 "$(records edge)" "a refusal records nothing"
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --dry-run --force \
   --force-reason "dry"
@@ -125,9 +125,9 @@ expect_ok as "$DEPLOYER" cub changeorder records --space acme-base v2
 expect_contains "$OUT" "SPACE"
 expect_contains "$OUT" "PROMOTED-BY"
 expect_contains "$OUT" "DIGEST"
-expect_match "$OUT" "acme-staging +staging +automatic +[0-9T:Z-]+ +no +sha256:[0-9a-f]{64}"
-expect_match "$OUT" "acme-prod +prod +deployer \(queued by deployer\) +[0-9T:Z-]+ +no "
-expect_match "$OUT" "acme-edge +edge +deployer +[0-9T:Z-]+ +yes "
+expect_match "$OUT" "acme-staging +staging +automatic +[0-9T:.Z-]+ +no +sha256:[0-9a-f]{64}"
+expect_match "$OUT" "acme-prod +prod +deployer \(queued by deployer\) +[0-9T:.Z-]+ +no "
+expect_match "$OUT" "acme-edge +edge +deployer +[0-9T:.Z-]+ +yes "
 expect_eq 6 "$(printf '%s\n' "$OUT" | wc -l)" "header and five records"
 expect_ok as "$DEPLOYER" cub changeorder records --space acme-base v2 --space-name acme-prod
 expect_eq 2 "$(printf '%s\n' "$OUT" | wc -l)" "header and the record of acme-prod"
@@ -155,15 +155,23 @@ expect_eq acme-edge "$(jget predicate.Space.Slug "$ST")"
 expect_eq deployer "$(jget predicate.PromotedBy "$ST")"
 expect_eq true "$(jget predicate.Forced "$ST")"
 expect_eq "edge hotfix, Healthy is not reported there yet" "$(jget predicate.ForceReason "$ST")"
-expect_contains "$(jget predicate.OverriddenGates "$ST")" "requires Healthy"
+expect_contains "$(jget predicate.OverriddenGates "$ST")" "cannot report Healthy"
 expect_contains "$(jget predicate.GatesEvaluated "$ST")" "two-approvers"
-expect_contains "$(jget predicate.Gates "$ST")" "requires Healthy"
+expect_contains "$(jget predicate.Gates "$ST")" "cannot report Healthy"
 expect_eq Upgraded "$(jget predicate.Units.0.Action "$ST")"
 HASH=$(owner -c "SELECT r.data_hash FROM revisions r JOIN units u ON u.id = r.unit_id AND r.revision_num = u.head_revision_num JOIN spaces s ON s.id = u.space_id WHERE s.slug = 'acme-edge'")
 expect_eq "$HASH" "$(jget predicate.Units.0.DataHash "$ST")" "the Unit's data hash as it landed"
 expect_eq "${HASH#sha256:}" "$(jget subject.1.digest.sha256 "$ST")"
 ST=$(payload_of acme-prod)
 expect_eq deployer "$(jget predicate.QueuedBy "$ST")"
+# The evidence of the gate that let it in: both votes, by attestation ID and voter.
+GATE=$(python3 -c 'import json,sys; print(json.dumps([g for g in json.loads(sys.argv[1])["predicate"]["Gates"] if g["Gate"] == "two-approvers"][0]))' "$ST")
+expect_eq true "$(jget Held "$GATE")"
+expect_eq acme-staging "$(jget Space "$GATE")"
+expect_eq 2 "$(jget Evidence.Votes.len "$GATE")"
+expect_contains "$(jget Evidence.Votes "$GATE")" '"User":"alice"'
+expect_contains "$(jget Evidence.Votes "$GATE")" '"User":"bob"'
+expect_contains "$(jget Evidence.Votes "$GATE")" "$(owner -c "SELECT id FROM attestations WHERE username = 'alice'")"
 expect_eq true "$(jget predicate.ByEngine "$ST")"
 expect_eq false "$(jget predicate.Forced "$ST")"
 ST=$(payload_of acme-staging)

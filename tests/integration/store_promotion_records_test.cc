@@ -2,8 +2,6 @@
 // into a Stage of 1,000 Spaces x 10 Units signs 1,000 statements and writes them in one
 // statement, each naming its Space's Units at their heads, and each verifies; the runtime role
 // may not change them. Prints what recording costs at that size (no timed assertion).
-#include "lib/ops/promotion_records.h"
-
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/test_db.h"
+#include "lib/ops/promotion_records.h"
 #include "lib/sign/dsse.h"
 #include "lib/store/migrations.h"
 #include "lib/store/promotion_records.h"
@@ -127,7 +126,7 @@ TEST_CASE("a promotion into 1,000 Spaces: records signed one by one, written in 
   // The same work without the database: the statements and signatures alone.
   t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < kSpaces; ++i) {
-    ops::PromotionFacts f;
+    ops::PromotionRecordFacts f;
     f.space = absl::StrCat("prod-", i);
     f.evidence = &evidence;
     for (int j = 0; j < kUnits; ++j) f.units.push_back({"id", "u", "Upgraded", 2, "sha256:x"});

@@ -13,8 +13,8 @@
 namespace cub::ops {
 namespace {
 
-PromotionFacts Facts(const PromotionEvidence* evidence) {
-  PromotionFacts f;
+PromotionRecordFacts Facts(const PromotionEvidence* evidence) {
+  PromotionRecordFacts f;
   f.change_order_id = "11111111-1111-1111-1111-111111111111";
   f.change_order = "base/v2";
   f.stage = "prod";
