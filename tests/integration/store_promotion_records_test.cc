@@ -12,6 +12,7 @@
 #include "harness/test_db.h"
 #include "lib/ops/promotion_records.h"
 #include "lib/sign/dsse.h"
+#include "lib/sign/statement.h"
 #include "lib/store/migrations.h"
 #include "lib/store/promotion_records.h"
 #include "lib/util/json.h"
