@@ -113,7 +113,9 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
   for (const auto& s : out.spaces()) {
     if (StatusOf(s) != PromotionStatus::kPromoted) continue;
     promoted.push_back(&s);
-    for (const auto& u : s.units()) unit_ids.push_back(u.unit_id());
+    for (const auto& u : s.units()) {
+      if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
+    }
   }
   if (promoted.empty()) return absl::OkStatus();
   if (by.signer == nullptr) {
@@ -155,6 +157,8 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
       if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
         ru.revision_num = h->second->revision_num;
         ru.data_hash = h->second->data_hash;
+      } else {
+        ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
       }
       f.units.push_back(std::move(ru));
     }
