@@ -462,6 +462,7 @@ void AddChangeOrderCommands(CLI::App& app, Env& env) {
   AddList(group, env);
   AddUpdate(group, env);
   AddWatch(group, env);
+  AddChangeOrderRecordsCommand(group, env);
 }
 
 }  // namespace cub::cli

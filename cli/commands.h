@@ -88,6 +88,8 @@ void AddFunctionCommands(CLI::App& app, Env& env);
 void AddInvocationCommands(CLI::App& app, Env& env);
 void AddChangeWorkflowCommands(CLI::App& app, Env& env);
 void AddChangeOrderCommands(CLI::App& app, Env& env);
+// `changeorder records`, into the changeorder group (AddChangeOrderCommands calls it).
+void AddChangeOrderRecordsCommand(CLI::App* changeorder, Env& env);
 // `promotion` (queued promotions) and `event` (the event log).
 void AddPromotionCommands(CLI::App& app, Env& env);
 void AddEventCommands(CLI::App& app, Env& env);

@@ -26,6 +26,7 @@
 #include "lib/ops/freezes.h"
 #include "lib/ops/functions.h"
 #include "lib/ops/promote.h"
+#include "lib/ops/promotion_records.h"
 #include "lib/ops/queued_promotions.h"
 #include "lib/ops/releases.h"
 #include "lib/ops/spaces.h"
@@ -185,14 +186,16 @@ class ChangeWorkflowServiceImpl final : public ServiceImpl<v1::ChangeWorkflowSer
 
 class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> {
  public:
-  using ServiceImpl::ServiceImpl;
+  ChangeOrderServiceImpl(CallGate& gate, const ops::ReleaseEnv& env)
+      : ServiceImpl(gate), env_(env) {}
   CUB_RPC(CreateChangeOrder)
   CUB_RPC(GetChangeOrder)
   CUB_RPC(ListChangeOrders)
   CUB_RPC(UpdateChangeOrder)
-  CUB_RPC(Promote)
+  CUB_RPC_AS(Promote, ops::Promote(db_, p, *req, SignedBy(env_)))
   CUB_RPC(Demote)
   CUB_RPC(ExplainChangeOrder)
+  CUB_RPC(ListPromotionRecords)
 
   // Server-streaming, so written out: the same gate, through RunCall (server/change_order_watch.h).
   Status WatchChangeOrder(ServerContext* ctx, const v1::WatchChangeOrderRequest* req,
@@ -201,6 +204,15 @@ class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> 
         RpcLogName(Generated::service_full_name(), "WatchChangeOrder");
     return server::WatchChangeOrder(gate_, ctx, kMethod.c_str(), *req, writer);
   }
+
+ private:
+  // A caller's promotion, its records signed with the server's key.
+  static ops::PromoteBy SignedBy(const ops::ReleaseEnv& env) {
+    ops::PromoteBy by;
+    by.signer = env.key;
+    return by;
+  }
+  const ops::ReleaseEnv& env_;
 };
 
 // Queued promotions: listing and withdrawing them (queueing is Promote's, with Queue).
@@ -316,7 +328,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
   out.push_back(std::make_unique<FunctionServiceImpl>(gate));
   out.push_back(std::make_unique<InvocationServiceImpl>(gate));
   out.push_back(std::make_unique<ChangeWorkflowServiceImpl>(gate));
-  out.push_back(std::make_unique<ChangeOrderServiceImpl>(gate));
+  out.push_back(std::make_unique<ChangeOrderServiceImpl>(gate, release_env));
   out.push_back(std::make_unique<PromotionServiceImpl>(gate));
   out.push_back(std::make_unique<EventServiceImpl>(gate));
   out.push_back(std::make_unique<TargetServiceImpl>(gate));

@@ -155,6 +155,7 @@ absl::Status TryQueued(const EngineEnv& env, const Snapshot& s, Progress& pr) {
     PromoteBy by;
     by.engine = true;
     by.queued_by = q.by.username;
+    by.signer = env.release.key;
     auto r = Promote(*env.db, q.by, req, by);
     if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
     std::vector<std::string> waiting =
@@ -227,6 +228,7 @@ absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr)
   req.set_target_stage(stage);
   PromoteBy by;
   by.engine = true;
+  by.signer = env.release.key;
   auto r = Promote(*env.db, env.automatic, req, by);
   if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
   Fold(r, absl::StrCat("promotion into stage '", stage, "'"), pr);

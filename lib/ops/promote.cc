@@ -24,6 +24,7 @@
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
 #include "lib/ops/promotion_plan.h"
+#include "lib/ops/promotion_records.h"
 #include "lib/ops/resolve.h"
 #include "lib/ops/source_plan.h"
 #include "lib/ops/stage_control.h"
@@ -307,6 +308,18 @@ std::string PromotedDetails(const ResolvedChangeOrder& rco, int stage_index,
             {"ByEngine", by.engine}};
   if (!by.queued_by.empty()) d["QueuedBy"] = by.queued_by;
   return JsonText(d);
+}
+
+// The evidence the promotion's records carry: the gates evaluated (every Stage's up to
+// `stage_index`) and what their evaluation found, held ones with their evidence and those
+// forced past with their refusal.
+PromotionEvidence EvidenceOf(const ResolvedChangeOrder& rco, int stage_index, GateReport gates) {
+  PromotionEvidence e;
+  for (int j = 0; rco.workflow && j <= stage_index; ++j) {
+    for (const auto& g : rco.workflow->stages[j].prerequisites) e.gates.push_back(g);
+  }
+  e.findings = std::move(gates.findings);
+  return e;
 }
 
 // Events of a promotion that landed or failed somewhere; a queued promotion it carried out
@@ -626,6 +639,10 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
           store::AppendEvent(tx, FreezeOverriddenEvent(ChangeOrderEvent(rco, p, "", stage_name, ""),
                                                        frozen, req.force_reason())));
     }
+    // The record lists the freezes passed with the gates.
+    gates.Append(std::move(frozen));
+    CUB_RETURN_IF_ERROR(RecordPromotions(tx, p, rco, stage_name, req, by,
+                                         EvidenceOf(rco, into.stage, std::move(gates)), out));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

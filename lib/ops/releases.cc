@@ -25,6 +25,7 @@
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/release_scans.h"
+#include "lib/ops/promotion_records.h"
 #include "lib/ops/release_status_rules.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
@@ -1029,6 +1030,9 @@ absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& d
         std::vector<std::string> checks;
         absl::Status verified = VerifyStored(tx, env, r, &checks);
         if (!verified.ok()) checks.push_back(std::string(verified.message()));
+        absl::Status records = VerifyPromotionRecordsOf(tx, *env.key, r.change_order_id(),
+                                                        r.space_id(), &checks);
+        if (verified.ok()) verified = records;
         out.set_verified(verified.ok());
         for (auto& c : checks) out.add_checks(std::move(c));
         return out;

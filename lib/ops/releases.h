@@ -74,7 +74,8 @@ absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool&
                                                           const Principal& p,
                                                           const v1::ReleaseHistoryRequest& req);
 // Checks the provenance signature with the server's key, that it names this Release, and that
-// the bundle as stored now hashes to the digest it signed.
+// the bundle as stored now hashes to the digest it signed; and each signed promotion record of
+// the Release's ChangeOrder in its Space (lib/ops/promotion_records.h).
 absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& db,
                                                         const ReleaseEnv& env, const Principal& p,
                                                         const v1::VerifyReleaseRequest& req);

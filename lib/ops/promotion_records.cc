@@ -1,0 +1,285 @@
+#include "lib/ops/promotion_records.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "lib/ops/promotion_report.h"
+#include "lib/sign/dsse.h"
+#include "lib/sign/statement.h"
+#include "lib/store/promotion_records.h"
+#include "lib/util/sha256.h"
+#include "lib/util/status_macros.h"
+#include "lib/util/time_text.h"
+
+namespace cub::ops {
+namespace {
+
+// The hex SHA-256 a DataHash ("sha256:<hex>") names; any other text is hashed itself.
+std::string DigestHex(const std::string& data_hash) {
+  const std::string prefix = "sha256:";
+  if (absl::StartsWith(data_hash, prefix) && data_hash.size() == prefix.size() + 64) {
+    return data_hash.substr(prefix.size());
+  }
+  return Sha256Hex(data_hash);
+}
+
+std::string SpaceSubject(const std::string& slug) { return absl::StrCat("space/", slug); }
+
+// The Space subject's digest: over each Unit's slug, revision and data hash, in slug order.
+std::string SpaceDigest(const std::vector<RecordedUnit>& units) {
+  std::string lines;
+  for (const auto& u : units)
+    absl::StrAppend(&lines, u.slug, " ", u.revision_num, " ", u.data_hash, "\n");
+  return Sha256Hex(lines);
+}
+
+Json Strings(const std::vector<std::string>& v) {
+  Json out = Json::array();
+  for (const auto& s : v) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+Json FindingJson(const GateFinding& g) {
+  Json j = Json::object();
+  j["Stage"] = g.stage;
+  j["Gate"] = g.gate;
+  j["Kind"] = g.kind;
+  j["Space"] = g.space;
+  j["SpaceID"] = g.space_id;
+  j["Held"] = g.held;
+  if (!g.message.empty()) j["Message"] = g.message;
+  if (!g.needs.empty()) j["Needs"] = g.needs;
+  if (g.earliest) j["Earliest"] = FormatRfc3339(*g.earliest);
+  if (!g.evidence_json.empty()) {
+    absl::StatusOr<Json> e = ParseJson(g.evidence_json);
+    j["Evidence"] = e.ok() ? *std::move(e) : Json(g.evidence_json);
+  }
+  return j;
+}
+
+std::string PromotionStatement(const PromotionRecordFacts& f) {
+  std::vector<sign::Subject> subjects;
+  subjects.push_back({SpaceSubject(f.space), SpaceDigest(f.units)});
+  Json units = Json::array();
+  for (const auto& u : f.units) {
+    subjects.push_back(
+        {absl::StrCat(f.space, "/", u.slug, "@", u.revision_num), DigestHex(u.data_hash)});
+    Json ju = Json::object();
+    ju["Unit"] = u.slug;
+    ju["UnitID"] = u.unit_id;
+    ju["Action"] = u.action;
+    ju["RevisionNum"] = u.revision_num;
+    ju["DataHash"] = u.data_hash;
+    units.push_back(std::move(ju));
+  }
+  Json gates = Json::array();
+  Json evaluated = Json::array();
+  if (f.evidence != nullptr) {
+    for (const auto& g : f.evidence->findings) gates.push_back(FindingJson(g));
+    evaluated = Strings(f.evidence->gates);
+  }
+  Json pred = Json::object();
+  pred["ChangeOrder"] = f.change_order;
+  pred["ChangeOrderID"] = f.change_order_id;
+  pred["Stage"] = f.stage;
+  pred["Space"] = {{"ID", f.space_id}, {"Slug", f.space}};
+  pred["PromotedBy"] = f.promoted_by;
+  pred["QueuedBy"] = f.queued_by;
+  pred["ByEngine"] = f.by_engine;
+  pred["PromotedAt"] = FormatRfc3339(f.at);
+  pred["Forced"] = f.forced;
+  pred["ForceReason"] = f.force_reason;
+  pred["OverriddenGates"] = Strings(f.overridden_gates);
+  pred["Units"] = std::move(units);
+  pred["GatesEvaluated"] = std::move(evaluated);
+  pred["Gates"] = std::move(gates);
+  return sign::Statement(subjects, kPromotionPredicate, pred);
+}
+
+absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
+                              const std::string& stage, const v1::PromoteRequest& req,
+                              const PromoteBy& by, const PromotionEvidence& evidence,
+                              const v1::PromoteResponse& out) {
+  if (req.dry_run()) return absl::OkStatus();
+  std::vector<const v1::PromotedSpace*> promoted;
+  std::vector<std::string> unit_ids;
+  for (const auto& s : out.spaces()) {
+    if (StatusOf(s) != PromotionStatus::kPromoted) continue;
+    promoted.push_back(&s);
+    for (const auto& u : s.units()) {
+      if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
+    }
+  }
+  if (promoted.empty()) return absl::OkStatus();
+  if (by.signer == nullptr) {
+    return absl::InternalError("no signing key for the promotion records: nothing was promoted");
+  }
+  CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
+  std::map<std::string, const store::UnitHead*> head_of;
+  for (const auto& h : heads) head_of[h.unit_id] = &h;
+
+  const absl::Time now = absl::Now();
+  const std::string at = FormatRfc3339(now);
+  const bool forced = req.force() && out.overridden_gates_size() > 0;
+  PromotionRecordFacts f;
+  f.change_order_id = rco.co.id;
+  f.change_order = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
+  f.stage = stage;
+  f.promoted_by = p.username;
+  f.queued_by = by.queued_by;
+  f.by_engine = by.engine;
+  f.at = now;
+  f.forced = forced;
+  if (forced) {
+    f.force_reason = req.force_reason();
+    f.overridden_gates.assign(out.overridden_gates().begin(), out.overridden_gates().end());
+  }
+  f.evidence = &evidence;
+
+  std::vector<store::NewPromotionRecord> rows;
+  rows.reserve(promoted.size());
+  for (const v1::PromotedSpace* s : promoted) {
+    f.space_id = s->space_id();
+    f.space = s->space();
+    f.units.clear();
+    for (const auto& u : s->units()) {
+      RecordedUnit ru;
+      ru.unit_id = u.unit_id();
+      ru.slug = u.unit();
+      ru.action = u.action();
+      if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
+        ru.revision_num = h->second->revision_num;
+        ru.data_hash = h->second->data_hash;
+      } else {
+        ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
+      }
+      f.units.push_back(std::move(ru));
+    }
+    std::sort(f.units.begin(), f.units.end(),
+              [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
+    const std::string statement = PromotionStatement(f);
+    store::NewPromotionRecord r;
+    r.change_order_id = f.change_order_id;
+    r.change_order = f.change_order;
+    r.space_id = f.space_id;
+    r.space_slug = f.space;
+    r.stage = stage;
+    r.promoted_by = f.promoted_by;
+    r.queued_by = f.queued_by;
+    r.forced = forced;
+    r.at = at;
+    r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
+    r.envelope = sign::SignEnvelope(*by.signer, sign::kInTotoPayloadType, statement).ToJson();
+    rows.push_back(std::move(r));
+  }
+  return store::InsertPromotionRecords(tx, rows);
+}
+
+absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::string& public_key_pem,
+                                   const std::string& space_id,
+                                   const std::string& change_order_id) {
+  const std::string what = absl::StrCat("promotion record ", r.record_id(), " (space '", r.space(),
+                                        "', stage '", r.stage(), "', ", r.at(), ")");
+  absl::StatusOr<sign::Envelope> parsed = sign::Envelope::FromJson(r.envelope());
+  if (!parsed.ok()) {
+    return absl::DataLossError(absl::StrCat(what, ": ", parsed.status().message()));
+  }
+  const sign::Envelope& env = *parsed;
+  if (absl::Status s = sign::VerifyEnvelope(env, public_key_pem); !s.ok()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat(what, ": the signature does not verify with the server's key: ", s.message()));
+  }
+  std::vector<std::string> differ;
+  if (env.payload_type != sign::kInTotoPayloadType) {
+    differ.push_back(absl::StrCat("payloadType '", env.payload_type, "'"));
+  }
+  absl::StatusOr<Json> st = ParseJson(env.payload);
+  if (!st.ok() || !st->is_object()) {
+    differ.push_back("the payload (not a JSON object)");
+  } else {
+    auto text = [](const Json& j, const char* key) -> std::string {
+      auto it = j.find(key);
+      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("(missing)");
+    };
+    if (text(*st, "_type") != sign::kInTotoStatementType) {
+      differ.push_back(absl::StrCat("_type '", text(*st, "_type"), "'"));
+    }
+    if (text(*st, "predicateType") != kPromotionPredicate) {
+      differ.push_back(absl::StrCat("predicateType '", text(*st, "predicateType"), "'"));
+    }
+    const Json empty = Json::object();
+    auto pred_it = st->find("predicate");
+    const Json& pred = pred_it != st->end() && pred_it->is_object() ? *pred_it : empty;
+    auto space_it = pred.find("Space");
+    const Json& space = space_it != pred.end() && space_it->is_object() ? *space_it : empty;
+    if (text(space, "ID") != space_id) {
+      differ.push_back(absl::StrCat("Space.ID '", text(space, "ID"), "' (not ", space_id, ")"));
+    }
+    if (text(pred, "ChangeOrderID") != change_order_id) {
+      differ.push_back(absl::StrCat("ChangeOrderID '", text(pred, "ChangeOrderID"), "' (not ",
+                                    change_order_id, ")"));
+    }
+    auto subj = st->find("subject");
+    const std::string want_subject = SpaceSubject(text(space, "Slug"));
+    if (subj == st->end() || !subj->is_array() || subj->empty() ||
+        text((*subj)[0], "name") != want_subject) {
+      differ.push_back(absl::StrCat("subject (its first is not ", want_subject, ")"));
+    }
+    if (absl::StrCat("sha256:", Sha256Hex(env.payload)) != r.statement_digest()) {
+      differ.push_back(absl::StrCat("StatementDigest (stored ", r.statement_digest(), ")"));
+    }
+  }
+  if (differ.empty()) return absl::OkStatus();
+  return absl::DataLossError(
+      absl::StrCat(what, ": the signed statement differs in ", absl::StrJoin(differ, "; ")));
+}
+
+absl::Status VerifyPromotionRecordsOf(store::Tx& tx, const sign::SigningKey& key,
+                                      const std::string& change_order_id,
+                                      const std::string& space_id,
+                                      std::vector<std::string>* checks) {
+  if (change_order_id.empty()) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(auto records, store::ListPromotionRecords(tx, change_order_id, space_id));
+  if (records.empty()) {
+    checks->push_back("no promotion record of its change order in this space");
+    return absl::OkStatus();
+  }
+  const std::string pem = key.PublicKeyPem();
+  absl::Status first;
+  for (const auto& r : records) {
+    absl::Status s = VerifyPromotionRecord(r, pem, space_id, change_order_id);
+    if (s.ok()) {
+      checks->push_back(absl::StrCat(
+          "promotion record ", r.record_id(), " (stage '", r.stage(), "', by ", r.promoted_by(),
+          r.queued_by().empty() ? "" : ", queued by " + r.queued_by(), r.forced() ? ", forced" : "",
+          ", ", r.at(), ") verifies and names this space and change order"));
+    } else {
+      checks->push_back(std::string(s.message()));
+      if (first.ok()) first = s;
+    }
+  }
+  return first;
+}
+
+absl::StatusOr<v1::ListPromotionRecordsResponse> ListPromotionRecords(
+    store::ConnectionPool& db, const Principal& p, const v1::ListPromotionRecordsRequest& req) {
+  return store::InReadTransaction(
+      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListPromotionRecordsResponse> {
+        CUB_ASSIGN_OR_RETURN(auto rco,
+                             ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
+        CUB_ASSIGN_OR_RETURN(auto records,
+                             store::ListPromotionRecords(tx, rco.co.id, req.space_name()));
+        v1::ListPromotionRecordsResponse out;
+        for (auto& r : records) *out.add_records() = std::move(r);
+        return out;
+      });
+}
+
+}  // namespace cub::ops

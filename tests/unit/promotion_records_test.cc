@@ -1,0 +1,143 @@
+// The promotion record's statement and its check (lib/ops/promotion_records.h).
+#include "lib/ops/promotion_records.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "lib/sign/dsse.h"
+#include "lib/sign/statement.h"
+#include "lib/util/json.h"
+#include "lib/util/sha256.h"
+
+namespace cub::ops {
+namespace {
+
+PromotionRecordFacts Facts(const PromotionEvidence* evidence) {
+  PromotionRecordFacts f;
+  f.change_order_id = "11111111-1111-1111-1111-111111111111";
+  f.change_order = "base/v2";
+  f.stage = "prod";
+  f.space_id = "22222222-2222-2222-2222-222222222222";
+  f.space = "acme-prod";
+  f.promoted_by = "alice";
+  f.queued_by = "alice";
+  f.by_engine = true;
+  f.at = absl::FromUnixSeconds(1800000000);
+  f.forced = true;
+  f.force_reason = "hotfix";
+  f.overridden_gates = {"requires Healthy"};
+  f.units = {{"u1", "api", "Upgraded", 4, absl::StrCat("sha256:", std::string(64, 'a'))},
+             {"u2", "web", "Added", 1, absl::StrCat("sha256:", std::string(64, 'b'))}};
+  f.evidence = evidence;
+  return f;
+}
+
+v1::PromotionRecord Record(const sign::SigningKey& key, const std::string& statement) {
+  v1::PromotionRecord r;
+  r.set_record_id("r1");
+  r.set_space("acme-prod");
+  r.set_stage("prod");
+  r.set_statement_digest(absl::StrCat("sha256:", Sha256Hex(statement)));
+  r.set_envelope(sign::SignEnvelope(key, sign::kInTotoPayloadType, statement).ToJson());
+  return r;
+}
+
+TEST_CASE("the statement names the Space, its Units, the ChangeOrder, who and the gates") {
+  PromotionEvidence e;
+  e.gates = {"Healthy", "two-approvers"};
+  GateFinding held;
+  held.stage = "prod";
+  held.gate = "two-approvers";
+  held.kind = std::string(kGateAttestation);
+  held.space = "acme-staging";
+  held.space_id = "s1";
+  held.held = true;
+  held.evidence_json = R"({"Votes":[{"AttestationID":"a1","User":"bob"}]})";
+  GateFinding forced;
+  forced.gate = "Healthy";
+  forced.message = "requires Healthy";
+  e.findings = {held, forced};
+  const std::string text = PromotionStatement(Facts(&e));
+  REQUIRE(text == PromotionStatement(Facts(&e)));  // the same facts, the same bytes
+  auto st = ParseJson(text);
+  REQUIRE(st.ok());
+  CHECK((*st)["_type"] == "https://in-toto.io/Statement/v1");
+  CHECK((*st)["predicateType"] == "https://cub.dev/promotion/v1");
+  const Json& subject = (*st)["subject"];
+  REQUIRE(subject.size() == 3);
+  CHECK(subject[0]["name"] == "space/acme-prod");
+  const std::string lines = absl::StrCat("api 4 sha256:", std::string(64, 'a'),
+                                         "\nweb 1 sha256:", std::string(64, 'b'), "\n");
+  CHECK(subject[0]["digest"]["sha256"] == Sha256Hex(lines));
+  CHECK(subject[1]["name"] == "acme-prod/api@4");
+  CHECK(subject[1]["digest"]["sha256"] == std::string(64, 'a'));
+  const Json& p = (*st)["predicate"];
+  CHECK(p["ChangeOrder"] == "base/v2");
+  CHECK(p["Stage"] == "prod");
+  CHECK(p["Space"]["Slug"] == "acme-prod");
+  CHECK(p["PromotedBy"] == "alice");
+  CHECK(p["QueuedBy"] == "alice");
+  CHECK(p["ByEngine"] == true);
+  CHECK(p["PromotedAt"] == "2027-01-15T08:00:00Z");
+  CHECK(p["Forced"] == true);
+  CHECK(p["ForceReason"] == "hotfix");
+  CHECK(p["OverriddenGates"][0] == "requires Healthy");
+  CHECK(p["GatesEvaluated"].size() == 2);
+  REQUIRE(p["Gates"].size() == 2);
+  CHECK(p["Gates"][0]["Held"] == true);
+  CHECK(p["Gates"][0]["Evidence"]["Votes"][0]["User"] == "bob");  // parsed, not a string
+  CHECK(p["Gates"][1]["Message"] == "requires Healthy");
+  CHECK(p["Gates"][1].find("Evidence") == p["Gates"][1].end());
+}
+
+TEST_CASE("a record verifies with the server's key and names its Space and ChangeOrder") {
+  auto key = sign::SigningKey::Generate();
+  REQUIRE(key.ok());
+  const std::string text = PromotionStatement(Facts(nullptr));
+  const v1::PromotionRecord r = Record(*key, text);
+  const std::string pem = key->PublicKeyPem();
+  const std::string space = "22222222-2222-2222-2222-222222222222";
+  const std::string co = "11111111-1111-1111-1111-111111111111";
+  CHECK(VerifyPromotionRecord(r, pem, space, co).ok());
+
+  SECTION("another Space or ChangeOrder") {
+    absl::Status s = VerifyPromotionRecord(r, pem, "33333333-3333-3333-3333-333333333333", co);
+    CHECK(s.code() == absl::StatusCode::kDataLoss);
+    CHECK_THAT(std::string(s.message()), Catch::Contains("Space.ID '" + space + "'"));
+    s = VerifyPromotionRecord(r, pem, space, "other");
+    CHECK_THAT(std::string(s.message()), Catch::Contains("ChangeOrderID"));
+  }
+  SECTION("another key") {
+    auto other = sign::SigningKey::Generate();
+    REQUIRE(other.ok());
+    absl::Status s = VerifyPromotionRecord(r, other->PublicKeyPem(), space, co);
+    CHECK(s.code() == absl::StatusCode::kUnauthenticated);
+    CHECK_THAT(std::string(s.message()), Catch::Contains("promotion record r1 (space 'acme-prod'"));
+  }
+  SECTION("a tampered payload") {
+    auto env = sign::Envelope::FromJson(r.envelope());
+    REQUIRE(env.ok());
+    env->payload.replace(env->payload.find("alice"), 5, "mallo");
+    v1::PromotionRecord t = r;
+    t.set_envelope(env->ToJson());
+    CHECK(VerifyPromotionRecord(t, pem, space, co).code() == absl::StatusCode::kUnauthenticated);
+  }
+  SECTION("a stored digest that is not the statement's") {
+    v1::PromotionRecord t = r;
+    t.set_statement_digest("sha256:00");
+    absl::Status s = VerifyPromotionRecord(t, pem, space, co);
+    CHECK(s.code() == absl::StatusCode::kDataLoss);
+    CHECK_THAT(std::string(s.message()), Catch::Contains("StatementDigest"));
+  }
+  SECTION("another predicate type, signed") {
+    const std::string other = sign::Statement({{"space/acme-prod", std::string(64, 'c')}},
+                                              "https://cub.dev/deployment/v1", Json::object());
+    absl::Status s = VerifyPromotionRecord(Record(*key, other), pem, space, co);
+    CHECK(s.code() == absl::StatusCode::kDataLoss);
+    CHECK_THAT(std::string(s.message()), Catch::Contains("predicateType"));
+  }
+}
+
+}  // namespace
+}  // namespace cub::ops
