@@ -79,6 +79,7 @@ constexpr Name kNames[] = {
     {"TimeZone is for a recurring window: give Cron",
      "--time-zone is for a recurring window: give --cron", true},
     {"Reason is required", "--reason is required", true},
+    {"Reason: at most", "--reason: at most", true},
     {"Stages: ", "--stage: ", true},
     {"Stages are Stages of a workflow: give ChangeWorkflow (SPACE/NAME) as well",
      "--stage names Stages of a workflow: give --change-workflow (SPACE/NAME) as well", true},

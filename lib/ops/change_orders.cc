@@ -956,6 +956,14 @@ absl::StatusOr<v1::ChangeOrder> UpdateChangeOrder(store::ConnectionPool& db, con
       return w.status();
     }
     CUB_RETURN_IF_ERROR(CheckBlockRequest(rco, req));
+    // A block holds its content in every Space of the server, so it is the base's admins' call.
+    if (req.block() || req.unblock()) {
+      if (auto a = ResolveSpace(tx, p, rco.base.slug(), Access::kAdmin); !a.ok()) {
+        return absl::PermissionDeniedError(
+            absl::StrCat(req.block() ? "Block" : "Unblock",
+                         " needs the admin role on the base: ", a.status().message()));
+      }
+    }
     store::ChangeOrderChanges c;
     if (req.has_description()) c.description = req.description();
     if (req.has_aborted_reason()) {

@@ -92,8 +92,8 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
       ExplainedStage entry = base_entry;
       entry.phase = std::string(kPhaseEntry);
       if (q != queued.end()) entry.queued = q->second;
-      CUB_ASSIGN_OR_RETURN(
-          auto report, EntryReport(tx, rco, members, static_cast<int>(k), resolved, out.at));
+      CUB_ASSIGN_OR_RETURN(auto report,
+                           EntryReport(tx, rco, members, static_cast<int>(k), resolved, out.at));
       entry.report = Failing(std::move(report));
       out.stages.push_back(std::move(entry));
     }

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "re2/re2.h"
 
 namespace cub::ops {
 namespace {
@@ -54,7 +56,11 @@ absl::StatusOr<FreezeSchedule> ParseRecurring(const FreezeScheduleText& in) {
   if (!d.ok()) return d.status();
   s.duration = *d;
   s.time_zone = in.time_zone.empty() ? "UTC" : in.time_zone;
-  if (!absl::LoadTimeZone(s.time_zone, &s.zone)) {
+  // Only a name shaped like the IANA database's: abseil keeps every name it is asked to load,
+  // found or not, and reads one starting with '/' as a file path.
+  static const re2::RE2 kZoneName("[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*");
+  if (s.time_zone.size() > 64 || !re2::RE2::FullMatch(s.time_zone, kZoneName) ||
+      absl::StrContains(s.time_zone, "..") || !absl::LoadTimeZone(s.time_zone, &s.zone)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "TimeZone '", s.time_zone, "' is not a known time zone (an IANA name like Europe/Berlin)"));
   }

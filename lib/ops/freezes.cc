@@ -21,6 +21,8 @@
 namespace cub::ops {
 namespace {
 
+constexpr size_t kMaxFreezeReason = 1024;
+
 FreezeScheduleText TextOf(const store::StoredFreeze& f) {
   FreezeScheduleText t;
   t.from = f.starts_at;
@@ -218,6 +220,14 @@ absl::StatusOr<v1::Freeze> CreateFreeze(store::ConnectionPool& db, const Princip
   if (req.reason().empty()) {
     return absl::InvalidArgumentError("Reason is required: say why the line is frozen");
   }
+  // Every refusal and explanation repeats it, once per Space held.
+  if (req.reason().size() > kMaxFreezeReason ||
+      std::any_of(req.reason().begin(), req.reason().end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Reason: at most ", kMaxFreezeReason, " bytes on one line (",
+                     req.reason().size(), " given); say why in a sentence, and link to the rest"));
+  }
   const absl::Time now = absl::Now();
   absl::StatusOr<v1::Freeze> out =
       store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Freeze> {
@@ -228,8 +238,9 @@ absl::StatusOr<v1::Freeze> CreateFreeze(store::ConnectionPool& db, const Princip
         nf.reason = req.reason();
         nf.created_by_id = p.user_id;
         nf.created_by = p.username;
-        CUB_RETURN_IF_ERROR(ResolveSchedule(req, now, nf));
+        // Who may freeze what before reading the schedule: a caller refused reads nothing more.
         CUB_RETURN_IF_ERROR(ResolveScope(tx, p, space, req, nf));
+        CUB_RETURN_IF_ERROR(ResolveSchedule(req, now, nf));
         CUB_ASSIGN_OR_RETURN(auto existing, store::FindFreeze(tx, space.space_id(), req.slug()));
         if (existing) {
           return absl::AlreadyExistsError(absl::StrCat(
@@ -271,11 +282,31 @@ absl::StatusOr<v1::ListFreezesResponse> ListFreezes(store::ConnectionPool& db, c
       });
 }
 
+namespace {
+
+// Lifting a freeze takes the authority setting it took: a server admin for one over every
+// Space, the admin role on the workflow's Space for one over a workflow's Stages.
+absl::Status MayLift(store::Tx& tx, const Principal& p, const store::StoredFreeze& f) {
+  if (f.change_workflow_id.empty()) {
+    if (p.admin) return absl::OkStatus();
+    return absl::PermissionDeniedError(
+        "this freeze covers every Space: only a server admin may delete it");
+  }
+  auto w = ResolveSpace(tx, p, f.change_workflow_space_id, Access::kAdmin);
+  if (w.ok()) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "this freeze holds the Stages of workflow '", f.change_workflow,
+      "': deleting it needs the admin role on the workflow's space: ", w.status().message()));
+}
+
+}  // namespace
+
 absl::StatusOr<v1::DeleteFreezeResponse> DeleteFreeze(store::ConnectionPool& db, const Principal& p,
                                                       const v1::DeleteFreezeRequest& req) {
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::DeleteFreezeResponse> {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kAdmin));
     CUB_ASSIGN_OR_RETURN(auto f, Find(tx, space, req.freeze()));
+    CUB_RETURN_IF_ERROR(MayLift(tx, p, f));
     v1::DeleteFreezeResponse out;
     *out.mutable_deleted() = ToProto(f, absl::Now());
     CUB_RETURN_IF_ERROR(WakeHeld(tx, f));

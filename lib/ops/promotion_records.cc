@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -81,8 +82,30 @@ std::string PromotionStatement(const PromotionRecordFacts& f) {
   }
   Json gates = Json::array();
   Json evaluated = Json::array();
+  Json summary = Json::array();
   if (f.evidence != nullptr) {
-    for (const auto& g : f.evidence->findings) gates.push_back(FindingJson(g));
+    // The gates are read over the Stage before, so every Space of a promotion shares them: in
+    // full while they are few, otherwise this Space's own findings in full and the rest counted
+    // per gate, so that a record stays small however large the Stages (not one copy of a
+    // 1,000-Space evaluation in each of 1,000 records).
+    const auto& all = f.evidence->findings;
+    const bool in_full = all.size() <= kFullEvidenceFindings;
+    std::map<std::tuple<std::string, std::string, std::string>, std::pair<int, int>> counts;
+    for (const auto& g : all) {
+      if (in_full || g.space_id == f.space_id) {
+        gates.push_back(FindingJson(g));
+      } else {
+        auto& c = counts[{g.stage, g.gate, g.kind}];
+        (g.held ? c.first : c.second) += 1;
+      }
+    }
+    for (const auto& [key, c] : counts) {
+      summary.push_back(Json{{"Stage", std::get<0>(key)},
+                             {"Gate", std::get<1>(key)},
+                             {"Kind", std::get<2>(key)},
+                             {"Held", c.first},
+                             {"NotHeld", c.second}});
+    }
     evaluated = Strings(f.evidence->gates);
   }
   Json pred = Json::object();
@@ -100,6 +123,7 @@ std::string PromotionStatement(const PromotionRecordFacts& f) {
   pred["Units"] = std::move(units);
   pred["GatesEvaluated"] = std::move(evaluated);
   pred["Gates"] = std::move(gates);
+  if (!summary.empty()) pred["GateSummary"] = std::move(summary);
   return sign::Statement(subjects, kPromotionPredicate, pred);
 }
 
@@ -221,6 +245,24 @@ absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::stri
     const Json& space = space_it != pred.end() && space_it->is_object() ? *space_it : empty;
     if (text(space, "ID") != space_id) {
       differ.push_back(absl::StrCat("Space.ID '", text(space, "ID"), "' (not ", space_id, ")"));
+    }
+    // The columns a listing prints must say what was signed: a row copied with another
+    // user or Forced flag does not verify.
+    if (text(pred, "Stage") != r.stage()) {
+      differ.push_back(absl::StrCat("Stage '", text(pred, "Stage"), "' (row: '", r.stage(), "')"));
+    }
+    if (text(pred, "PromotedBy") != r.promoted_by()) {
+      differ.push_back(absl::StrCat("PromotedBy '", text(pred, "PromotedBy"), "' (row: '",
+                                    r.promoted_by(), "')"));
+    }
+    if (text(pred, "QueuedBy") != r.queued_by()) {
+      differ.push_back(
+          absl::StrCat("QueuedBy '", text(pred, "QueuedBy"), "' (row: '", r.queued_by(), "')"));
+    }
+    auto forced_it = pred.find("Forced");
+    if (forced_it == pred.end() || !forced_it->is_boolean() ||
+        forced_it->get<bool>() != r.forced()) {
+      differ.push_back(absl::StrCat("Forced (row: ", r.forced() ? "true" : "false", ")"));
     }
     if (text(pred, "ChangeOrderID") != change_order_id) {
       differ.push_back(absl::StrCat("ChangeOrderID '", text(pred, "ChangeOrderID"), "' (not ",

@@ -32,6 +32,10 @@
 
 namespace cub::ops {
 
+// Up to this many gate findings, a record carries them all; beyond, its own Space's in full and
+// a count per gate of the others (GateSummary).
+inline constexpr size_t kFullEvidenceFindings = 64;
+
 inline constexpr char kPromotionPredicate[] = "https://cub.dev/promotion/v1";
 
 // What a promotion's gates were judged on: the findings of its gate evaluation (those that

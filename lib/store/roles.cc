@@ -16,7 +16,7 @@ namespace {
 // updated: their trigger lets only the write-once facts through).
 constexpr char kRecordTables[] =
     "ARRAY['revisions', 'releases', 'release_units', 'deployments', 'attestations',"
-    " 'attestation_revisions', 'purges']";
+    " 'attestation_revisions', 'purges', 'events', 'release_scans', 'promotion_records']";
 
 }  // namespace
 

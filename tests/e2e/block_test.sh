@@ -91,6 +91,11 @@ expect_fail 1 "--block and --unblock exclude each other" \
   cub changeorder update --space acme-base bad-rollout --block --unblock --aborted-reason x
 expect_fail 1 "--unblock: change order 'bad-rollout' is not blocked" \
   cub changeorder update --space acme-base bad-rollout --unblock
+# A block holds its content everywhere: an editor of the base may not set one.
+EDITOR=$(create_user block-editor) || e2e_fail "user"
+expect_ok cub space grant acme-base editor --user block-editor
+expect_fail 1 "Block needs the admin role on the base" \
+  env CUB_TOKEN="$EDITOR" cub changeorder update --space acme-base bad-rollout --block --aborted-reason x
 changeorder bad-rollout
 expect_eq "$version" "$(jget Version)" "version after the refused updates"
 expect_eq "" "$(jget AbortedReason)" "not aborted by a refused block"

@@ -76,25 +76,31 @@ expect_ok cub space grant platform admin --user boss
 
 section "malformed freezes are refused, naming the flag, and nothing is stored"
 create() { as "$BOSS" cub freeze create --space platform "$@"; }
+# As a server admin, so that each refusal is the schedule's or the scope's, not the caller's.
+bad_create() { cub freeze create --space platform "$@"; }
 expect_fail 1 "--cron: cron expression '0 0 30 2 *' never fires" \
-  create bad --reason r --cron '0 0 30 2 *' --duration 1h
-expect_fail 1 "cron minute field: '61' is out of range" create bad --reason r --cron '61 * * * *' --duration 1h
-expect_fail 1 "has 4 fields" create bad --reason r --cron '0 0 * *' --duration 1h
+  bad_create bad --reason r --cron '0 0 30 2 *' --duration 1h
+expect_fail 1 "cron minute field: '61' is out of range" bad_create bad --reason r --cron '61 * * * *' --duration 1h
+expect_fail 1 "has 4 fields" bad_create bad --reason r --cron '0 0 * *' --duration 1h
 expect_fail 1 "--time-zone 'Mars/Olympus_Mons' is not a known time zone" \
-  create bad --reason r --cron '0 18 * * 5' --duration 64h --time-zone Mars/Olympus_Mons
-expect_fail 1 "--cron needs --duration" create bad --reason r --cron '0 18 * * 5'
-expect_fail 1 "--duration '0s' is not above zero" create bad --reason r --cron '0 18 * * 5' --duration 0s
+  bad_create bad --reason r --cron '0 18 * * 5' --duration 64h --time-zone Mars/Olympus_Mons
+expect_fail 1 "--cron needs --duration" bad_create bad --reason r --cron '0 18 * * 5'
+expect_fail 1 "--time-zone '/etc/passwd' is not a known time zone" \
+  cub freeze create --space platform bad --reason r --cron '0 18 * * 5' --duration 1h --time-zone /etc/passwd
+expect_fail 1 "--reason: at most 1024 bytes on one line" \
+  cub freeze create --space platform bad --reason "$(printf 'x%.0s' {1..1100})"
+expect_fail 1 "--duration '0s' is not above zero" bad_create bad --reason r --cron '0 18 * * 5' --duration 0s
 expect_fail 1 "--until '2026-01-01T00:00:00Z' is not after --from '2026-02-01T00:00:00Z'" \
-  create bad --reason r --from 2026-02-01T00:00:00Z --until 2026-01-01T00:00:00Z
-expect_fail 1 "--until is missing" create bad --reason r --from 2026-02-01T00:00:00Z
-expect_fail 1 "--from 'tomorrow' is not an RFC 3339 time" create bad --reason r --from tomorrow --until 2030-01-01T00:00:00Z
-expect_fail 1 "has passed" create bad --reason r --from 2020-01-01T00:00:00Z --until 2020-01-02T00:00:00Z
-expect_fail 2 "excludes" create bad --reason r --cron '0 0 * * *' --duration 1h --from 2030-01-01T00:00:00Z
+  bad_create bad --reason r --from 2026-02-01T00:00:00Z --until 2026-01-01T00:00:00Z
+expect_fail 1 "--until is missing" bad_create bad --reason r --from 2026-02-01T00:00:00Z
+expect_fail 1 "--from 'tomorrow' is not an RFC 3339 time" bad_create bad --reason r --from tomorrow --until 2030-01-01T00:00:00Z
+expect_fail 1 "has passed" bad_create bad --reason r --from 2020-01-01T00:00:00Z --until 2020-01-02T00:00:00Z
+expect_fail 2 "excludes" bad_create bad --reason r --cron '0 0 * * *' --duration 1h --from 2030-01-01T00:00:00Z
 expect_fail 1 "--change-workflow: changeworkflow 'nope' not found in space 'platform'" \
-  create bad --reason r --change-workflow platform/nope
+  bad_create bad --reason r --change-workflow platform/nope
 expect_fail 1 "--stage: changeworkflow 'platform/flow' has no stage 'qa'; its stages are dev, prod" \
-  create bad --reason r --change-workflow platform/flow --stage qa
-expect_fail 1 "give --change-workflow" create bad --reason r --stage dev
+  bad_create bad --reason r --change-workflow platform/flow --stage qa
+expect_fail 1 "give --change-workflow" bad_create bad --reason r --stage dev
 expect_fail 1 "needs the admin role" as "$ED" cub freeze create --space platform bad --reason r
 # Without a workflow a freeze stops every Space: a server admin's call, not a Space admin's.
 expect_fail 1 "covers every Space, and needs a server admin" create bad --reason r
@@ -115,7 +121,9 @@ new_change v2 v2
 expect_ok as "$ED" cub variant promote --change-order acme-base/v2 --target-stage prod --queue -o json
 expect_contains "$(jget Queued.WaitingFor)" "Variant 'acme-prod' is frozen by freeze 'deploy-window' in space 'platform' (reason: release train paused) until $UNTIL"
 expect_ok as "$ED" cub promotion list --space acme-base
-expect_contains "$OUT" "frozen by freeze 'deploy-window'"
+# Worked out when listed: the freeze, the Space it holds, and when it can end.
+expect_contains "$OUT" "deploy-window in acme-prod: freeze 'deploy-window' (platform/deploy-window) lifted: release train paused"
+expect_contains "$OUT" "$UNTIL"
 # The engine tried dev and was refused by the freeze: it looks again at the window's end.
 wait_for "the engine's step for v2 put off" \
   "SELECT count(*) = 1 FROM engine_work w JOIN change_orders co ON co.id = w.change_order_id WHERE co.slug = 'v2' AND w.due_at > now()"
@@ -140,7 +148,7 @@ PROD_REL=$(db -c "SELECT max(r.release_num) FROM releases r JOIN spaces s ON s.i
 expect_ok cub freeze create --space platform deploy-window-again --reason r --from "$(in_seconds 3600)" --until "$(in_seconds 7200)"
 expect_ok as "$ED" cub freeze list
 expect_contains "$OUT" "not in force; next from"
-expect_ok as "$BOSS" cub freeze delete --space platform deploy-window-again
+expect_ok cub freeze delete --space platform deploy-window-again
 
 section "stop the line: no schedule, every Space; typed promote, publish and rollback refused"
 expect_ok cub changeworkflow update --space platform flow --stage-mode dev=Manual
@@ -187,7 +195,9 @@ expect_ok as "$ED" cub variant promote --change-order acme-base/v3 --target-stag
 expect_contains "$(jget Queued.WaitingFor)" "frozen by freeze 'stop'"
 expect_eq 0 "$(events Promoted acme-base/v3 prod)"
 expect_fail 1 "needs the admin role" as "$ED" cub freeze delete --space platform stop
-expect_ok as "$BOSS" cub freeze delete --space platform stop
+expect_fail 1 "covers every Space: only a server admin may delete it" \
+  as "$BOSS" cub freeze delete --space platform stop
+expect_ok cub freeze delete --space platform stop
 expect_contains "$OUT" "Freeze platform/stop deleted"
 wait_for "v3 promoted into prod once the freeze is gone" \
   "SELECT count(*) = 1 FROM events WHERE kind = 'Promoted' AND change_order = 'acme-base/v3' AND stage = 'prod'"
@@ -219,7 +229,7 @@ expect_eq false "$(jget InForce)"
 run curl -sS -X POST -H "Authorization: Bearer $ED" -H 'Content-Type: application/json' \
   -d '{"Space":"platform","Slug":"x","Reason":"r"}' "http://$E2E_HTTP/v1/FreezeService/CreateFreeze"
 expect_contains "$OUT" "needs the admin role"
-expect_ok as "$BOSS" cub freeze delete --space platform new-year
+expect_ok cub freeze delete --space platform new-year
 expect_eq 0 "$(db -c "SELECT count(*) FROM freezes")"
 
 e2e_finish

@@ -38,6 +38,10 @@ v1::PromotionRecord Record(const sign::SigningKey& key, const std::string& state
   r.set_record_id("r1");
   r.set_space("acme-prod");
   r.set_stage("prod");
+  // The columns a listing shows, as the statement of Facts() signs them.
+  r.set_promoted_by("alice");
+  r.set_queued_by("alice");
+  r.set_forced(true);
   r.set_statement_digest(absl::StrCat("sha256:", Sha256Hex(statement)));
   r.set_envelope(sign::SignEnvelope(key, sign::kInTotoPayloadType, statement).ToJson());
   return r;
@@ -89,6 +93,55 @@ TEST_CASE("the statement names the Space, its Units, the ChangeOrder, who and th
   CHECK(p["Gates"][0]["Evidence"]["Votes"][0]["User"] == "bob");  // parsed, not a string
   CHECK(p["Gates"][1]["Message"] == "requires Healthy");
   CHECK(p["Gates"][1].find("Evidence") == p["Gates"][1].end());
+}
+
+TEST_CASE("a row whose columns differ from what was signed does not verify") {
+  auto key = sign::SigningKey::Generate();
+  REQUIRE(key.ok());
+  v1::PromotionRecord r = Record(*key, PromotionStatement(Facts(nullptr)));
+  const std::string pem = key->PublicKeyPem();
+  const std::string space = "22222222-2222-2222-2222-222222222222";
+  const std::string co = "11111111-1111-1111-1111-111111111111";
+  REQUIRE(VerifyPromotionRecord(r, pem, space, co).ok());
+  r.set_forced(false);  // a genuine envelope copied into a row that says it was not forced
+  absl::Status s = VerifyPromotionRecord(r, pem, space, co);
+  CHECK(absl::IsDataLoss(s));
+  CHECK_THAT(std::string(s.message()), Catch::Contains("Forced (row: false)"));
+  r.set_forced(true);
+  r.set_promoted_by("mallory");
+  CHECK_THAT(std::string(VerifyPromotionRecord(r, pem, space, co).message()),
+             Catch::Contains("PromotedBy 'alice' (row: 'mallory')"));
+}
+
+TEST_CASE("a large evaluation is summarized per gate beyond this Space's own findings") {
+  PromotionEvidence e;
+  e.gates = {"Healthy"};
+  for (int i = 0; i < 200; ++i) {
+    GateFinding g;
+    g.stage = "prod";
+    g.gate = "Healthy";
+    g.kind = "Builtin";
+    g.space_id = absl::StrCat("space-", i);
+    g.held = i % 4 != 0;
+    e.findings.push_back(g);
+  }
+  GateFinding own;
+  own.stage = "prod";
+  own.gate = "content";
+  own.kind = "Block";
+  own.space_id = "22222222-2222-2222-2222-222222222222";
+  own.held = true;
+  e.findings.push_back(own);
+  auto f = Facts(&e);
+  auto st = ParseJson(PromotionStatement(f));
+  REQUIRE(st.ok());
+  const Json& p = (*st)["predicate"];
+  REQUIRE(p["Gates"].size() == 1);  // only this Space's own finding in full
+  CHECK(p["Gates"][0]["Kind"] == "Block");
+  REQUIRE(p["GateSummary"].size() == 1);
+  CHECK(p["GateSummary"][0]["Gate"] == "Healthy");
+  CHECK(p["GateSummary"][0]["Held"] == 150);
+  CHECK(p["GateSummary"][0]["NotHeld"] == 50);
 }
 
 TEST_CASE("a record verifies with the server's key and names its Space and ChangeOrder") {
