@@ -7,7 +7,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init approval
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
-db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
 user_id() {  # user_id NAME
   db -c "SELECT id FROM users WHERE username = '$1'"
 }
@@ -37,7 +36,6 @@ DEPLOYER=$(create_user deployer) || e2e_fail "user"
 CI=$(create_user ci-bot --service-account) || e2e_fail "user"
 CAROL_ID=$(user_id carol)
 ALICE_ID=$(user_id alice)
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 
 expect_ok cub space create platform
 expect_ok cub target create --space platform local --provider Directory --param "path=$E2E_TMP/deploy"

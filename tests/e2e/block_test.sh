@@ -31,20 +31,6 @@ image() {  # image SPACE: sets the Deployment's image tag in SPACE's Unit
 changeorder() {  # changeorder NAME: the ChangeOrder's JSON into $OUT
   expect_ok cub changeorder get --space acme-base "$1" -o json
 }
-db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
-# wait_for DESCRIPTION SQL: polls SQL (as the owner) until it prints 't', for up to 30 s.
-wait_for() {
-  local what=$1 sql=$2 deadline=$((SECONDS + 30))
-  while ((SECONDS < deadline)); do
-    [[ $(db -c "$sql") == t ]] && { _e2e_pass "$what"; return 0; }
-    sleep 0.1
-  done
-  _E2E_LAST_CMD="$sql"
-  e2e_fail "timed out waiting for: $what"
-}
-engine_idle() {
-  wait_for "engine idle" "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())"
-}
 refusal="its content is blocked by change order 'acme-base/bad-rollout' (reason: crashloop in staging); unblock it with cub changeorder update --space acme-base bad-rollout --unblock"
 
 section "setup: base -> acme-staging -> prod-eu, released at v1"

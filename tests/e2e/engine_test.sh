@@ -8,23 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init engine
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
-db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 
-# wait_for DESCRIPTION SQL: polls SQL (as the owner) until it prints 't', for up to 30 s.
-wait_for() {
-  local what=$1 sql=$2 deadline=$((SECONDS + 30))
-  while ((SECONDS < deadline)); do
-    [[ $(db -c "$sql") == t ]] && { _e2e_pass "$what"; return 0; }
-    sleep 0.1
-  done
-  _E2E_LAST_CMD="$sql"
-  e2e_fail "timed out waiting for: $what"
-}
-# The engine has nothing left to do (every work row finished, none backed off).
-engine_idle() {
-  wait_for "engine idle" "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())"
-}
 latest_release() {  # latest_release SPACE: the number of its latest Release
   db -c "SELECT max(r.release_num) FROM releases r JOIN spaces s ON s.id = r.space_id WHERE s.slug = '$1'"
 }

@@ -11,7 +11,6 @@ e2e_init events
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
 owner() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 H=http://$E2E_HTTP
 
 # queue CHANGE-ORDER STAGE USER WAITING-FOR: what `variant promote --queue` records.

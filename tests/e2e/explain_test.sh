@@ -8,8 +8,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init explain
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
-db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 UUID='[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 # no_uuid WHAT TEXT: TEXT names nothing by a bare UUID.
 no_uuid() {

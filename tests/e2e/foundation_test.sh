@@ -945,7 +945,6 @@ expect_contains "$(cat "${CUBD_LOG[main]}")" "SIGTERM received, draining in-flig
 expect_contains "$(cat "${CUBD_LOG[main]}")" "cubd: stopped" "cubd's log"
 expect_fail 1 "Failed: cannot reach cubd at $S" cub whoami --timeout 5
 
-
 ###############################################################################################
 section "races (known bugs)"
 

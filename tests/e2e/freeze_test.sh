@@ -9,8 +9,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init freeze
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
-db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 
 # wait_for DESCRIPTION SQL: polls SQL (as the owner) until it prints 't', for up to 60 s.
 wait_for() {

@@ -8,7 +8,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init hardening_edge
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 
 # rest PATH BODY-FILE [TOKEN] [HOST]: POSTs the file; sets OUT (body) and HTTP_CODE.
 rest() {

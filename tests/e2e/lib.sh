@@ -320,6 +320,26 @@ e2e_init() {
   echo "$E2E_NAME: database $E2E_DB, temp dir $E2E_TMP"
 }
 
+# db ARGS...: psql as the owner on this test's database, unaligned and quiet (db -c "SQL").
+db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
+# as TOKEN COMMAND...: runs COMMAND as another user.
+as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
+
+# wait_for DESCRIPTION SQL: polls SQL (as the owner) until it prints 't', for up to 30 s.
+wait_for() {
+  local what=$1 sql=$2 deadline=$((SECONDS + 30))
+  while ((SECONDS < deadline)); do
+    [[ $(db -c "$sql") == t ]] && { _e2e_pass "$what"; return 0; }
+    sleep 0.1
+  done
+  _E2E_LAST_CMD="$sql"
+  e2e_fail "timed out waiting for: $what"
+}
+# The engine has nothing left to do (every work row finished, none backed off).
+engine_idle() {
+  wait_for "engine idle" "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())"
+}
+
 # create_user NAME [cubd user create flags...]: prints the new user's token.
 create_user() {
   cubd user create "$@" --database-url "$E2E_DB_URL"

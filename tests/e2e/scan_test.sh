@@ -9,22 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init scan
 e2e_start_cubd main
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
-db() { "$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" "$@"; }
-as() { local t=$1; shift; env CUB_TOKEN="$t" "$@"; }
 
-# wait_for DESCRIPTION SQL: polls SQL (as the owner) until it prints 't', for up to 30 s.
-wait_for() {
-  local what=$1 sql=$2 deadline=$((SECONDS + 30))
-  while ((SECONDS < deadline)); do
-    [[ $(db -c "$sql") == t ]] && { _e2e_pass "$what"; return 0; }
-    sleep 0.1
-  done
-  _E2E_LAST_CMD="$sql"
-  e2e_fail "timed out waiting for: $what"
-}
-engine_idle() {
-  wait_for "engine idle" "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())"
-}
 scans() { db -c "SELECT count(*) FROM release_scans"; }
 increased() { db -c "SELECT count(*) FROM events WHERE kind = 'VulnerabilitiesIncreased'"; }
 # rest PATH JSON TOKEN: POSTs the body; sets OUT (body) and HTTP_CODE.
