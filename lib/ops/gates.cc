@@ -384,12 +384,4 @@ absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& 
   return report;
 }
 
-absl::StatusOr<std::vector<std::string>> EntryGateFailures(
-    store::Tx& tx, const ResolvedChangeOrder& rco,
-    const std::vector<std::vector<v1::Space>>& members, int stage,
-    const std::set<std::string>& resolved) {
-  CUB_ASSIGN_OR_RETURN(auto report, EntryGates(tx, rco, members, stage, resolved));
-  return report.FailureMessages();
-}
-
 }  // namespace cub::ops

@@ -57,12 +57,6 @@ absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& 
                                       const std::vector<std::vector<v1::Space>>& members, int stage,
                                       const std::set<std::string>& resolved, bool evidence = false);
 
-// EntryGates' failure messages; empty when all hold.
-absl::StatusOr<std::vector<std::string>> EntryGateFailures(
-    store::Tx& tx, const ResolvedChangeOrder& rco,
-    const std::vector<std::vector<v1::Space>>& members, int stage,
-    const std::set<std::string>& resolved);
-
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_GATES_H_

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/ops/release_status_rules.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
@@ -15,9 +16,9 @@ namespace {
 // never reads "0s left".
 std::string Span(absl::Duration d) { return absl::FormatDuration(absl::Ceil(d, absl::Seconds(1))); }
 
+// The health rule (release_status_rules.h) over the latest Release's stored status.
 bool HealthyNow(const store::SoakState& s) {
-  return s.sync == "Synced" && s.health == "Healthy" && s.operation != "Running" &&
-         s.operation != "Failed";
+  return IsHealthyReport(store::StatusReport{s.sync, s.health, s.operation, ""});
 }
 
 GateFinding Base(const SoakSubject& subject) {

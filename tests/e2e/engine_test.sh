@@ -20,21 +20,6 @@ events() {  # events KIND CO-REF [STAGE]
   db -c "SELECT count(*) FROM events WHERE kind = '$1' AND change_order = '$2' AND ('${3:-}' = '' OR stage = '${3:-}')"
 }
 
-deployment() {
-  cat <<YAML
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: acme
-spec:
-  template:
-    spec:
-      containers:
-        - name: acme
-          image: ghcr.io/acme/acme:$1
-YAML
-}
-
 section "setup: three stages, users, targets"
 ALICE=$(create_user alice --group release-approvers) || e2e_fail "user"
 BOB=$(create_user bob --group release-approvers) || e2e_fail "user"

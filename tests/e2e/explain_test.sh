@@ -28,21 +28,6 @@ latest_release() {
   db -c "SELECT max(r.release_num) FROM releases r JOIN spaces s ON s.id = r.space_id WHERE s.slug = '$1'"
 }
 
-deployment() {
-  cat <<YAML
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: acme
-spec:
-  template:
-    spec:
-      containers:
-        - name: acme
-          image: ghcr.io/acme/acme:$1
-YAML
-}
-
 section "setup: dev, staging gated on Healthy, prod on two approvals and a CEL gate"
 ALICE=$(create_user alice --group release-approvers) || e2e_fail "user"
 BOB=$(create_user bob --group release-approvers) || e2e_fail "user"

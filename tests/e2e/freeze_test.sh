@@ -49,18 +49,7 @@ Stages:
 YAML
 expect_ok cub changeworkflow create --space platform flow --filename "$E2E_TMP/flow.yaml"
 expect_ok cub space create acme-base
-cat >"$E2E_TMP/v1.yaml" <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: acme
-spec:
-  template:
-    spec:
-      containers:
-        - name: acme
-          image: ghcr.io/acme/acme:v1
-YAML
+deployment v1 >"$E2E_TMP/v1.yaml"
 expect_ok cub unit create --space acme-base deployment "$E2E_TMP/v1.yaml"
 expect_ok cub variant create acme-dev acme-base --stage Development
 expect_ok cub variant create acme-prod acme-base --stage Production

@@ -340,6 +340,22 @@ engine_idle() {
   wait_for "engine idle" "SELECT NOT EXISTS (SELECT 1 FROM engine_work WHERE due_at <= now())"
 }
 
+# deployment TAG: the sample Deployment the engine-era tests promote, with image tag TAG.
+deployment() {
+  cat <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: acme
+spec:
+  template:
+    spec:
+      containers:
+        - name: acme
+          image: ghcr.io/acme/acme:$1
+YAML
+}
+
 # create_user NAME [cubd user create flags...]: prints the new user's token.
 create_user() {
   cubd user create "$@" --database-url "$E2E_DB_URL"

@@ -22,21 +22,6 @@ rest() {
   OUT=$(cat "$E2E_TMP/rest.body")
 }
 
-deployment() {
-  cat <<YAML
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: acme
-spec:
-  template:
-    spec:
-      containers:
-        - name: acme
-          image: ghcr.io/acme/acme:$1
-YAML
-}
-
 section "setup: a scanner, a reporter, a workflow gated on a clean scan"
 SCANNER=$(create_user scanner --service-account) || e2e_fail "user"
 ARGO=$(create_user argocd --service-account) || e2e_fail "user"

@@ -65,18 +65,7 @@ expect_ok cub changeworkflow update --space platform flow --stage-soak-time "sta
 expect_eq "${SOAK}s" "$(jget Stages.1.SoakTime)"
 expect_eq "" "$(jget Stages.0.SoakTime)"
 expect_ok cub space create acme-base
-cat >"$E2E_TMP/v1.yaml" <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: acme
-spec:
-  template:
-    spec:
-      containers:
-        - name: acme
-          image: ghcr.io/acme/acme:v1
-YAML
+deployment v1 >"$E2E_TMP/v1.yaml"
 expect_ok cub unit create --space acme-base deployment "$E2E_TMP/v1.yaml"
 expect_ok cub variant create acme-dev acme-base --stage dev
 expect_ok cub variant create acme-staging acme-base --stage staging
