@@ -11,6 +11,7 @@
 
 #include "cli/cmd_freeze.h"
 #include "cli/commands.h"
+#include "lib/net/http_client.h"
 
 namespace cub::cli {
 namespace {
@@ -107,4 +108,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace cub::cli
 
-int main(int argc, char** argv) { return cub::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  cub::net::InitHttpClient();  // before any thread: libcurl's global state
+  return cub::cli::Main(argc, argv);
+}

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "lib/ops/users.h"
 #include "lib/util/proto_text.h"
 
 namespace cub::server {
@@ -59,9 +59,13 @@ std::string ClientAddress(const std::string& peer, const std::string* http_clien
   return std::string(p);  // "unix:/path": one address for every local client
 }
 
-grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
-                     const google::protobuf::Message& request,
-                     const std::function<absl::Status(const ops::Principal&)>& fn) {
+namespace {
+
+// Runs `fn` after the checks every call gets; `authenticate` says whether a bearer token is
+// required (`fn` then receives the caller) or ignored (`fn` receives nullptr).
+grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                        const google::protobuf::Message& request, bool authenticate,
+                        const std::function<absl::Status(const ops::Principal*)>& fn) {
   absl::Time start = absl::Now();
   std::string user = "-";
   const auto& md = ctx->client_metadata();
@@ -78,17 +82,22 @@ grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* metho
           absl::StrFormat("too many failed authentication attempts from %s; retry in %d s", addr,
                           static_cast<int64_t>(std::ceil(absl::ToDoubleSeconds(wait)))));
     }
-    auto principal = ops::Authenticate(gate.db(), BearerToken(ctx));
-    if (!principal.ok()) {
-      if (absl::IsUnauthenticated(principal.status()) && gate.auth().RecordFailure(addr, start)) {
-        std::fprintf(stderr,
-                     "%s auth_blocked addr=%s: %d failed authentication attempts; its calls are "
-                     "refused until it is allowed another try\n",
-                     FormatLogTime(start).c_str(), addr.c_str(), gate.limits().auth.burst);
+    std::optional<ops::Principal> principal;
+    if (authenticate) {
+      auto authenticated = gate.authenticator().Authenticate(BearerToken(ctx));
+      if (!authenticated.ok()) {
+        if (absl::IsUnauthenticated(authenticated.status()) &&
+            gate.auth().RecordFailure(addr, start)) {
+          std::fprintf(stderr,
+                       "%s auth_blocked addr=%s: %d failed authentication attempts; its calls "
+                       "are refused until it is allowed another try\n",
+                       FormatLogTime(start).c_str(), addr.c_str(), gate.limits().auth.burst);
+        }
+        return authenticated.status();
       }
-      return principal.status();
+      principal = *std::move(authenticated);
+      user = principal->username;
     }
-    user = principal->username;
     TextFieldLimits text_limits;
     text_limits.max_field_bytes = static_cast<size_t>(gate.limits().max_unit_bytes);
     text_limits.limit_name = "cubd --max-unit-bytes";
@@ -99,7 +108,7 @@ grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* metho
       return s;
     }
     try {
-      return fn(*principal);
+      return fn(principal ? &*principal : nullptr);
     } catch (const std::bad_alloc&) {
       // Not a bug in the request's handling: this call wanted more memory than cubd could have.
       std::fprintf(stderr, "cubd: %s: out of memory\n", method);
@@ -125,6 +134,22 @@ grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* metho
                absl::StatusCodeToString(static_cast<absl::StatusCode>(out.error_code())).c_str(),
                absl::ToDoubleMilliseconds(absl::Now() - start), peer.c_str());
   return out;
+}
+
+}  // namespace
+
+grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                     const google::protobuf::Message& request,
+                     const std::function<absl::Status(const ops::Principal&)>& fn) {
+  return RunChecked(gate, ctx, method, request, /*authenticate=*/true,
+                    [&](const ops::Principal* p) { return fn(*p); });
+}
+
+grpc::Status RunPublicCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                           const google::protobuf::Message& request,
+                           const std::function<absl::Status()>& fn) {
+  return RunChecked(gate, ctx, method, request, /*authenticate=*/false,
+                    [&](const ops::Principal*) { return fn(); });
 }
 
 }  // namespace cub::server

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "lib/ops/authenticator.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
 #include "server/auth_limiter.h"
@@ -37,13 +38,14 @@ int64_t MaxRequestBytes(const EdgeLimits& limits);
 // whose peer is the server's own in-process channel; ignored from any network client.
 inline constexpr char kHttpClientAddrKey[] = "cub-http-client-addr";
 
-// The state shared by all calls of one cubd: the pool, the limits and their counters, and the
-// open streams.
+// The state shared by all calls of one cubd: the pool, the limits and their counters, the
+// open streams, and who bearer tokens name.
 class CallGate {
  public:
-  CallGate(store::ConnectionPool& db, const EdgeLimits& limits)
+  CallGate(store::ConnectionPool& db, const EdgeLimits& limits, ops::IdentityOptions identity = {})
       : db_(db),
         limits_(limits),
+        authenticator_(db, std::move(identity)),
         budget_(limits.budget),
         auth_(limits.auth),
         streams_(limits.max_watch_streams) {}
@@ -55,10 +57,12 @@ class CallGate {
   RequestBudget& budget() { return budget_; }
   AuthFailureLimiter& auth() { return auth_; }
   StreamLimiter& streams() { return streams_; }
+  const ops::Authenticator& authenticator() const { return authenticator_; }
 
  private:
   store::ConnectionPool& db_;
   const EdgeLimits limits_;
+  ops::Authenticator authenticator_;
   RequestBudget budget_;
   AuthFailureLimiter auth_;
   StreamLimiter streams_;
@@ -76,6 +80,13 @@ std::string ClientAddress(const std::string& peer, const std::string* http_clien
 grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
                      const google::protobuf::Message& request,
                      const std::function<absl::Status(const ops::Principal&)>& fn);
+
+// As RunCall, for the one method any client may call without a bearer token
+// (AuthService/GetLoginConfig: what a client needs before it has one). The request checks and
+// the log line are the same; a token sent is ignored.
+grpc::Status RunPublicCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
+                           const google::protobuf::Message& request,
+                           const std::function<absl::Status()>& fn);
 
 // For use cases returning a value: copies it into `*resp` on success.
 template <typename Resp, typename Fn>

@@ -6,9 +6,11 @@
 #include "server/cubd_admin.h"
 #include "server/cubd_flags.h"
 #include "server/database.h"
+#include "lib/net/http_client.h"
 #include "server/serve.h"
 
 int main(int argc, char** argv) {
+  cub::net::InitHttpClient();  // before any thread: libcurl's global state
   CLI::App app{"cubd: the cub promotion server"};
   app.require_subcommand(1);
 

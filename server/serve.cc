@@ -152,7 +152,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   if (!db.ok()) return Fail("database", db.status());
   for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
   store::ConnectionPool pool(db->url, opts.threads);
-  CallGate gate(pool, opts.edge);
+  CallGate gate(pool, opts.edge, opts.identity);
 
   TlsFiles tls;
   auto creds = Credentials(opts, &tls);

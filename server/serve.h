@@ -28,6 +28,8 @@ struct ServeOptions {
   int engine_workers = 2;
   // Request size limits and the failed-authentication rate limit, applied to every call.
   EdgeLimits edge;
+  // Who bearer tokens may name: OpenID providers and workload issuers, token lifetimes.
+  ops::IdentityOptions identity;
   // Limits of the REST/JSON mirror (the --http-* flags; see docs/operations.md).
   int http_max_connections = 4096;
   int http_max_connections_per_client = 256;  // 0: no limit per client address

@@ -103,6 +103,21 @@ class ServiceImpl : public Grpc::Service {
 // The common case: the lib/ops use case of the same name, called with (pool, caller, request).
 #define CUB_RPC(Method) CUB_RPC_AS(Method, ops::Method(this->db_, p, *req))
 
+// A method any client may call without a bearer token (server/call.h, RunPublicCall):
+// `...` is an expression of `req` returning StatusOr<Response>.
+#define CUB_PUBLIC_RPC_AS(Method, ...)                                                      \
+  Status Method(ServerContext* ctx,                                                         \
+                const Rpc<decltype(&Generated::Service::Method)>::Request* req,             \
+                Rpc<decltype(&Generated::Service::Method)>::Response* resp) override {      \
+    static const std::string kMethod = RpcLogName(Generated::service_full_name(), #Method); \
+    return RunPublicCall(this->gate_, ctx, kMethod.c_str(), *req, [&]() -> absl::Status {   \
+      auto r = __VA_ARGS__;                                                                 \
+      if (!r.ok()) return r.status();                                                       \
+      *resp = *std::move(r);                                                                \
+      return absl::OkStatus();                                                              \
+    });                                                                                     \
+  }
+
 // WhoAmI answers with the caller as authenticated.
 absl::StatusOr<v1::WhoAmIResponse> CallerOf(const Principal& p) {
   v1::WhoAmIResponse resp;
@@ -113,6 +128,23 @@ absl::StatusOr<v1::WhoAmIResponse> CallerOf(const Principal& p) {
   u->set_admin(p.admin);
   u->set_service_account(p.service_account);
   u->set_created_at(p.created_at);
+  u->set_issuer(p.issuer);
+  u->set_subject(p.subject);
+  u->set_email(p.email);
+  resp.set_authenticated_by(p.authenticated_by);
+  resp.set_expires_at(p.credential_expires_at);
+  return resp;
+}
+
+// The providers people may log in with: public knowledge, as in their discovery documents.
+absl::StatusOr<v1::GetLoginConfigResponse> LoginConfigOf(const ops::Authenticator& auth) {
+  v1::GetLoginConfigResponse resp;
+  for (const auto& i : auth.options().issuers) {
+    v1::LoginIssuer* out = resp.add_issuers();
+    out->set_issuer(i.issuer);
+    out->set_client_id(i.client_id);
+    for (const auto& s : i.scopes) out->add_scopes(s);
+  }
   return resp;
 }
 
@@ -121,6 +153,7 @@ class AuthServiceImpl final : public ServiceImpl<v1::AuthService> {
  public:
   using ServiceImpl::ServiceImpl;
   CUB_RPC_AS(WhoAmI, CallerOf(p))
+  CUB_PUBLIC_RPC_AS(GetLoginConfig, LoginConfigOf(this->gate_.authenticator()))
 };
 
 class SpaceServiceImpl final : public ServiceImpl<v1::SpaceService> {

@@ -17,6 +17,14 @@ struct Principal {
   bool admin = false;            // server administrator: every role on every Space
   bool service_account = false;  // CI or a reporter: can never vote on approvals
   std::string created_at;        // when the user was created (RFC 3339)
+  // A user known from an OpenID provider: the issuer and subject it is known by there, and
+  // the email the provider last gave. Empty for users of cub's own tokens only.
+  std::string issuer, subject, email;
+  // How this call was authenticated ("Token": one of cub's own; "OIDC": a provider's signed
+  // token; empty: not from a bearer token, e.g. the engine), and when that credential stops
+  // being accepted (RFC 3339; empty: unknown).
+  std::string authenticated_by;
+  std::string credential_expires_at;
 };
 
 // Roles on a Space (lib/domain/vocabulary.h has what each allows, and their names).

@@ -21,13 +21,15 @@ declare -A ALLOWED=(
   [lib/functions]="lib/cel lib/config lib/util"
   [lib/workflow]="lib/cel lib/config lib/where lib/domain lib/util"
   [lib/sign]="lib/util"
+  [lib/net]="lib/util"
+  [lib/identity]="lib/net lib/config lib/util"
   [lib/links]="lib/config lib/functions lib/workflow lib/domain lib/util"
   [lib/targets]="lib/util"
   [lib/store]="lib/where lib/domain lib/util cub/v1"
   [lib/ops]="lib/util lib/domain lib/where lib/config lib/functions lib/workflow lib/sign lib/links
-             lib/targets lib/store cub/v1"
-  [server]="server lib/ops lib/store lib/sign lib/util cub/v1 cub/v1-grpc"
-  [cli]="cli lib/config lib/domain lib/util cub/v1 cub/v1-grpc"
+             lib/targets lib/store lib/net lib/identity cub/v1"
+  [server]="server lib/ops lib/store lib/sign lib/net lib/identity lib/util cub/v1 cub/v1-grpc"
+  [cli]="cli lib/config lib/domain lib/net lib/identity lib/util cub/v1 cub/v1-grpc"
 )
 
 # Third-party headers (an extended regex on the included path) and the files allowed to
@@ -40,6 +42,7 @@ declare -A FORBIDDEN=(
   ['^boost/']='^server/'
   ['^CLI/']='^cli/|^server/(main\.cc|cubd_[a-z_]+\.(h|cc))$'
   ['^nlohmann/']='^lib/util/json\.h$'
+  ['^curl/']='^lib/net/'
 )
 
 failures=0

@@ -1,0 +1,210 @@
+#include "lib/net/http_client.h"
+
+#include <curl/curl.h>
+
+#include <cctype>
+#include <memory>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace cub::net {
+namespace {
+
+struct Transfer {
+  HttpResponse* response;
+  size_t limit;
+  bool too_long = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t bytes = size * n;
+  if (t->response->body.size() + bytes > t->limit) {
+    t->too_long = true;
+    return 0;  // makes libcurl stop with CURLE_WRITE_ERROR
+  }
+  t->response->body.append(data, bytes);
+  return bytes;
+}
+
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  absl::string_view line(data, size * n);
+  size_t colon = line.find(':');
+  if (colon != absl::string_view::npos) {
+    std::string name = absl::AsciiStrToLower(line.substr(0, colon));
+    std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    t->response->headers[name] = value;
+  }
+  return size * n;
+}
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+bool IsUnreserved(unsigned char c) {
+  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+void InitHttpClient() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+absl::StatusOr<HttpResponse> Fetch(const HttpRequest& req) {
+  if (req.method != "GET" && req.method != "POST") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("HTTP method ", req.method, " is not supported"));
+  }
+  if (!absl::StartsWith(req.url, "https://") && !absl::StartsWith(req.url, "http://")) {
+    return absl::InvalidArgumentError(absl::StrCat(req.url, " is not an http:// or https:// URL"));
+  }
+  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  if (!curl) return absl::InternalError("libcurl could not start a transfer");
+  HttpResponse resp;
+  Transfer t{&resp, req.max_response_bytes};
+  CURL* c = curl.get();
+  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(absl::ToInt64Milliseconds(req.timeout)));
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!req.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, req.ca_file.c_str());
+  if (!req.use_env_proxy) curl_easy_setopt(c, CURLOPT_PROXY, "");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "cub/0.1");
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  for (const auto& [name, value] : req.headers) {
+    std::string line = absl::StrCat(name, ": ", value);
+    headers.reset(curl_slist_append(headers.release(), line.c_str()));
+  }
+  if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  if (req.method == "POST") {
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
+  }
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
+  CURLcode rc = curl_easy_perform(c);
+  if (t.too_long) {
+    return absl::ResourceExhaustedError(absl::StrCat(req.method, " ", req.url,
+                                                     ": the response is longer than ",
+                                                     req.max_response_bytes, " bytes"));
+  }
+  if (rc == CURLE_URL_MALFORMAT) {
+    return absl::InvalidArgumentError(absl::StrCat(req.url, " is not a valid URL"));
+  }
+  if (rc != CURLE_OK) {
+    return absl::UnavailableError(absl::StrCat(req.method, " ", req.url, ": ",
+                                               error[0] != '\0' ? error : curl_easy_strerror(rc)));
+  }
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  resp.status = static_cast<int>(status);
+  if (auto it = resp.headers.find("content-type"); it != resp.headers.end()) {
+    resp.content_type = it->second;
+  }
+  return resp;
+}
+
+std::string UrlEncode(const std::string& s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (IsUnreserved(c)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string FormEncode(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (const auto& [k, v] : fields) {
+    if (!out.empty()) out.push_back('&');
+    absl::StrAppend(&out, UrlEncode(k), "=", UrlEncode(v));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> UrlDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out.push_back(' ');
+    } else if (s[i] == '%') {
+      int hi = i + 2 < s.size() ? HexValue(s[i + 1]) : -1;
+      int lo = i + 2 < s.size() ? HexValue(s[i + 2]) : -1;
+      if (hi < 0 || lo < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("bad percent escape at offset ", i));
+      }
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+absl::Status CheckIssuerUrl(const std::string& what, const std::string& url) {
+  absl::string_view rest = url;
+  if (absl::ConsumePrefix(&rest, "https://")) {
+    if (rest.empty() || rest.front() == '/') {
+      return absl::InvalidArgumentError(absl::StrCat(what, " ", url, ": the URL names no host"));
+    }
+    return absl::OkStatus();
+  }
+  if (!absl::ConsumePrefix(&rest, "http://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", url, ": an issuer must be an https:// URL"));
+  }
+  absl::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", url, ": an issuer URL cannot carry user information"));
+  }
+  std::string host;
+  if (absl::StartsWith(authority, "[")) {
+    host = std::string(authority.substr(1, authority.find(']') - 1));
+  } else {
+    host = std::string(authority.substr(0, authority.find(':')));
+  }
+  host = absl::AsciiStrToLower(host);
+  bool loopback = host == "localhost" || host == "::1" ||
+                  (absl::StartsWith(host, "127.") &&
+                   host.find_first_not_of("0123456789.") == std::string::npos);
+  if (!loopback) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " ", url,
+        ": http:// is accepted only on a loopback address (127.0.0.1, [::1], localhost); use "
+        "https://"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cub::net

@@ -1,0 +1,16 @@
+#include "lib/ops/authenticator.h"
+
+#include "lib/ops/users.h"
+
+namespace cub::ops {
+
+Authenticator::Authenticator(store::ConnectionPool& db, IdentityOptions options)
+    : db_(db), options_(std::move(options)) {}
+
+Authenticator::~Authenticator() = default;
+
+absl::StatusOr<Principal> Authenticator::Authenticate(const std::string& bearer) const {
+  return ops::Authenticate(db_, bearer);
+}
+
+}  // namespace cub::ops
