@@ -7,6 +7,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "lib/ops/tokens.h"
 #include "lib/store/users.h"
 #include "server/database.h"
 
@@ -36,6 +37,7 @@ class AdminCommands {
   CLI::App* purge_space_ = nullptr;
   store::NewUser new_user_;
   std::string token_user_;
+  ops::TokenSpec token_spec_;  // --expires-in, --description of user create and user token
   std::string purge_space_id_, purge_reason_, purge_by_;
 };
 

@@ -1,6 +1,6 @@
 #include "lib/ops/authenticator.h"
 
-#include "lib/ops/users.h"
+#include "lib/ops/tokens.h"
 
 namespace cub::ops {
 
@@ -10,7 +10,7 @@ Authenticator::Authenticator(store::ConnectionPool& db, IdentityOptions options)
 Authenticator::~Authenticator() = default;
 
 absl::StatusOr<Principal> Authenticator::Authenticate(const std::string& bearer) const {
-  return ops::Authenticate(db_, bearer);
+  return AuthenticateToken(db_, bearer);
 }
 
 }  // namespace cub::ops
