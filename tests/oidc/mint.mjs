@@ -17,7 +17,13 @@ import { parseArgs } from 'node:util';
 
 import { SignJWT, UnsecuredJWT, generateKeyPair, importJWK } from 'jose';
 
+// `--exp-in -60` as well as `--exp-in=-60` (parseArgs alone takes -60 for an option).
+const argv = process.argv.slice(2);
+for (let i = 0; i + 1 < argv.length; i++) {
+  if (argv[i] === '--exp-in' && /^-\d+$/.test(argv[i + 1])) argv.splice(i, 2, `--exp-in=${argv[i + 1]}`);
+}
 const { values, positionals } = parseArgs({
+  args: argv,
   options: {
     keys: { type: 'string' },
     alg: { type: 'string', default: 'RS256' },
