@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test with CTest (unit, integration, e2e; the
-# `pg` fixture starts and stops the tests' PostgreSQL). Exits with CTest's exit code, and prints
+# Installs what is missing, builds, installs the test OpenID provider's npm packages, and runs
+# every test with CTest (unit, integration, e2e; the `pg` fixture starts and stops the tests'
+# PostgreSQL). Exits with CTest's exit code, and prints
 # CTest's closing summary line ("N% tests passed, N tests failed out of N") last.
 # Extra arguments go to ctest (e.g. -L unit, -R where).
 set -euo pipefail
@@ -9,6 +10,10 @@ cd "$ROOT"
 
 bash deploy/local/install-deps.sh
 bash deploy/local/build.sh
+
+# The tests' OpenID provider (tests/oidc): its npm packages exactly as package-lock.json pins
+# them. npm's own cache (~/.npm) makes a rerun offline; `npm ci` replaces node_modules each time.
+(cd tests/oidc && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
 
 cd build
 rc=0

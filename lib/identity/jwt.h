@@ -81,8 +81,8 @@ absl::StatusOr<VerifiedClaims> CheckClaims(const Jwt& jwt, const ClaimRules& rul
 // claim is absent, null, an object or an array.
 std::optional<std::string> ClaimText(const Json& claims, const std::string& name);
 
-// A claim that is a string or an array of strings (groups), as a list; an absent claim is an
-// empty list. INVALID_ARGUMENT when it is another type or holds a non-string.
+// A claim that is a string or an array of strings (groups), as a list; an absent or null claim
+// is an empty list. INVALID_ARGUMENT when it is another type or holds a non-string.
 absl::StatusOr<std::vector<std::string>> ClaimStrings(const Json& claims, const std::string& name);
 
 }  // namespace cub::identity

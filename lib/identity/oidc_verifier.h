@@ -49,7 +49,8 @@ class OidcVerifier {
   // at `now`: signature by one of the issuer's published keys, then CheckClaims.
   // UNAUTHENTICATED for a token that fails (the message says why, naming the issuer);
   // UNAVAILABLE "cannot read the keys of OpenID issuer ISSUER: ..." when the keys are needed
-  // and cannot be fetched.
+  // and cannot be fetched. A refusal because the token names a key the issuer does not
+  // publish, even after fetching the keys again, answers IsUnknownKey.
   absl::StatusOr<VerifiedClaims> Verify(const Jwt& jwt, const std::string& issuer,
                                         const std::vector<std::string>& audiences, absl::Time now);
 

@@ -93,16 +93,27 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
       for (const auto& [user, v] : latest) {
         if (v->revoked || v->expired) continue;  // withdrawn: the user has no current vote
         JudgedVote j{*v, read.unit_slug, read.revision_num, false, ""};
-        std::vector<std::string> groups;
+        // A group counts if the voter was in it when voting and still is: groups come from
+        // the provider at every login, so one removed there stops counting at the next.
+        std::vector<std::string> groups, left;
         for (const auto& g : v->groups) {
-          if (from_groups.count(g)) groups.push_back(g);
+          if (!from_groups.count(g)) continue;
+          auto members = group_members.find(g);
+          if (members != group_members.end() && members->second.count(user)) {
+            groups.push_back(g);
+          } else {
+            left.push_back(g);
+          }
         }
         bool eligible = open_to_approvers ? space_approvers.count(user) > 0
                                           : from_users.count(user) > 0 || !groups.empty();
         if (!eligible) {
-          j.why = !open_to_approvers ? "not in FromUserIDs or FromGroups"
-                  : check            ? "not an approver or scanner of the space"
-                                     : "not an approver of the space";
+          j.why = !open_to_approvers && !left.empty()
+                      ? absl::StrCat("no longer in ", absl::StrJoin(left, ", "),
+                                     " of FromGroups (was when voting)")
+                  : !open_to_approvers ? "not in FromUserIDs or FromGroups"
+                  : check              ? "not an approver or scanner of the space"
+                                       : "not an approver of the space";
         } else if (space_authors.count(user)) {
           j.why = "wrote part of the change in this space";
         } else if (now - v->at > max_age) {
