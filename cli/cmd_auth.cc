@@ -191,11 +191,13 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
   client.scopes.assign(issuer->scopes().begin(), issuer->scopes().end());
 
   absl::StatusOr<oidc::ProviderEndpoints> endpoints = oidc::Discover(client);
-  absl::StatusOr<oidc::Tokens> tokens = endpoints.status();
-  if (endpoints.ok()) {
-    tokens = UseBrowser(flags) ? oidc::BrowserLogin(*endpoints, client, kBrowserTimeout)
-                               : oidc::DeviceLogin(*endpoints, client);
+  if (!endpoints.ok()) {
+    PrintFailure(endpoints.status().message());
+    return kExitFailed;
   }
+  absl::StatusOr<oidc::Tokens> tokens =
+      UseBrowser(flags) ? oidc::BrowserLogin(*endpoints, client, kBrowserTimeout)
+                        : oidc::DeviceLogin(*endpoints, client);
   if (!tokens.ok()) {
     PrintFailure(tokens.status().message());
     return kExitFailed;
