@@ -101,9 +101,10 @@ int AdminCommands::RunServiceAccountCommand(const std::string& url) const {
   if (!mappings.ok()) return Fail(mappings.status());
   std::printf("%-24s %-36s %-12s %-40s %s\n", "NAME", "ISSUER", "AUDIENCE", "SUBJECT", "CLAIMS");
   for (const auto& w : *mappings) {
-    std::printf("%-24s %-36s %-12s %-40s %s\n", w.username.c_str(), w.issuer.c_str(),
-                w.audience.c_str(), w.subject_pattern.c_str(),
-                absl::StrJoin(w.claims, ",", absl::PairFormatter("=")).c_str());
+    std::printf(
+        "%-24s %-36s %-12s %-40s %s\n", w.username.c_str(), w.issuer.c_str(), w.audience.c_str(),
+        w.subject_pattern.c_str(),
+        w.claims.empty() ? "-" : absl::StrJoin(w.claims, ",", absl::PairFormatter("=")).c_str());
   }
   return 0;
 }
