@@ -133,6 +133,28 @@ absl::StatusOr<cub::v1::LoginIssuer> ChooseIssuer(const cub::v1::GetLoginConfigR
                    " trusts; it trusts: ", absl::StrJoin(names, ", ")));
 }
 
+// Which provider to log in at and as which client: cubd's GetLoginConfig (asked without a
+// token: it is public) and --oidc-issuer. A failed call has already printed its failure and
+// is returned with an empty message.
+absl::StatusOr<oidc::LoginClient> LoginClientFor(const Connection& c, std::chrono::seconds timeout,
+                                                 const std::string& wanted) {
+  auto anonymous = Client::Create(c, timeout);
+  if (!anonymous.ok()) return anonymous.status();
+  cub::v1::GetLoginConfigResponse login_config;
+  if (!(*anonymous)
+           ->Call(&AuthService::Stub::GetLoginConfig, cub::v1::GetLoginConfigRequest(),
+                  &login_config)) {
+    return absl::UnavailableError("");
+  }
+  absl::StatusOr<cub::v1::LoginIssuer> issuer = ChooseIssuer(login_config, c.server, wanted);
+  if (!issuer.ok()) return issuer.status();
+  oidc::LoginClient client;
+  client.issuer = issuer->issuer();
+  client.client_id = issuer->client_id();
+  client.scopes.assign(issuer->scopes().begin(), issuer->scopes().end());
+  return client;
+}
+
 // Whether the browser flow fits: asked for, or a browser or display is at hand.
 bool UseBrowser(const LoginFlags& flags) {
   if (flags.browser || flags.device) return flags.browser;
@@ -165,37 +187,19 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
   const std::string name = g.context.empty() ? c->server : g.context;
   const auto timeout = std::chrono::seconds(g.timeout_seconds);
 
-  // Which providers cubd trusts: asked without a token (GetLoginConfig is public).
-  cub::v1::GetLoginConfigResponse login_config;
-  {
-    auto anonymous = Client::Create(*c, timeout);
-    if (!anonymous.ok()) {
-      PrintFailure(anonymous.status().message());
-      return kExitFailed;
-    }
-    if (!(*anonymous)
-             ->Call(&AuthService::Stub::GetLoginConfig, cub::v1::GetLoginConfigRequest(),
-                    &login_config)) {
-      return kExitFailed;
-    }
-  }
-  absl::StatusOr<cub::v1::LoginIssuer> issuer =
-      ChooseIssuer(login_config, c->server, flags.oidc_issuer);
-  if (!issuer.ok()) {
-    PrintFailure(issuer.status().message());
+  absl::StatusOr<oidc::LoginClient> client = LoginClientFor(*c, timeout, flags.oidc_issuer);
+  if (!client.ok()) {
+    if (!client.status().message().empty()) PrintFailure(client.status().message());
     return kExitFailed;
   }
-  oidc::LoginClient client;
-  client.issuer = issuer->issuer();
-  client.client_id = issuer->client_id();
-  client.scopes.assign(issuer->scopes().begin(), issuer->scopes().end());
-
-  absl::StatusOr<oidc::ProviderEndpoints> endpoints = oidc::Discover(client);
-  absl::StatusOr<oidc::Tokens> tokens = endpoints.status();
-  if (endpoints.ok()) {
-    tokens = UseBrowser(flags) ? oidc::BrowserLogin(*endpoints, client, kBrowserTimeout)
-                               : oidc::DeviceLogin(*endpoints, client);
+  absl::StatusOr<oidc::ProviderEndpoints> endpoints = oidc::Discover(*client);
+  if (!endpoints.ok()) {
+    PrintFailure(endpoints.status().message());
+    return kExitFailed;
   }
+  absl::StatusOr<oidc::Tokens> tokens =
+      UseBrowser(flags) ? oidc::BrowserLogin(*endpoints, *client, kBrowserTimeout)
+                        : oidc::DeviceLogin(*endpoints, *client);
   if (!tokens.ok()) {
     PrintFailure(tokens.status().message());
     return kExitFailed;
@@ -213,32 +217,33 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
   }
 
   ContextConfig ctx{c->server, tokens->id_token, c->tls_ca, c->tls && c->tls_ca.empty()};
-  ctx.oidc_issuer = client.issuer;
-  ctx.oidc_client_id = client.client_id;
+  ctx.oidc_issuer = client->issuer;
+  ctx.oidc_client_id = client->client_id;
   ctx.refresh_token = tokens->refresh_token;
-  // Read again: the login took a while, and another cub process may have written meanwhile.
-  config = LoadConfig(path);
-  if (!config.ok()) {
-    PrintFailure(config.status().message());
-    return kExitFailed;
-  }
-  config->contexts[name] = ctx;
-  const bool make_current =
-      flags.use || config->current_context.empty() || config->current_context == name;
-  if (make_current) config->current_context = name;
-  if (absl::Status saved = SaveConfig(path, *config); !saved.ok()) {
+  // Under the config's lock, re-read: the login took a while, and another cub process may have
+  // written the file meanwhile (a refresh of another context).
+  bool make_current = false;
+  std::string current;
+  absl::Status saved = UpdateConfig(path, [&](CliConfig& now) -> absl::StatusOr<bool> {
+    now.contexts[name] = ctx;
+    make_current = flags.use || now.current_context.empty() || now.current_context == name;
+    if (make_current) now.current_context = name;
+    current = now.current_context;
+    return true;
+  });
+  if (!saved.ok()) {
     PrintFailure(saved.message());
     return kExitFailed;
   }
   if (!make_current && !env.globals.quiet) {
     std::cout.flush();
-    std::cerr << "Saved as context " << name << "; the current context is still "
-              << config->current_context << " (pass --context " << name
-              << " to use it, or log in with --use to switch)" << std::endl;
+    std::cerr << "Saved as context " << name << "; the current context is still " << current
+              << " (pass --context " << name << " to use it, or log in with --use to switch)"
+              << std::endl;
   }
   return env.printer().Confirm(
       who, absl::StrCat("Logged in to ", c->server, " as ", who.user().username(), " (issuer ",
-                        client.issuer, ")"));
+                        client->issuer, ")"));
 }
 
 int Login(const Env& env, const LoginFlags& flags) {

@@ -183,8 +183,16 @@ absl::Status SaveConfig(const std::string& path, const CliConfig& config) {
   return absl::OkStatus();
 }
 
-absl::Status UpdateContext(const std::string& path, const std::string& name,
-                           const std::function<absl::StatusOr<bool>(ContextConfig&)>& edit) {
+absl::Status UpdateConfig(const std::string& path,
+                          const std::function<absl::StatusOr<bool>(CliConfig&)>& edit) {
+  if (path.empty()) {
+    return absl::FailedPreconditionError(
+        "no config file location: set CUB_CONFIG, XDG_CONFIG_HOME or HOME");
+  }
+  if (const size_t slash = path.find_last_of('/'); slash != std::string::npos) {
+    absl::Status dirs = MakeDirs(path.substr(0, slash));
+    if (!dirs.ok()) return dirs;
+  }
   // The lock file, not the config itself: the config is replaced by rename, so a lock on it
   // would be held on a file no longer in place.
   const std::string lock_path = path + ".lock";
@@ -202,16 +210,23 @@ absl::Status UpdateContext(const std::string& path, const std::string& name,
   absl::Status result = [&]() -> absl::Status {
     absl::StatusOr<CliConfig> config = LoadConfig(path);
     if (!config.ok()) return config.status();
-    auto it = config->contexts.find(name);
-    if (it == config->contexts.end()) {
-      return absl::NotFoundError(absl::StrCat("context ", name, " is no longer in ", path));
-    }
-    absl::StatusOr<bool> changed = edit(it->second);
+    absl::StatusOr<bool> changed = edit(*config);
     if (!changed.ok()) return changed.status();
     return *changed ? SaveConfig(path, *config) : absl::OkStatus();
   }();
   ::close(lock);  // Releases the lock.
   return result;
+}
+
+absl::Status UpdateContext(const std::string& path, const std::string& name,
+                           const std::function<absl::StatusOr<bool>(ContextConfig&)>& edit) {
+  return UpdateConfig(path, [&](CliConfig& config) -> absl::StatusOr<bool> {
+    auto it = config.contexts.find(name);
+    if (it == config.contexts.end()) {
+      return absl::NotFoundError(absl::StrCat("context ", name, " is no longer in ", path));
+    }
+    return edit(it->second);
+  });
 }
 
 absl::Status SaveContextTokens(const std::string& path, const std::string& name,

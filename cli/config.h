@@ -59,6 +59,12 @@ absl::StatusOr<CliConfig> LoadConfig(const std::string& path);
 // Writes `path` with mode 0600, creating its directory (mode 0700) if needed.
 absl::Status SaveConfig(const std::string& path, const CliConfig& config);
 
+// Edits the file at `path` as it is now on disk, under an exclusive lock on PATH.lock: re-reads
+// it, calls `edit` and, when it returns true, writes it atomically before the lock is released.
+// An error from `edit` is returned as it is, with nothing written.
+absl::Status UpdateConfig(const std::string& path,
+                          const std::function<absl::StatusOr<bool>(CliConfig&)>& edit);
+
 // Edits context `name` of the file at `path` as it is now on disk (another cub process may have
 // changed it since this one read it): takes an exclusive lock on PATH.lock, re-reads, calls
 // `edit` on the context and, when it returns true, writes the file atomically, all under the

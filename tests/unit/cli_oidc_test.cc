@@ -2,8 +2,6 @@
 // loopback callback's query, discovery document checks, token answers, and which connections
 // are refreshed. The flows themselves run against the real provider in
 // tests/e2e/oidc_login_test.sh.
-#include "cli/oidc_login.h"
-
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -15,6 +13,7 @@
 #include "cli/client.h"
 #include "cli/config.h"
 #include "cli/oidc_browser.h"
+#include "cli/oidc_login.h"
 #include "cli/oidc_refresh.h"
 
 namespace cub::cli {
