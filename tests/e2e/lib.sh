@@ -427,7 +427,7 @@ _e2e_exit() {
   trap - EXIT INT TERM
   local name
   for name in "${!CUBD_PID[@]}"; do e2e_stop_cubd "$name"; done
-  [[ -z ${OIDC_PID:-} ]] || oidc_stop
+  ((${#OIDC_ALL_PIDS[@]} == 0)) || _oidc_stop_all
   if ((rc != 0 && E2E_FAILED == 0)); then
     # Died outside an assertion (set -u, a signal...): that is a failure too.
     E2E_FAILED=1
@@ -455,7 +455,7 @@ e2e_finish() {
 
 # ---------------------------------------------------------------------------------------------
 # The test OpenID provider (tests/oidc/provider.mjs: oidc-provider from npm, `npm ci` in
-# tests/oidc first; deploy/local/test.sh does it). A test starts at most one.
+# tests/oidc first; deploy/local/test.sh does it).
 #
 #   oidc_start [PORT] [DIR] [provider.mjs flags...]
 #       starts it on PORT (default: a free port) with its files in DIR (default
@@ -463,7 +463,10 @@ e2e_finish() {
 #       (http://127.0.0.1:PORT); also sets OIDC_PORT, OIDC_DIR, OIDC_PID, OIDC_KEYS,
 #       OIDC_ACCOUNTS, OIDC_CI_SECRET (client cub-ci's secret), OIDC_LOG. Accounts start empty:
 #       add them with oidc_set_groups. Call it from the test's shell, not in $(...).
-#   oidc_stop                         SIGTERM and wait (the EXIT trap does it too)
+#       A second oidc_start (with another DIR) starts another provider, a second issuer; the
+#       OIDC_* variables and the helpers below then refer to it, until `oidc_use DIR`.
+#   oidc_use DIR                      the helpers act on the provider started in DIR again
+#   oidc_stop                         SIGTERM and wait (the EXIT trap stops every provider)
 #   oidc_rotate_keys [--keep-old]     new signing keys (--keep-old: the old ones stay published),
 #                                     reloaded by SIGHUP; waits until the JWKS shows them;
 #                                     sets OIDC_KID (the new RS256 kid)
@@ -485,13 +488,13 @@ e2e_finish() {
 OIDC_ISSUER=""
 OIDC_PID=""
 OIDC_DIR=""
+OIDC_ALL_PIDS=()
 OIDC_SRC="$CUB_SOURCE_DIR/tests/oidc"
 
 oidc_start() {
   local port="" dir=""
   if [[ ${1:-} =~ ^[0-9]+$ ]]; then port=$1; shift; fi
   if [[ -n ${1:-} && ${1:-} != --* ]]; then dir=$1; shift; fi
-  [[ -n $OIDC_PID ]] && { _E2E_LAST_CMD=""; e2e_fail "oidc_start: a provider already runs"; }
   command -v node >/dev/null || _e2e_die_setup "node is required for the OpenID provider"
   [[ -d $OIDC_SRC/node_modules/oidc-provider ]] ||
     _e2e_die_setup "$OIDC_SRC/node_modules is missing: run (cd tests/oidc && npm ci)"
@@ -519,6 +522,8 @@ oidc_start() {
     while ((SECONDS < deadline)) && kill -0 "$OIDC_PID" 2>/dev/null; do
       if curl -sf --max-time 2 "$OIDC_ISSUER/.well-known/openid-configuration" 2>/dev/null |
           grep -q "\"issuer\":\"$OIDC_ISSUER\""; then
+        OIDC_ALL_PIDS+=("$OIDC_PID")
+        _oidc_save
         echo "$OIDC_ISSUER"
         return 0
       fi
@@ -536,13 +541,41 @@ oidc_start() {
   e2e_fail "the OpenID provider could not start: $(tail -n 20 "$OIDC_LOG")"
 }
 
+# The current provider's variables, for oidc_use.
+_oidc_save() {
+  local v
+  for v in OIDC_PORT OIDC_DIR OIDC_PID OIDC_KEYS OIDC_ACCOUNTS OIDC_CI_SECRET OIDC_LOG \
+      OIDC_ISSUER OIDC_KID; do
+    printf '%s=%q\n' "$v" "${!v}"
+  done >"$OIDC_DIR/env"
+}
+
+oidc_use() {
+  [[ -f $1/env ]] || { _E2E_LAST_CMD=""; e2e_fail "oidc_use: no provider was started in $1"; }
+  source "$1/env"
+  export OIDC_ISSUER
+}
+
+_oidc_stop_pid() {
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null
+  local deadline=$((SECONDS + 10))
+  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+
 oidc_stop() {
   [[ -n $OIDC_PID ]] || return 0
-  kill -TERM "$OIDC_PID" 2>/dev/null
-  local deadline=$((SECONDS + 10))
-  while kill -0 "$OIDC_PID" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
-  kill -KILL "$OIDC_PID" 2>/dev/null
-  wait "$OIDC_PID" 2>/dev/null
+  _oidc_stop_pid "$OIDC_PID"
+  OIDC_PID=""
+  _oidc_save
+}
+
+_oidc_stop_all() {
+  local pid
+  for pid in "${OIDC_ALL_PIDS[@]}"; do _oidc_stop_pid "$pid"; done
+  OIDC_ALL_PIDS=()
   OIDC_PID=""
 }
 
@@ -551,6 +584,7 @@ oidc_rotate_keys() {
   kids=$(node "$OIDC_SRC/keys.mjs" "$OIDC_KEYS" "$@" 2>&1) ||
     { _E2E_LAST_CMD=""; e2e_fail "keys.mjs failed: $kids"; }
   OIDC_KID=${kids%% *}
+  _oidc_save
   kill -HUP "$OIDC_PID"
   local deadline=$((SECONDS + 30))
   while ((SECONDS < deadline)); do
