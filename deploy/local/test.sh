@@ -13,7 +13,9 @@ bash deploy/local/build.sh
 
 # The tests' OpenID provider (tests/oidc): its npm packages exactly as package-lock.json pins
 # them. npm's own cache (~/.npm) makes a rerun offline; `npm ci` replaces node_modules each time.
-(cd tests/oidc && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
+# Without them (no registry, no cache) the other tests still run; the OpenID ones fail saying so.
+(cd tests/oidc && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) ||
+  echo "test.sh: npm ci in tests/oidc failed: the OpenID tests (e2e.oidc_*) will fail" >&2
 
 cd build
 rc=0
