@@ -309,6 +309,8 @@ void AddAuthCommands(CLI::App& app, Env& env) {
   OnRun(who, env, [&env] { return WhoAmI(env); });
   CLI::App* top_who = app.add_subcommand("whoami", whoami_help);
   OnRun(top_who, env, [&env] { return WhoAmI(env); });
+
+  AddAuthTokenCommands(auth, env);
 }
 
 }  // namespace cub::cli

@@ -77,6 +77,8 @@ std::string IdSuffix(const std::string& id);
 
 // Command groups.
 void AddAuthCommands(CLI::App& app, Env& env);
+// `auth token`, into the auth group (AddAuthCommands calls it).
+void AddAuthTokenCommands(CLI::App* auth, Env& env);
 void AddSpaceCommands(CLI::App& app, Env& env);
 void AddUnitCommands(CLI::App& app, Env& env);
 void AddRevisionCommands(CLI::App& app, Env& env);

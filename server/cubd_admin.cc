@@ -19,6 +19,20 @@ int Fail(const absl::Status& s) {
   return 1;
 }
 
+void AddTokenSpecFlags(CLI::App* cmd, ops::TokenSpec& spec) {
+  cmd->add_option("--expires-in", spec.expires_in,
+                  "How long the token lives: 30d, 12h, 90m (default 90d, at most 366d)");
+  cmd->add_option("--description", spec.description, "What the token is for (one line)");
+}
+
+// The token itself alone on stdout (scripts capture it); what it is, on stderr.
+int PrintToken(const std::string& secret, const v1::Token& t) {
+  std::cout << secret << "\n";
+  std::cerr << "token " << t.token_id() << " for user '" << t.username() << "' expires at "
+            << t.expires_at() << "\n";
+  return 0;
+}
+
 }  // namespace
 
 AdminCommands::AdminCommands(CLI::App& app, DatabaseOptions& db) : db_(db) {
@@ -35,11 +49,13 @@ AdminCommands::AdminCommands(CLI::App& app, DatabaseOptions& db) : db_(db) {
   user_create_->add_flag("--admin", new_user_.admin, "Server administrator: every role everywhere");
   user_create_->add_flag("--service-account", new_user_.service_account,
                          "An identity for CI or a reporter; it can never vote on approvals");
+  AddTokenSpecFlags(user_create_, token_spec_);
   CLI::App* user_list = user_->add_subcommand("list", "List users");
   AddDatabaseFlags(user_list, db);
   user_token_ = user_->add_subcommand("token", "Issue another token for a user");
   AddDatabaseFlags(user_token_, db);
   user_token_->add_option("name", token_user_, "User name")->required();
+  AddTokenSpecFlags(user_token_, token_spec_);
 
   AddServiceAccountCommands(app, db);
 
@@ -141,16 +157,14 @@ int AdminCommands::Run() const {
 int AdminCommands::RunUserCommand(const std::string& url) const {
   store::ConnectionPool pool(url, 2);
   if (user_create_->parsed()) {
-    auto created = ops::CreateUser(pool, new_user_);
+    auto created = ops::CreateUser(pool, new_user_, token_spec_);
     if (!created.ok()) return Fail(created.status());
-    std::cout << created->token << "\n";
-    return 0;
+    return PrintToken(created->token, created->token_info);
   }
   if (user_token_->parsed()) {
-    auto token = ops::CreateToken(pool, token_user_);
-    if (!token.ok()) return Fail(token.status());
-    std::cout << *token << "\n";
-    return 0;
+    auto issued = ops::IssueTokenForUser(pool, ops::IdentityOptions(), token_user_, token_spec_);
+    if (!issued.ok()) return Fail(issued.status());
+    return PrintToken(issued->secret, issued->token);
   }
   auto users = ops::ListUsers(pool);
   if (!users.ok()) return Fail(users.status());

@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "lib/ops/service_accounts.h"
+#include "lib/ops/tokens.h"
 #include "lib/store/users.h"
 #include "server/database.h"
 
@@ -40,6 +41,7 @@ class AdminCommands {
   CLI::App* purge_space_ = nullptr;
   store::NewUser new_user_;
   std::string token_user_;
+  ops::TokenSpec token_spec_;  // --expires-in, --description of user create and user token
   std::string purge_space_id_, purge_reason_, purge_by_;
   CLI::App* serviceaccount_ = nullptr;
   CLI::App* serviceaccount_create_ = nullptr;

@@ -2,6 +2,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "lib/util/duration_text.h"
 
 namespace cub::server {
 
@@ -131,6 +135,45 @@ void AddOidcFlags(CLI::App* cmd, ServeOptions& serve) {
                   "PEM roots to trust for the OpenID providers' https (default: the system's)");
 }
 
+// cub's own API tokens (lib/ops/tokens.h): how long they live. A value reads as
+// ParseDayDuration does ("90d", "12h"); the default lifetime may not exceed the longest.
+void AddTokenFlags(CLI::App* cmd, ServeOptions& serve) {
+  ops::IdentityOptions& id = serve.identity;
+  const CLI::Validator duration(
+      [](std::string& v) -> std::string {
+        auto d = ParseDayDuration(v);
+        return d.ok() ? "" : std::string(d.status().message());
+      },
+      "DURATION");
+  const auto too_long = [&id] {
+    return CLI::ValidationError(absl::StrCat(
+        "--token-default-lifetime ", FormatDayDuration(id.token_default_lifetime),
+        " is longer than --token-max-lifetime ", FormatDayDuration(id.token_max_lifetime)));
+  };
+  // Defined before the default, so that its callback has run when the default's checks both.
+  cmd->add_option_function<std::string>(
+         "--token-max-lifetime",
+         [&id, cmd, too_long](const std::string& v) {
+           id.token_max_lifetime = *ParseDayDuration(v);
+           if (cmd->count("--token-default-lifetime") == 0 &&
+               id.token_default_lifetime > id.token_max_lifetime) {
+             throw too_long();
+           }
+         },
+         "The longest lifetime a token may be given (cub auth token create --expires-in)")
+      ->check(duration)
+      ->default_str(FormatDayDuration(id.token_max_lifetime));
+  cmd->add_option_function<std::string>(
+         "--token-default-lifetime",
+         [&id, too_long](const std::string& v) {
+           id.token_default_lifetime = *ParseDayDuration(v);
+           if (id.token_default_lifetime > id.token_max_lifetime) throw too_long();
+         },
+         "How long a token lives when created without --expires-in")
+      ->check(duration)
+      ->default_str(FormatDayDuration(id.token_default_lifetime));
+}
+
 }  // namespace
 
 void AddServeFlags(CLI::App* cmd, ServeOptions& serve) {
@@ -138,6 +181,7 @@ void AddServeFlags(CLI::App* cmd, ServeOptions& serve) {
   AddEdgeFlags(cmd, serve);
   AddHttpLimitFlags(cmd, serve);
   AddOidcFlags(cmd, serve);
+  AddTokenFlags(cmd, serve);
 }
 
 }  // namespace cub::server

@@ -5,6 +5,7 @@
 #include "lib/identity/jwt.h"
 #include "lib/identity/oidc_verifier.h"
 #include "lib/ops/oidc_login.h"
+#include "lib/ops/tokens.h"
 #include "lib/ops/users.h"
 
 namespace cub::ops {
@@ -31,7 +32,7 @@ absl::StatusOr<Principal> Authenticator::Authenticate(const std::string& bearer)
         absl::StrCat("the bearer token is longer than ", identity::kMaxJwtBytes, " bytes"));
   }
   // cub's own tokens, and the "no bearer token" refusal.
-  if (bearer.empty() || absl::StartsWith(bearer, "cub_")) return ops::Authenticate(db_, bearer);
+  if (bearer.empty() || absl::StartsWith(bearer, "cub_")) return AuthenticateToken(db_, bearer);
   if (!identity::LooksLikeJwt(bearer)) {
     return absl::UnauthenticatedError("the bearer token is not valid");
   }
