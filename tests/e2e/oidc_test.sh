@@ -4,7 +4,8 @@
 # group removed at the provider stops counting at the next login; expired, wrongly signed,
 # wrong-audience and unknown-issuer tokens are refused saying why, on gRPC and REST; a key
 # rotation at the provider needs nothing at cubd; a CI token mapped to a service account
-# promotes but cannot vote; `cub whoami` shows issuer, subject, username, email and groups.
+# promotes but cannot vote (nor mint itself a cub token); `cub whoami` shows issuer, subject,
+# username, email and groups; cub's own tokens made by a logged-in person, and revoked.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init oidc
 
@@ -233,6 +234,20 @@ for alg in ES256 EdDSA; do
   expect_ok cub whoami --token "$(oidc_mint --alg "$alg" \
     '{"sub": "alice", "preferred_username": "alice", "groups": ["release-approvers"]}')"
 done
+
+section "cub's own tokens next to the provider's: made by a logged-in person, expiring, revoked"
+expect_ok cub_as alice auth token create --expires-in 1d --description "laptop script" -o json
+SECRET=$(jget Secret)
+SECRET_ID=$(jget Token.TokenID)
+expect_match "$SECRET" '^cub_' "a token of cub's own"
+expect_ok cub whoami --token "$SECRET" -o json
+expect_eq alice "$(jget User.Username)" "the token is alice's"
+expect_eq Token "$(jget AuthenticatedBy)" "authenticated by a cub token"
+expect_ok cub_as alice auth token revoke "$SECRET_ID"
+expect_fail 1 "the bearer token was revoked at" cub whoami --token "$SECRET"
+expect_match "$ERR" "revoked at 20[0-9-]+T[0-9:]+Z by alice" "when and by whom"
+# A pipeline on workload identity cannot mint itself a long-lived secret.
+expect_fail 1 "cannot create long-lived cub tokens" as "$(ci_token)" cub auth token create
 
 section "key rotation at the provider"
 old_kid=$OIDC_KID
