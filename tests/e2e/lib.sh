@@ -49,6 +49,9 @@
 # sends SIGTERM and waits, leaving the exit code in $CUBD_RC. An EXIT trap stops every cubd
 # still running, drops the database and removes the temporary directory (kept when
 # E2E_KEEP=1 is set, for debugging).
+#
+# OpenID providers: oidc_start, oidc_set_groups, oidc_mint, oidc_ci_token,
+# oidc_device_login_as... (see the section at the end); the EXIT trap stops them too.
 
 # shellcheck disable=SC2034  # Variables set here are for the sourcing test to use.
 
