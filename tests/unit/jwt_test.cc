@@ -311,5 +311,24 @@ TEST_CASE("ClaimText and ClaimStrings read other claims", "[jwt]") {
   CHECK(ClaimStrings(c, "n").status().code() == absl::StatusCode::kInvalidArgument);
 }
 
+TEST_CASE("every one-character change to a signed token is refused", "[jwt]") {
+  // Strict base64url gives each token one spelling, so a change either fails to decode or
+  // changes the signed bytes or the signature.
+  for (TestKey key : {MakeP256Key("k"), MakeEd25519Key("k")}) {
+    JwkSet keys = Keys({PublicJwk(key)});
+    std::string token = SignJwt(key, Claims());
+    for (size_t i = 0; i < token.size(); ++i) {
+      for (char c : {'A', 'B', 'f', '_', '-', '.', '='}) {
+        if (token[i] == c) continue;
+        std::string changed = token;
+        changed[i] = c;
+        absl::StatusOr<Jwt> jwt = ParseJwt(changed);
+        INFO(changed);
+        CHECK((!jwt.ok() || !VerifySignature(*jwt, keys).ok()));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cub::identity
