@@ -28,6 +28,7 @@ struct LoginFlags {
   bool device = false;
   bool browser = false;
   bool use = false;
+  std::string oidc_ca_file;
 };
 
 // How long the browser flow waits for the browser to come back.
@@ -192,6 +193,7 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
     if (!client.status().message().empty()) PrintFailure(client.status().message());
     return kExitFailed;
   }
+  client->ca_file = Absolute(flags.oidc_ca_file);
   absl::StatusOr<oidc::ProviderEndpoints> endpoints = oidc::Discover(*client);
   if (!endpoints.ok()) {
     PrintFailure(endpoints.status().message());
@@ -220,6 +222,7 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
   ctx.oidc_issuer = client->issuer;
   ctx.oidc_client_id = client->client_id;
   ctx.refresh_token = tokens->refresh_token;
+  ctx.oidc_ca_file = client->ca_file;
   // Under the config's lock, re-read: the login took a while, and another cub process may have
   // written the file meanwhile (a refresh of another context).
   bool make_current = false;
@@ -248,8 +251,10 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
 
 int Login(const Env& env, const LoginFlags& flags) {
   if (!flags.oidc) {
-    if (flags.device || flags.browser || !flags.oidc_issuer.empty() || flags.use) {
-      return UsageError("--device, --browser, --oidc-issuer and --use go with --oidc");
+    if (flags.device || flags.browser || !flags.oidc_issuer.empty() || flags.use ||
+        !flags.oidc_ca_file.empty()) {
+      return UsageError(
+          "--device, --browser, --oidc-issuer, --oidc-ca-file and --use go with --oidc");
     }
     return TokenLogin(env);
   }
@@ -300,6 +305,8 @@ void AddAuthCommands(CLI::App& app, Env& env) {
                   "Device code login: a code to enter in a browser anywhere");
   login->add_flag("--browser", flags->browser,
                   "Browser login ($BROWSER or xdg-open) with a redirect to 127.0.0.1");
+  login->add_option("--oidc-ca-file", flags->oidc_ca_file,
+                    "PEM bundle to verify the provider's TLS with (saved for refreshes)");
   login->add_flag("--use", flags->use, "Make the context current even if another one is");
   OnRun(login, env, [&env, flags] { return Login(env, *flags); });
 

@@ -97,6 +97,7 @@ absl::StatusOr<CliConfig> ParseConfig(const std::string& text) {
       ctx.oidc_issuer = StringField(c, "OidcIssuer");
       ctx.oidc_client_id = StringField(c, "OidcClientID");
       ctx.refresh_token = StringField(c, "RefreshToken");
+      ctx.oidc_ca_file = StringField(c, "OidcCaFile");
     }
   }
   return config;
@@ -112,6 +113,7 @@ std::string FormatConfig(const CliConfig& config) {
     if (!c.oidc_issuer.empty()) one["OidcIssuer"] = c.oidc_issuer;
     if (!c.oidc_client_id.empty()) one["OidcClientID"] = c.oidc_client_id;
     if (!c.refresh_token.empty()) one["RefreshToken"] = c.refresh_token;
+    if (!c.oidc_ca_file.empty()) one["OidcCaFile"] = c.oidc_ca_file;
     contexts[name] = std::move(one);
   }
   Json root = Json::object();

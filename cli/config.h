@@ -9,7 +9,8 @@
 //    "Contexts": {"prod": {"Server": "cubd.example.com:443", "Token": "...",
 //                          "TlsCa": "/etc/cub/ca.pem", "Tls": true},
 //                 "dev": {"Server": "...", "Token": "<ID token>", "OidcIssuer": "https://idp",
-//                         "OidcClientID": "cub-cli", "RefreshToken": "..."}}}
+//                         "OidcClientID": "cub-cli", "RefreshToken": "...",
+//                         "OidcCaFile": "/etc/cub/idp-ca.pem"}}}
 //
 // TlsCa is a CA bundle path to verify the server with; Tls (without TlsCa) means TLS with the
 // system roots. A context made by `cub auth login --oidc` also names the OpenID provider and
@@ -38,6 +39,7 @@ struct ContextConfig {
   std::string oidc_issuer;
   std::string oidc_client_id;
   std::string refresh_token;
+  std::string oidc_ca_file;  // PEM bundle to verify the provider with; empty: the system roots
 };
 
 struct CliConfig {

@@ -37,6 +37,7 @@ absl::Status RefreshIfExpiring(Connection* connection, absl::Time now) {
         oidc::LoginClient client;
         client.issuer = ctx.oidc_issuer;
         client.client_id = ctx.oidc_client_id;
+        client.ca_file = ctx.oidc_ca_file;
         absl::StatusOr<oidc::ProviderEndpoints> endpoints = oidc::Discover(client);
         if (!endpoints.ok()) return endpoints.status();
         absl::StatusOr<oidc::Tokens> tokens = oidc::Refresh(*endpoints, client, ctx.refresh_token);

@@ -148,6 +148,7 @@ TEST_CASE("Config keeps an OIDC context's issuer, client and refresh token", "[c
   oidc.oidc_issuer = "https://idp.example.com";
   oidc.oidc_client_id = "cub-cli";
   oidc.refresh_token = "r1";
+  oidc.oidc_ca_file = "/etc/idp-ca.pem";
   config.contexts["idp"] = oidc;
   config.contexts["plain"] = ContextConfig{"s:1", "cub_x", "", false};
   const std::string text = FormatConfig(config);
@@ -156,6 +157,7 @@ TEST_CASE("Config keeps an OIDC context's issuer, client and refresh token", "[c
   CHECK(parsed->contexts["idp"].oidc_issuer == "https://idp.example.com");
   CHECK(parsed->contexts["idp"].oidc_client_id == "cub-cli");
   CHECK(parsed->contexts["idp"].refresh_token == "r1");
+  CHECK(parsed->contexts["idp"].oidc_ca_file == "/etc/idp-ca.pem");
   CHECK(parsed->contexts["idp"].token == "eyJ.id.token");
   CHECK(parsed->contexts["plain"].refresh_token.empty());
   CHECK(FormatConfig(*parsed) == text);
