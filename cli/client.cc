@@ -71,7 +71,13 @@ absl::StatusOr<Connection> ResolveConnection(const GlobalOptions& options) {
     if (ctx != nullptr) {
       if (c.server.empty()) c.server = ctx->server;
       // A context's token is a secret for its own server: never send it anywhere else.
-      if (c.token.empty() && c.server == ctx->server) c.token = ctx->token;
+      if (c.token.empty() && c.server == ctx->server) {
+        c.token = ctx->token;
+        c.context = name;
+        c.oidc_issuer = ctx->oidc_issuer;
+        c.oidc_client_id = ctx->oidc_client_id;
+        c.refresh_token = ctx->refresh_token;
+      }
       if (c.server == ctx->server && c.tls_ca.empty() && !c.tls) {
         c.tls_ca = ctx->tls_ca;
         c.tls = ctx->tls;

@@ -38,13 +38,20 @@ struct Connection {
   std::string token;   // may be empty: the server then answers UNAUTHENTICATED
   std::string tls_ca;  // PEM file to verify the server with; implies TLS
   bool tls = false;    // TLS with the system's roots
+  // When the token is a saved context's (not --token or CUB_TOKEN): that context's name, and
+  // for a context of `cub auth login --oidc` what refreshing its ID token takes.
+  std::string context;
+  std::string oidc_issuer;
+  std::string oidc_client_id;
+  std::string refresh_token;
 };
 
 // Each of server, token and TLS settings comes from its flag, else the environment
 // (CUB_SERVER, CUB_TOKEN), else the context named by --context or the config's
 // CurrentContext. TLS settings are taken from the context only when the server is the
 // context's. Fails with "no server: ..." when no server is configured, and when --context
-// names a context the config file does not have.
+// names a context the config file does not have. Does not refresh anything: see
+// RefreshIfExpiring (oidc_refresh.h), which Connect (commands.h) applies.
 absl::StatusOr<Connection> ResolveConnection(const GlobalOptions& options);
 
 // Writes "Failed: <message>" and a newline to stderr.

@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cli/oidc_refresh.h"
 #include "lib/util/utf8.h"
 
 namespace cub::cli {
@@ -19,6 +21,11 @@ std::unique_ptr<Client> Connect(const Env& env) {
   absl::StatusOr<Connection> connection = ResolveConnection(env.globals);
   if (!connection.ok()) {
     PrintFailure(connection.status().message());
+    return nullptr;
+  }
+  // A saved OIDC login's ID token that is about to expire is refreshed first.
+  if (absl::Status fresh = RefreshIfExpiring(&*connection, absl::Now()); !fresh.ok()) {
+    PrintFailure(fresh.message());
     return nullptr;
   }
   auto client = Client::Create(*connection, std::chrono::seconds(env.globals.timeout_seconds));

@@ -38,8 +38,9 @@ struct Env {
 // Makes `sub` a leaf command whose work is `fn`, run after parsing completes.
 void OnRun(CLI::App* sub, Env& env, std::function<int()> fn);
 
-// Resolves the connection and creates the client; on failure prints "Failed: ..." and
-// returns nullptr (exit code 1).
+// Resolves the connection, refreshes a saved OIDC login's ID token when it is about to expire
+// (RefreshIfExpiring) and creates the client; on failure prints "Failed: ..." and returns
+// nullptr (exit code 1).
 std::unique_ptr<Client> Connect(const Env& env);
 
 // The connect-and-call every command makes: connects (Connect above), then calls `method`
@@ -76,6 +77,8 @@ std::string IdSuffix(const std::string& id);
 
 // Command groups.
 void AddAuthCommands(CLI::App& app, Env& env);
+// `auth token`, into the auth group (AddAuthCommands calls it).
+void AddAuthTokenCommands(CLI::App* auth, Env& env);
 void AddSpaceCommands(CLI::App& app, Env& env);
 void AddUnitCommands(CLI::App& app, Env& env);
 void AddRevisionCommands(CLI::App& app, Env& env);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,8 +89,15 @@ absl::StatusOr<CliConfig> ParseConfig(const std::string& text) {
       if (!c.is_object()) {
         return absl::InvalidArgumentError(absl::StrCat("context ", name, " is not an object"));
       }
-      config.contexts[name] = ContextConfig{StringField(c, "Server"), StringField(c, "Token"),
-                                            StringField(c, "TlsCa"), BoolField(c, "Tls")};
+      ContextConfig& ctx = config.contexts[name];
+      ctx.server = StringField(c, "Server");
+      ctx.token = StringField(c, "Token");
+      ctx.tls_ca = StringField(c, "TlsCa");
+      ctx.tls = BoolField(c, "Tls");
+      ctx.oidc_issuer = StringField(c, "OidcIssuer");
+      ctx.oidc_client_id = StringField(c, "OidcClientID");
+      ctx.refresh_token = StringField(c, "RefreshToken");
+      ctx.oidc_ca_file = StringField(c, "OidcCaFile");
     }
   }
   return config;
@@ -102,6 +110,10 @@ std::string FormatConfig(const CliConfig& config) {
     Json one = {{"Server", c.server}, {"Token", c.token}};
     if (!c.tls_ca.empty()) one["TlsCa"] = c.tls_ca;
     if (c.tls) one["Tls"] = true;
+    if (!c.oidc_issuer.empty()) one["OidcIssuer"] = c.oidc_issuer;
+    if (!c.oidc_client_id.empty()) one["OidcClientID"] = c.oidc_client_id;
+    if (!c.refresh_token.empty()) one["RefreshToken"] = c.refresh_token;
+    if (!c.oidc_ca_file.empty()) one["OidcCaFile"] = c.oidc_ca_file;
     contexts[name] = std::move(one);
   }
   Json root = Json::object();
@@ -171,6 +183,61 @@ absl::Status SaveConfig(const std::string& path, const CliConfig& config) {
     return absl::InternalError(absl::StrCat("cannot write ", path, ": ", Errno(err)));
   }
   return absl::OkStatus();
+}
+
+absl::Status UpdateConfig(const std::string& path,
+                          const std::function<absl::StatusOr<bool>(CliConfig&)>& edit) {
+  if (path.empty()) {
+    return absl::FailedPreconditionError(
+        "no config file location: set CUB_CONFIG, XDG_CONFIG_HOME or HOME");
+  }
+  if (const size_t slash = path.find_last_of('/'); slash != std::string::npos) {
+    absl::Status dirs = MakeDirs(path.substr(0, slash));
+    if (!dirs.ok()) return dirs;
+  }
+  // The lock file, not the config itself: the config is replaced by rename, so a lock on it
+  // would be held on a file no longer in place.
+  const std::string lock_path = path + ".lock";
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) {
+    return absl::InternalError(absl::StrCat("cannot open ", lock_path, ": ", Errno(errno)));
+  }
+  while (::flock(lock, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      const int err = errno;
+      ::close(lock);
+      return absl::InternalError(absl::StrCat("cannot lock ", lock_path, ": ", Errno(err)));
+    }
+  }
+  absl::Status result = [&]() -> absl::Status {
+    absl::StatusOr<CliConfig> config = LoadConfig(path);
+    if (!config.ok()) return config.status();
+    absl::StatusOr<bool> changed = edit(*config);
+    if (!changed.ok()) return changed.status();
+    return *changed ? SaveConfig(path, *config) : absl::OkStatus();
+  }();
+  ::close(lock);  // Releases the lock.
+  return result;
+}
+
+absl::Status UpdateContext(const std::string& path, const std::string& name,
+                           const std::function<absl::StatusOr<bool>(ContextConfig&)>& edit) {
+  return UpdateConfig(path, [&](CliConfig& config) -> absl::StatusOr<bool> {
+    auto it = config.contexts.find(name);
+    if (it == config.contexts.end()) {
+      return absl::NotFoundError(absl::StrCat("context ", name, " is no longer in ", path));
+    }
+    return edit(it->second);
+  });
+}
+
+absl::Status SaveContextTokens(const std::string& path, const std::string& name,
+                               const std::string& token, const std::string& refresh_token) {
+  return UpdateContext(path, name, [&](ContextConfig& ctx) -> absl::StatusOr<bool> {
+    ctx.token = token;
+    if (!refresh_token.empty()) ctx.refresh_token = refresh_token;
+    return true;
+  });
 }
 
 }  // namespace cub::cli

@@ -1,12 +1,15 @@
-// cubd's administration commands: `cubd migrate`, `cubd user create|list|token` and
-// `cubd purge space`. They open the database as its owner (server/database.h), do one thing
-// and exit; `cubd serve` is elsewhere (server/serve.h). Linked into cubd only.
+// cubd's administration commands: `cubd migrate`, `cubd user create|list|token`,
+// `cubd serviceaccount create|list` and `cubd purge space`. They open the database as its owner
+// (server/database.h), do one thing and exit; `cubd serve` is elsewhere (server/serve.h). Linked
+// into cubd only.
 #ifndef CUB_SERVER_CUBD_ADMIN_H_
 #define CUB_SERVER_CUBD_ADMIN_H_
 
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "lib/ops/service_accounts.h"
+#include "lib/ops/tokens.h"
 #include "lib/store/users.h"
 #include "server/database.h"
 
@@ -27,6 +30,8 @@ class AdminCommands {
 
  private:
   int RunUserCommand(const std::string& url) const;
+  void AddServiceAccountCommands(CLI::App& app, DatabaseOptions& db);
+  int RunServiceAccountCommand(const std::string& url) const;
 
   const DatabaseOptions& db_;
   CLI::App* migrate_ = nullptr;
@@ -36,7 +41,11 @@ class AdminCommands {
   CLI::App* purge_space_ = nullptr;
   store::NewUser new_user_;
   std::string token_user_;
+  ops::TokenSpec token_spec_;  // --expires-in, --description of user create and user token
   std::string purge_space_id_, purge_reason_, purge_by_;
+  CLI::App* serviceaccount_ = nullptr;
+  CLI::App* serviceaccount_create_ = nullptr;
+  ops::NewWorkloadMapping new_mapping_;
 };
 
 }  // namespace cub::server

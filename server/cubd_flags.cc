@@ -2,6 +2,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "lib/util/duration_text.h"
 
 namespace cub::server {
 
@@ -102,12 +106,82 @@ void AddHttpLimitFlags(CLI::App* cmd, ServeOptions& serve) {
       ->check(CLI::Range(0.001, 86400.0));
 }
 
+// OpenID providers people log in with (lib/ops/oidc_config.h): repeatable, the Nth of each
+// flag for the Nth --oidc-issuer.
+void AddOidcFlags(CLI::App* cmd, ServeOptions& serve) {
+  ops::OidcFlagValues& f = serve.oidc;
+  cmd->add_option("--oidc-issuer", f.issuers,
+                  "OpenID provider people log in with, exactly as its tokens' iss (https, or "
+                  "http on loopback); repeatable");
+  cmd->add_option("--oidc-client-id", f.client_ids,
+                  "The client ID cub's CLI logs in as, and the audience its tokens carry: one "
+                  "per --oidc-issuer, in order");
+  cmd->add_option("--oidc-username-claim", f.username_claims,
+                  "Claim naming a person's user (default preferred_username): one per "
+                  "--oidc-issuer, or none");
+  cmd->add_option("--oidc-groups-claim", f.groups_claims,
+                  "Claim listing a person's groups (default groups): one per --oidc-issuer, or "
+                  "none");
+  cmd->add_option("--oidc-username-prefix", f.username_prefixes,
+                  "Prepended to the usernames of the issuer's people (e.g. dex:): one per "
+                  "--oidc-issuer, or none");
+  cmd->add_option("--oidc-groups-prefix", f.groups_prefixes,
+                  "Prepended to the issuer's group names (e.g. dex:): one per --oidc-issuer, or "
+                  "none");
+  cmd->add_option("--oidc-config", f.config_file,
+                  "YAML list of OpenID issuers (keys Issuer, ClientID, UsernameClaim, "
+                  "GroupsClaim, UsernamePrefix, GroupsPrefix, Scopes), besides the flags");
+  cmd->add_option("--oidc-ca-file", serve.identity.oidc_ca_file,
+                  "PEM roots to trust for the OpenID providers' https (default: the system's)");
+}
+
+// cub's own API tokens (lib/ops/tokens.h): how long they live. A value reads as
+// ParseDayDuration does ("90d", "12h"); the default lifetime may not exceed the longest.
+void AddTokenFlags(CLI::App* cmd, ServeOptions& serve) {
+  ops::IdentityOptions& id = serve.identity;
+  const CLI::Validator duration(
+      [](std::string& v) -> std::string {
+        auto d = ParseDayDuration(v);
+        return d.ok() ? "" : std::string(d.status().message());
+      },
+      "DURATION");
+  const auto too_long = [&id] {
+    return CLI::ValidationError(absl::StrCat(
+        "--token-default-lifetime ", FormatDayDuration(id.token_default_lifetime),
+        " is longer than --token-max-lifetime ", FormatDayDuration(id.token_max_lifetime)));
+  };
+  // Defined before the default, so that its callback has run when the default's checks both.
+  cmd->add_option_function<std::string>(
+         "--token-max-lifetime",
+         [&id, cmd, too_long](const std::string& v) {
+           id.token_max_lifetime = *ParseDayDuration(v);
+           if (cmd->count("--token-default-lifetime") == 0 &&
+               id.token_default_lifetime > id.token_max_lifetime) {
+             throw too_long();
+           }
+         },
+         "The longest lifetime a token may be given (cub auth token create --expires-in)")
+      ->check(duration)
+      ->default_str(FormatDayDuration(id.token_max_lifetime));
+  cmd->add_option_function<std::string>(
+         "--token-default-lifetime",
+         [&id, too_long](const std::string& v) {
+           id.token_default_lifetime = *ParseDayDuration(v);
+           if (id.token_default_lifetime > id.token_max_lifetime) throw too_long();
+         },
+         "How long a token lives when created without --expires-in")
+      ->check(duration)
+      ->default_str(FormatDayDuration(id.token_default_lifetime));
+}
+
 }  // namespace
 
 void AddServeFlags(CLI::App* cmd, ServeOptions& serve) {
   AddListenFlags(cmd, serve);
   AddEdgeFlags(cmd, serve);
   AddHttpLimitFlags(cmd, serve);
+  AddOidcFlags(cmd, serve);
+  AddTokenFlags(cmd, serve);
 }
 
 }  // namespace cub::server

@@ -132,12 +132,40 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartRest(const ServeOptions& opts, 
                            [gw](const HttpRequest& r) { return gw->Handle(r); });
 }
 
+// The identities bearer tokens may name: `opts.identity` with the issuers of the --oidc-*
+// flags and of the --oidc-config file. Only checked here, never fetched: a provider that is
+// down at startup costs its logins until it is back, not cubd's start.
+absl::StatusOr<ops::IdentityOptions> IdentityOf(const ServeOptions& opts) {
+  std::string config_text;
+  if (!opts.oidc.config_file.empty()) {
+    auto text = ReadFile(opts.oidc.config_file);
+    if (!text.ok())
+      return absl::InvalidArgumentError("--oidc-config: " + std::string(text.status().message()));
+    config_text = *std::move(text);
+  }
+  if (!opts.identity.oidc_ca_file.empty()) {
+    auto ca = ReadFile(opts.identity.oidc_ca_file);
+    if (!ca.ok())
+      return absl::InvalidArgumentError("--oidc-ca-file: " + std::string(ca.status().message()));
+  }
+  return ops::ResolveIdentity(opts.identity, opts.oidc, config_text);
+}
+
 }  // namespace
 
 int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   if (opts.tls_cert.empty() != opts.tls_key.empty()) {
     std::fprintf(stderr, "cubd: --tls-cert and --tls-key go together\n");
     return 2;
+  }
+  auto identity = IdentityOf(opts);
+  if (!identity.ok()) {
+    std::fprintf(stderr, "cubd: %s\n", std::string(identity.status().message()).c_str());
+    return 2;
+  }
+  for (const auto& i : identity->issuers) {
+    std::fprintf(stderr, "cubd: people may log in with OpenID issuer %s (client %s)\n",
+                 i.issuer.c_str(), i.client_id.c_str());
   }
   // Block the stop signals in every thread gRPC and the pool start; main waits for them.
   sigset_t stop_signals;
@@ -152,7 +180,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   if (!db.ok()) return Fail("database", db.status());
   for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
   store::ConnectionPool pool(db->url, opts.threads);
-  CallGate gate(pool, opts.edge, opts.identity);
+  CallGate gate(pool, opts.edge, *std::move(identity));
 
   TlsFiles tls;
   auto creds = Credentials(opts, &tls);

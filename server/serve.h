@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "lib/ops/oidc_config.h"
 #include "server/call.h"
 #include "server/database.h"
 
@@ -30,6 +31,8 @@ struct ServeOptions {
   EdgeLimits edge;
   // Who bearer tokens may name: OpenID providers and workload issuers, token lifetimes.
   ops::IdentityOptions identity;
+  // The --oidc-* flags and --oidc-config as given; Serve adds their issuers to `identity`.
+  ops::OidcFlagValues oidc;
   // Limits of the REST/JSON mirror (the --http-* flags; see docs/operations.md).
   int http_max_connections = 4096;
   int http_max_connections_per_client = 256;  // 0: no limit per client address

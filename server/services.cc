@@ -30,6 +30,7 @@
 #include "lib/ops/queued_promotions.h"
 #include "lib/ops/releases.h"
 #include "lib/ops/spaces.h"
+#include "lib/ops/tokens.h"
 #include "lib/ops/units.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/variants.h"
@@ -154,6 +155,10 @@ class AuthServiceImpl final : public ServiceImpl<v1::AuthService> {
   using ServiceImpl::ServiceImpl;
   CUB_RPC_AS(WhoAmI, CallerOf(p))
   CUB_PUBLIC_RPC_AS(GetLoginConfig, LoginConfigOf(this->gate_.authenticator()))
+  CUB_RPC_AS(CreateToken,
+             ops::CreateToken(this->db_, this->gate_.authenticator().options(), p, *req))
+  CUB_RPC(ListTokens)
+  CUB_RPC(RevokeToken)
 };
 
 class SpaceServiceImpl final : public ServiceImpl<v1::SpaceService> {

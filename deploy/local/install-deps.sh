@@ -18,6 +18,15 @@ PACKAGES=(
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
 )
 
+# Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm
+# package) satisfies the tests' OpenID provider: tests/oidc needs node >= 18 and npm.
+if command -v node >/dev/null && command -v npm >/dev/null &&
+    (($(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0) >= 18)); then
+  kept=()
+  for pkg in "${PACKAGES[@]}"; do [[ $pkg == nodejs || $pkg == npm ]] || kept+=("$pkg"); done
+  PACKAGES=("${kept[@]}")
+fi
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   # `dpkg -s` also succeeds for a removed package whose config files remain: read its status.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test with CTest (unit, integration, e2e; the
-# `pg` fixture starts and stops the tests' PostgreSQL). Exits with CTest's exit code, and prints
+# Installs what is missing, builds, installs the test OpenID provider's npm packages, and runs
+# every test with CTest (unit, integration, e2e; the `pg` fixture starts and stops the tests'
+# PostgreSQL). Exits with CTest's exit code, and prints
 # CTest's closing summary line ("N% tests passed, N tests failed out of N") last.
 # Extra arguments go to ctest (e.g. -L unit, -R where).
 set -euo pipefail
@@ -9,6 +10,12 @@ cd "$ROOT"
 
 bash deploy/local/install-deps.sh
 bash deploy/local/build.sh
+
+# The tests' OpenID provider (tests/oidc): its npm packages exactly as package-lock.json pins
+# them. npm's own cache (~/.npm) makes a rerun offline; `npm ci` replaces node_modules each time.
+# Without them (no registry, no cache) the other tests still run; the OpenID ones fail saying so.
+(cd tests/oidc && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) ||
+  echo "test.sh: npm ci in tests/oidc failed: the OpenID tests (e2e.oidc_*) will fail" >&2
 
 cd build
 rc=0

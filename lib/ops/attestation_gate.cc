@@ -35,6 +35,27 @@ size_t DistinctGroupCount(const std::vector<std::vector<std::string>>& user_grou
   return n;
 }
 
+// The groups of `from_groups` that `vote` counts for: those its voter was in when voting and
+// is still in (`members`: each group's members now). Groups come from the provider at every
+// login, so one removed there stops counting at the next. `left` gets the groups of
+// `from_groups` the voter had when voting but no longer has.
+std::vector<std::string> CountedGroups(const store::Vote& vote,
+                                       const std::set<std::string>& from_groups,
+                                       const std::map<std::string, std::set<std::string>>& members,
+                                       std::vector<std::string>* left) {
+  std::vector<std::string> out;
+  for (const auto& g : vote.groups) {
+    if (!from_groups.count(g)) continue;
+    auto now = members.find(g);
+    if (now != members.end() && now->second.count(vote.user_id)) {
+      out.push_back(g);
+    } else {
+      left->push_back(g);
+    }
+  }
+  return out;
+}
+
 // Who may count with no FromUserIDs or FromGroups, by Space: the approvers (people only); for
 // a check (any type but Approval) also the check identities, holders of the scanner role.
 absl::StatusOr<std::map<std::string, std::set<std::string>>> EligibleByRole(
@@ -93,16 +114,17 @@ absl::StatusOr<std::vector<RequirementOutcome>> EvaluateAttestation(
       for (const auto& [user, v] : latest) {
         if (v->revoked || v->expired) continue;  // withdrawn: the user has no current vote
         JudgedVote j{*v, read.unit_slug, read.revision_num, false, ""};
-        std::vector<std::string> groups;
-        for (const auto& g : v->groups) {
-          if (from_groups.count(g)) groups.push_back(g);
-        }
+        std::vector<std::string> left;
+        std::vector<std::string> groups = CountedGroups(*v, from_groups, group_members, &left);
         bool eligible = open_to_approvers ? space_approvers.count(user) > 0
                                           : from_users.count(user) > 0 || !groups.empty();
         if (!eligible) {
-          j.why = !open_to_approvers ? "not in FromUserIDs or FromGroups"
-                  : check            ? "not an approver or scanner of the space"
-                                     : "not an approver of the space";
+          j.why = !open_to_approvers && !left.empty()
+                      ? absl::StrCat("no longer in ", absl::StrJoin(left, ", "),
+                                     " of FromGroups (was when voting)")
+                  : !open_to_approvers ? "not in FromUserIDs or FromGroups"
+                  : check              ? "not an approver or scanner of the space"
+                                       : "not an approver of the space";
         } else if (space_authors.count(user)) {
           j.why = "wrote part of the change in this space";
         } else if (now - v->at > max_age) {

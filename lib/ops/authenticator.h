@@ -16,6 +16,10 @@
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
 
+namespace cub::identity {
+class OidcVerifier;
+}  // namespace cub::identity
+
 namespace cub::ops {
 
 // An OpenID provider people log in with (`cubd serve --oidc-issuer ...`, or the config file).
@@ -58,6 +62,8 @@ class Authenticator {
  private:
   store::ConnectionPool& db_;
   const IdentityOptions options_;
+  // Fetches and caches the providers' keys (lazily: cubd starts while a provider is down).
+  std::unique_ptr<identity::OidcVerifier> verifier_;
 };
 
 }  // namespace cub::ops

@@ -1,35 +1,13 @@
 #include "lib/ops/users.h"
 
-#include <openssl/rand.h>
-#include <openssl/sha.h>
-
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "lib/ops/input.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::ops {
-namespace {
 
-constexpr char kTokenPrefix[] = "cub_";
-
-absl::StatusOr<std::string> NewToken() {
-  unsigned char buf[32];
-  if (RAND_bytes(buf, sizeof(buf)) != 1) return absl::InternalError("no randomness for a token");
-  std::string raw(reinterpret_cast<char*>(buf), sizeof(buf));
-  std::string token = absl::WebSafeBase64Escape(raw);
-  return absl::StrCat(kTokenPrefix, token);
-}
-
-std::string TokenHash(const std::string& token) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
-  return std::string(reinterpret_cast<char*>(digest), sizeof(digest));
-}
-
-}  // namespace
-
-absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::NewUser& nu) {
+absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::NewUser& nu,
+                                       const TokenSpec& spec, const IdentityOptions& options) {
   CUB_RETURN_IF_ERROR(ValidateSlug("user", nu.username));
   for (const auto& g : nu.groups) {
     CUB_RETURN_IF_ERROR(ValidateSlug("group", g));
@@ -37,7 +15,6 @@ absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::N
   if (nu.admin && nu.service_account) {
     return absl::InvalidArgumentError("a service account cannot be a server admin");
   }
-  CUB_ASSIGN_OR_RETURN(auto token, NewToken());
   CreatedUser out;
   absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto existing, store::FindUserByName(tx, nu.username));
@@ -45,28 +22,14 @@ absl::StatusOr<CreatedUser> CreateUser(store::ConnectionPool& db, const store::N
       return absl::AlreadyExistsError(absl::StrCat("user '", nu.username, "' already exists"));
     }
     CUB_ASSIGN_OR_RETURN(auto user, store::InsertUser(tx, nu));
-    CUB_RETURN_IF_ERROR(store::InsertToken(tx, user.user_id(), TokenHash(token)));
+    CUB_ASSIGN_OR_RETURN(IssuedToken issued, IssueToken(tx, options, user, spec));
     out.user = user;
+    out.token = std::move(issued.secret);
+    out.token_info = std::move(issued.token);
     return absl::OkStatus();
   });
   if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("user '", nu.username, "'"));
-  out.token = token;
   return out;
-}
-
-absl::StatusOr<std::string> CreateToken(store::ConnectionPool& db, const std::string& username) {
-  CUB_ASSIGN_OR_RETURN(auto token, NewToken());
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto user, store::FindUserByName(tx, username));
-    if (!user) return absl::NotFoundError(absl::StrCat("user '", username, "' not found"));
-    if (username == kEngineUser && user->admin() && user->service_account()) {
-      return absl::PermissionDeniedError(
-          "user 'automatic' is cubd's promotion engine: nobody may call the API as it");
-    }
-    return store::InsertToken(tx, user->user_id(), TokenHash(token));
-  });
-  if (!st.ok()) return st;
-  return token;
 }
 
 absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
@@ -78,18 +41,7 @@ absl::StatusOr<std::vector<v1::User>> ListUsers(store::ConnectionPool& db) {
 }
 
 absl::StatusOr<Principal> Authenticate(store::ConnectionPool& db, const std::string& token) {
-  if (token.empty()) {
-    return absl::UnauthenticatedError(
-        "no bearer token: send one as \"authorization: Bearer TOKEN\"");
-  }
-  std::optional<v1::User> user;
-  absl::Status st = store::WithReadTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(user, store::FindUserByTokenHash(tx, TokenHash(token)));
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return st;
-  if (!user) return absl::UnauthenticatedError("the bearer token is not valid");
-  return PrincipalOf(*user);
+  return AuthenticateToken(db, token);
 }
 
 Principal PrincipalOf(const v1::User& user) {

@@ -49,14 +49,6 @@ absl::StatusOr<v1::User> InsertUser(Tx& tx, const NewUser& nu) {
   });
 }
 
-absl::Status InsertToken(Tx& tx, const std::string& user_id, const std::string& token_hash) {
-  return Guard([&]() -> absl::Status {
-    Pq(tx).exec_params("INSERT INTO tokens (user_id, token_hash) VALUES ($1::uuid, $2)", user_id,
-                       pqxx::binarystring(token_hash));
-    return absl::OkStatus();
-  });
-}
-
 absl::StatusOr<std::vector<v1::User>> ListUsers(Tx& tx) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::User>> {
     std::vector<v1::User> out;
@@ -65,18 +57,6 @@ absl::StatusOr<std::vector<v1::User>> ListUsers(Tx& tx) {
       out.push_back(UserFromRow(r));
     }
     return out;
-  });
-}
-
-absl::StatusOr<std::optional<v1::User>> FindUserByTokenHash(Tx& tx, const std::string& token_hash) {
-  return Guard([&]() -> absl::StatusOr<std::optional<v1::User>> {
-    pqxx::result r =
-        Pq(tx).exec_params(absl::StrCat("SELECT ", kUserColumns,
-                                        " FROM tokens t JOIN users u ON u.id = t.user_id"
-                                        " WHERE t.token_hash = $1 AND t.revoked_at IS NULL"),
-                           pqxx::binarystring(token_hash));
-    if (r.empty()) return std::nullopt;
-    return UserFromRow(r[0]);
   });
 }
 

@@ -1,4 +1,4 @@
-// Users, their groups and their API tokens. Tokens are stored only as SHA-256 hashes.
+// Users and their groups. Their API tokens are in lib/store/tokens.h.
 #ifndef CUB_LIB_STORE_USERS_H_
 #define CUB_LIB_STORE_USERS_H_
 
@@ -24,13 +24,8 @@ struct NewUser {
 
 // The user as stored, with their groups. ALREADY_EXISTS when the username is taken.
 absl::StatusOr<v1::User> InsertUser(Tx& tx, const NewUser& u);
-// Records a token for the user; `token_hash` is the raw SHA-256 digest (32 bytes).
-// ALREADY_EXISTS when a token has that hash.
-absl::Status InsertToken(Tx& tx, const std::string& user_id, const std::string& token_hash);
 // By username.
 absl::StatusOr<std::vector<v1::User>> ListUsers(Tx& tx);
-// The user holding an unrevoked token with this hash; nullopt when there is none.
-absl::StatusOr<std::optional<v1::User>> FindUserByTokenHash(Tx& tx, const std::string& token_hash);
 // nullopt when no user has that name.
 absl::StatusOr<std::optional<v1::User>> FindUserByName(Tx& tx, const std::string& username);
 // nullopt when no user has that ID.

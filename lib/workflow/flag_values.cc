@@ -54,7 +54,11 @@ absl::StatusOr<std::vector<std::string>> ParseList(std::string_view flag, const 
         return FlagError(flag, raw,
                          absl::StrCat("'", std::string(item), "' is not a user ID (a UUID)"));
       }
-      if (!uuids && !IsValidName(item)) {
+      // Groups may carry a provider's prefix ("dex:admins"): their own, wider rule.
+      if (!uuids && item_kind == "group" && !IsValidGroupName(item)) {
+        return FlagError(flag, raw, InvalidGroupNameMessage(item));
+      }
+      if (!uuids && item_kind != "group" && !IsValidName(item)) {
         return FlagError(flag, raw, InvalidNameMessage(item_kind, item));
       }
       items.emplace_back(item);

@@ -42,6 +42,24 @@ bool IsValidName(std::string_view name) {
   return true;
 }
 
+bool IsValidGroupName(std::string_view name) {
+  if (name.empty() || name.size() > 256) return false;
+  if (!IsAlnum(name[0]) && name[0] != '/' && name[0] != '@') return false;
+  for (char c : name) {
+    if (!IsAlnum(c) && std::string_view("-_.:/@+").find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string InvalidGroupNameMessage(std::string_view name) {
+  if (name.empty()) return "group name is empty";
+  return absl::StrCat("group name '", std::string(name),
+                      "' is not valid: use 1-256 letters, digits, '-', '_', '.', ':', '/', '@' "
+                      "or '+', starting with a letter, digit, '/' or '@'");
+}
+
 std::string InvalidNameMessage(std::string_view kind, std::string_view name) {
   if (name.empty()) return absl::StrCat(std::string(kind), " name is empty");
   return absl::StrCat(std::string(kind), " name '", std::string(name),

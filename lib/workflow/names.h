@@ -19,6 +19,14 @@ namespace cub::workflow {
 // punctuation.
 bool IsValidName(std::string_view name);
 
+// Whether `name` is usable as a group name: as IsValidName, and also ':', '/', '@' and '+'
+// anywhere, for groups an OpenID provider names ("dex:admins", "/platform/oncall",
+// "org/team"), and up to 256 characters. Never '=', ',', ';', quotes or spaces.
+bool IsValidGroupName(std::string_view name);
+
+// "group name '<name>' is not valid: ..." for a name IsValidGroupName refuses.
+std::string InvalidGroupNameMessage(std::string_view name);
+
 // "<kind> name '<name>' is not valid: use 1-128 letters, digits, '-', '_' or '.', starting
 // with a letter or digit", or "<kind> name is empty" for "".
 std::string InvalidNameMessage(std::string_view kind, std::string_view name);

@@ -219,8 +219,8 @@ void CheckAttestation(const AttestationPrerequisite& a, const std::string& label
   for (size_t i = 0; i < a.from_groups.size(); ++i) {
     const std::string& g = a.from_groups[i];
     std::string where = absl::StrCat(label, ": FromGroups[", i, "]");
-    if (!IsValidName(g)) {
-      report->Add(where, InvalidNameMessage("group", g));
+    if (!IsValidGroupName(g)) {
+      report->Add(where, InvalidGroupNameMessage(g));
     } else if (!groups.insert(g).second) {
       report->Add(where, absl::StrCat("'", g, "' is listed twice"));
     }

@@ -132,6 +132,13 @@ expect_fail 1 "requires two-groups" as "$DEPLOYER" cub variant promote --change-
 expect_not_contains "$ERR" "requires two-approvers"
 expect_ok as "$CAROL" cub variant approve acme-staging --change-order acme-base/v2
 expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --dry-run
+# A group counts while the voter is still in it (a provider's groups are taken at every login):
+# carol leaves sre, and her vote stops counting for two-groups until she is back.
+expect_ok db -c "DELETE FROM user_groups WHERE user_id = '$CAROL_ID' AND group_name = 'sre'"
+expect_fail 1 "requires two-groups" as "$DEPLOYER" cub variant promote \
+  --change-order acme-base/v2 --dry-run
+expect_ok db -c "INSERT INTO user_groups (user_id, group_name) VALUES ('$CAROL_ID', 'sre')"
+expect_ok as "$DEPLOYER" cub variant promote --change-order acme-base/v2 --dry-run
 
 section "an approval covers content, not a revision number"
 deployment v2 3 >"$E2E_TMP/r3.yaml"

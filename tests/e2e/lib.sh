@@ -49,6 +49,9 @@
 # sends SIGTERM and waits, leaving the exit code in $CUBD_RC. An EXIT trap stops every cubd
 # still running, drops the database and removes the temporary directory (kept when
 # E2E_KEEP=1 is set, for debugging).
+#
+# OpenID providers: oidc_start, oidc_set_groups, oidc_mint, oidc_ci_token,
+# oidc_device_login_as... (see the section at the end); the EXIT trap stops them too.
 
 # shellcheck disable=SC2034  # Variables set here are for the sourcing test to use.
 
@@ -427,6 +430,7 @@ _e2e_exit() {
   trap - EXIT INT TERM
   local name
   for name in "${!CUBD_PID[@]}"; do e2e_stop_cubd "$name"; done
+  ((${#OIDC_ALL_PIDS[@]} == 0)) || _oidc_stop_all
   if ((rc != 0 && E2E_FAILED == 0)); then
     # Died outside an assertion (set -u, a signal...): that is a failure too.
     E2E_FAILED=1
@@ -450,4 +454,224 @@ _e2e_exit() {
 
 e2e_finish() {
   exit 0
+}
+
+# ---------------------------------------------------------------------------------------------
+# The test OpenID provider (tests/oidc/provider.mjs: oidc-provider from npm, `npm ci` in
+# tests/oidc first; deploy/local/test.sh does it).
+#
+#   oidc_start [PORT] [DIR] [provider.mjs flags...]
+#       starts it on PORT (default: a free port) with its files in DIR (default
+#       $E2E_TMP/oidc), waits until discovery answers, prints and exports OIDC_ISSUER
+#       (http://127.0.0.1:PORT); also sets OIDC_PORT, OIDC_DIR, OIDC_PID, OIDC_KEYS,
+#       OIDC_ACCOUNTS, OIDC_CI_SECRET (client cub-ci's secret), OIDC_LOG. Accounts start empty:
+#       add them with oidc_set_groups. Call it from the test's shell, not in $(...).
+#       A second oidc_start (with another DIR) starts another provider, a second issuer; the
+#       OIDC_* variables and the helpers below then refer to it, until `oidc_use DIR`.
+#   oidc_use DIR                      the helpers act on the provider started in DIR again
+#   oidc_stop                         SIGTERM and wait (the EXIT trap stops every provider)
+#   oidc_rotate_keys [--keep-old]     new signing keys (--keep-old: the old ones stay published),
+#                                     reloaded by SIGHUP; waits until the JWKS shows them;
+#                                     sets OIDC_KID (the new RS256 kid)
+#   oidc_set_groups USER [G1,G2...]   creates or updates account USER (email USER@example.com)
+#                                     with these groups; the next login sees them
+#   oidc_set_ci_claims JSON           the extra claims of cub-ci's access tokens
+#                                     (default {"repository":"acme/app"})
+#   oidc_mint [mint.mjs flags...] [CLAIMS_JSON]   prints a JWT signed with the provider's key
+#                                     (or --stranger's); iss defaults to OIDC_ISSUER
+#   oidc_ci_token [AUDIENCE]          client_credentials as cub-ci; prints the access token (a
+#                                     JWT, aud AUDIENCE, default cubd)
+#   oidc_browser USER                 prints a $BROWSER value that logs in as USER
+#   oidc_device_login_as USER -- CMD...
+#       runs CMD (a device-flow login such as cub auth login --oidc --device ...), reads the
+#       "Or open: URL" line it prints on stderr, completes the login as USER with
+#       interact.mjs, and returns CMD's exit code with its stdout and stderr as its own (so
+#       `expect_ok oidc_device_login_as alice -- cub auth login ...` works).
+
+OIDC_ISSUER=""
+OIDC_PID=""
+OIDC_DIR=""
+OIDC_ALL_PIDS=()
+OIDC_SRC="$CUB_SOURCE_DIR/tests/oidc"
+
+oidc_start() {
+  local port="" dir=""
+  if [[ ${1:-} =~ ^[0-9]+$ ]]; then port=$1; shift; fi
+  if [[ -n ${1:-} && ${1:-} != --* ]]; then dir=$1; shift; fi
+  command -v node >/dev/null || _e2e_die_setup "node is required for the OpenID provider"
+  [[ -d $OIDC_SRC/node_modules/oidc-provider ]] ||
+    _e2e_die_setup "$OIDC_SRC/node_modules is missing: run (cd tests/oidc && npm ci)"
+  OIDC_DIR=${dir:-$E2E_TMP/oidc}
+  mkdir -p "$OIDC_DIR"
+  OIDC_KEYS=$OIDC_DIR/keys.json
+  OIDC_ACCOUNTS=$OIDC_DIR/accounts.json
+  OIDC_CI_SECRET="ci-secret-$RANDOM$RANDOM"
+  OIDC_LOG=$OIDC_DIR/provider.log
+  printf '%s\n' "$OIDC_CI_SECRET" >"$OIDC_DIR/ci-secret"
+  [[ -f $OIDC_ACCOUNTS ]] || echo '{}' >"$OIDC_ACCOUNTS"
+  [[ -f $OIDC_DIR/ci-claims.json ]] || echo '{"repository": "acme/app"}' >"$OIDC_DIR/ci-claims.json"
+  OIDC_KID=$(node "$OIDC_SRC/keys.mjs" "$OIDC_KEYS" 2>&1) ||
+    _e2e_die_setup "keys.mjs failed: $OIDC_KID"
+  OIDC_KID=${OIDC_KID%% *}
+  local attempt
+  for attempt in 1 2 3; do
+    OIDC_PORT=${port:-$(free_port)}
+    node "$OIDC_SRC/provider.mjs" --port "$OIDC_PORT" --accounts "$OIDC_ACCOUNTS" \
+      --keys "$OIDC_KEYS" --ci-secret-file "$OIDC_DIR/ci-secret" \
+      --ci-claims "$OIDC_DIR/ci-claims.json" "$@" >>"$OIDC_LOG" 2>&1 </dev/null &
+    OIDC_PID=$!
+    export OIDC_ISSUER="http://127.0.0.1:$OIDC_PORT"
+    local deadline=$((SECONDS + 60))
+    while ((SECONDS < deadline)) && kill -0 "$OIDC_PID" 2>/dev/null; do
+      if curl -sf --max-time 2 "$OIDC_ISSUER/.well-known/openid-configuration" 2>/dev/null |
+          grep -q "\"issuer\":\"$OIDC_ISSUER\""; then
+        OIDC_ALL_PIDS+=("$OIDC_PID")
+        _oidc_save
+        echo "$OIDC_ISSUER"
+        return 0
+      fi
+      sleep 0.2
+    done
+    if kill -0 "$OIDC_PID" 2>/dev/null; then
+      _E2E_LAST_CMD=""
+      e2e_fail "the OpenID provider did not answer discovery within 60s (log: $(tail -n 20 "$OIDC_LOG"))"
+    fi
+    wait "$OIDC_PID" 2>/dev/null
+    OIDC_PID=""
+    [[ -z $port ]] || break  # A given port that is taken: no other to try.
+  done
+  _E2E_LAST_CMD=""
+  e2e_fail "the OpenID provider could not start: $(tail -n 20 "$OIDC_LOG")"
+}
+
+# The current provider's variables, for oidc_use.
+_oidc_save() {
+  local v
+  for v in OIDC_PORT OIDC_DIR OIDC_PID OIDC_KEYS OIDC_ACCOUNTS OIDC_CI_SECRET OIDC_LOG \
+      OIDC_ISSUER OIDC_KID; do
+    printf '%s=%q\n' "$v" "${!v}"
+  done >"$OIDC_DIR/env"
+}
+
+oidc_use() {
+  [[ -f $1/env ]] || { _E2E_LAST_CMD=""; e2e_fail "oidc_use: no provider was started in $1"; }
+  source "$1/env"
+  export OIDC_ISSUER
+}
+
+_oidc_stop_pid() {
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null
+  local deadline=$((SECONDS + 10))
+  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+
+oidc_stop() {
+  [[ -n $OIDC_PID ]] || return 0
+  _oidc_stop_pid "$OIDC_PID"
+  OIDC_PID=""
+  _oidc_save
+}
+
+_oidc_stop_all() {
+  local pid
+  for pid in "${OIDC_ALL_PIDS[@]}"; do _oidc_stop_pid "$pid"; done
+  OIDC_ALL_PIDS=()
+  OIDC_PID=""
+}
+
+oidc_rotate_keys() {
+  local kids
+  kids=$(node "$OIDC_SRC/keys.mjs" "$OIDC_KEYS" "$@" 2>&1) ||
+    { _E2E_LAST_CMD=""; e2e_fail "keys.mjs failed: $kids"; }
+  OIDC_KID=${kids%% *}
+  _oidc_save
+  kill -HUP "$OIDC_PID"
+  local deadline=$((SECONDS + 30))
+  while ((SECONDS < deadline)); do
+    curl -sf --max-time 2 "$OIDC_ISSUER/jwks" 2>/dev/null | grep -q "\"$OIDC_KID\"" && return 0
+    sleep 0.1
+  done
+  _E2E_LAST_CMD=""
+  e2e_fail "the provider's JWKS did not show the new key $OIDC_KID within 30s"
+}
+
+oidc_set_groups() {
+  local user=$1 groups=${2:-}
+  python3 - "$OIDC_ACCOUNTS" "$user" "$groups" <<'PY'
+import json, os, sys
+path, user, groups = sys.argv[1:]
+accounts = json.load(open(path))
+account = accounts.setdefault(user, {"email": user + "@example.com"})
+account["groups"] = [g for g in groups.split(",") if g]
+with open(path + ".tmp", "w") as f:
+    json.dump(accounts, f)
+os.replace(path + ".tmp", path)
+PY
+}
+
+oidc_set_ci_claims() {
+  printf '%s\n' "$1" >"$OIDC_DIR/ci-claims.json.tmp" && mv "$OIDC_DIR/ci-claims.json.tmp" "$OIDC_DIR/ci-claims.json"
+}
+
+oidc_mint() {
+  node "$OIDC_SRC/mint.mjs" --keys "$OIDC_KEYS" --issuer "$OIDC_ISSUER" "$@"
+}
+
+oidc_ci_token() {
+  local resource=() body
+  [[ -z ${1:-} ]] || resource=(-d "resource=urn:cub:aud:$1")
+  body=$(curl -s --max-time 10 -u "cub-ci:$OIDC_CI_SECRET" -d grant_type=client_credentials \
+    "${resource[@]}" "$OIDC_ISSUER/token") || { echo "oidc_ci_token: curl failed" >&2; return 1; }
+  jget access_token "$body" 2>/dev/null || { echo "oidc_ci_token: no access token: $body" >&2; return 1; }
+}
+
+oidc_browser() {
+  printf 'node %q --user %q' "$OIDC_SRC/interact.mjs" "$1"
+}
+
+oidc_device_login_as() {
+  local user=$1
+  shift
+  [[ ${1:-} == -- ]] && shift
+  local o="$E2E_TMP/device-login.out" e="$E2E_TMP/device-login.err" pid url="" rc
+  : >"$o"
+  : >"$e"
+  timeout -k 5 "$E2E_CMD_TIMEOUT" "$@" >"$o" 2>"$e" </dev/null &
+  pid=$!
+  local deadline=$((SECONDS + 60))
+  while ((SECONDS < deadline)) && kill -0 "$pid" 2>/dev/null; do
+    url=$(sed -n 's/^.*Or open: *\([^ ]*\).*$/\1/p' "$e" | head -n 1)
+    [[ -n $url ]] && break
+    sleep 0.1
+  done
+  [[ -n $url ]] || url=$(sed -n 's/^.*Or open: *\([^ ]*\).*$/\1/p' "$e" | head -n 1)
+  if [[ -z $url ]]; then
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    cat "$o"
+    cat "$e" >&2
+    echo "oidc_device_login_as: the command printed no 'Or open: URL' line" >&2
+    return 1
+  fi
+  if ! node "$OIDC_SRC/interact.mjs" --user "$user" "$url" >>"$e.interact" 2>&1; then
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    cat "$o"
+    cat "$e" "$e.interact" >&2
+    return 1
+  fi
+  wait "$pid"
+  rc=$?
+  cat "$o"
+  cat "$e" >&2
+  return "$rc"
+}
+
+# oidc_verify [--audience A] TOKEN: verifies TOKEN against the provider's JWKS with jose
+# (tests/oidc/verify.mjs); prints {"header":...,"payload":...}.
+oidc_verify() {
+  node "$OIDC_SRC/verify.mjs" --issuer "$OIDC_ISSUER" "$@"
 }

@@ -9,6 +9,7 @@
 #include "lib/store/change_workflows.h"
 #include "lib/store/invocations.h"
 #include "lib/store/migrations.h"
+#include "lib/store/tokens.h"
 #include "lib/store/users.h"
 
 namespace cub {
@@ -46,11 +47,15 @@ TEST_CASE("store users: refusals are statuses, rows read by name", "[store][db]"
     return store::InsertUser(tx, store::NewUser{"admin", {}, false, false}).status();
   });
   CHECK(taken.code() == absl::StatusCode::kAlreadyExists);
-  absl::Status bad_user = f.Run(
-      [&](store::Tx& tx) { return store::InsertToken(tx, "not-a-uuid", std::string(32, 'x')); });
+  absl::Status bad_user = f.Run([&](store::Tx& tx) {
+    return store::InsertToken(tx, {"not-a-uuid", std::string(32, 'x'), "", absl::Hours(1)})
+        .status();
+  });
   CHECK(bad_user.code() == absl::StatusCode::kInvalidArgument);
   absl::Status no_user = f.Run([&](store::Tx& tx) {
-    return store::InsertToken(tx, "00000000-0000-0000-0000-000000000001", std::string(32, 'x'));
+    return store::InsertToken(tx, {"00000000-0000-0000-0000-000000000001", std::string(32, 'x'), "",
+                                   absl::Hours(1)})
+        .status();
   });
   CHECK(no_user.code() == absl::StatusCode::kFailedPrecondition);
 
@@ -62,7 +67,7 @@ TEST_CASE("store users: refusals are statuses, rows read by name", "[store][db]"
   CHECK((*found)->groups_size() == 1);
   CHECK((*found)->groups(0) == "ops");
   auto missing = store::InTransaction(
-      *f.db, [&](store::Tx& tx) { return store::FindUserByTokenHash(tx, std::string(32, 'y')); });
+      *f.db, [&](store::Tx& tx) { return store::FindTokenByHash(tx, std::string(32, 'y')); });
   REQUIRE(missing.ok());
   CHECK_FALSE(missing->has_value());
 }

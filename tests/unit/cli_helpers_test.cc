@@ -69,7 +69,7 @@ TEST_CASE("FieldTable lists fields in order, maps sorted, repeated joined", "[cl
   user.add_groups("ops");
   user.add_groups("dev");
   user.set_admin(true);
-  Table t = FieldTable(user, {"CreatedAt"});
+  Table t = FieldTable(user, {"CreatedAt", "Issuer", "Subject", "Email"});
   REQUIRE(t.rows.size() == 5);
   CHECK(t.rows[0] == std::vector<std::string>{"UserID", "u1"});
   CHECK(t.rows[2] == std::vector<std::string>{"Groups", "ops, dev"});
@@ -138,6 +138,87 @@ TEST_CASE("SaveConfig writes 0600 and LoadConfig reads it back", "[cli]") {
 
   ::unlink(path.c_str());
   ::rmdir((std::string(dir) + "/nested").c_str());
+  ::rmdir(dir);
+}
+
+TEST_CASE("Config keeps an OIDC context's issuer, client and refresh token", "[cli]") {
+  CliConfig config;
+  config.current_context = "idp";
+  ContextConfig oidc{"cubd:443", "eyJ.id.token", "", true};
+  oidc.oidc_issuer = "https://idp.example.com";
+  oidc.oidc_client_id = "cub-cli";
+  oidc.refresh_token = "r1";
+  oidc.oidc_ca_file = "/etc/idp-ca.pem";
+  config.contexts["idp"] = oidc;
+  config.contexts["plain"] = ContextConfig{"s:1", "cub_x", "", false};
+  const std::string text = FormatConfig(config);
+  auto parsed = ParseConfig(text);
+  REQUIRE(parsed.ok());
+  CHECK(parsed->contexts["idp"].oidc_issuer == "https://idp.example.com");
+  CHECK(parsed->contexts["idp"].oidc_client_id == "cub-cli");
+  CHECK(parsed->contexts["idp"].refresh_token == "r1");
+  CHECK(parsed->contexts["idp"].oidc_ca_file == "/etc/idp-ca.pem");
+  CHECK(parsed->contexts["idp"].token == "eyJ.id.token");
+  CHECK(parsed->contexts["plain"].refresh_token.empty());
+  CHECK(FormatConfig(*parsed) == text);
+  // A context of cub's own token is written as before: no OIDC keys at all.
+  CHECK(text.find("OidcIssuer") != std::string::npos);
+  CHECK(FormatConfig(CliConfig{"p", {{"p", ContextConfig{"s:1", "t", "", false}}}}).find("Oidc") ==
+        std::string::npos);
+}
+
+TEST_CASE("A config file written before OIDC contexts still loads", "[cli]") {
+  auto old = ParseConfig(R"({"CurrentContext": "prod", "Contexts": {"prod": {
+      "Server": "cubd:443", "Token": "t", "TlsCa": "/ca.pem"}}})");
+  REQUIRE(old.ok());
+  CHECK(old->contexts["prod"].token == "t");
+  CHECK(old->contexts["prod"].oidc_issuer.empty());
+  CHECK(old->contexts["prod"].refresh_token.empty());
+}
+
+TEST_CASE("SaveContextTokens replaces one context's tokens and keeps the file's other changes",
+          "[cli]") {
+  char dir_template[] = "/tmp/cub_cli_test_XXXXXX";
+  const char* dir = ::mkdtemp(dir_template);
+  REQUIRE(dir != nullptr);
+  const std::string path = std::string(dir) + "/config.json";
+  CliConfig config;
+  config.current_context = "a";
+  ContextConfig a{"s:1", "old-id", "", false};
+  a.oidc_issuer = "https://idp";
+  a.refresh_token = "old-refresh";
+  config.contexts["a"] = a;
+  REQUIRE(SaveConfig(path, config).ok());
+  // Another process adds a context after this one read the file.
+  CliConfig other = config;
+  other.contexts["b"] = ContextConfig{"s:2", "tb", "", false};
+  other.current_context = "b";
+  REQUIRE(SaveConfig(path, other).ok());
+
+  REQUIRE(SaveContextTokens(path, "a", "new-id", "new-refresh").ok());
+  auto loaded = LoadConfig(path);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->current_context == "b");
+  CHECK(loaded->contexts["b"].token == "tb");
+  CHECK(loaded->contexts["a"].token == "new-id");
+  CHECK(loaded->contexts["a"].refresh_token == "new-refresh");
+  CHECK(loaded->contexts["a"].oidc_issuer == "https://idp");
+  struct stat st;
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+
+  // No rotated refresh token: the saved one stays.
+  REQUIRE(SaveContextTokens(path, "a", "newer-id", "").ok());
+  loaded = LoadConfig(path);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->contexts["a"].token == "newer-id");
+  CHECK(loaded->contexts["a"].refresh_token == "new-refresh");
+
+  auto gone = SaveContextTokens(path, "zzz", "x", "");
+  CHECK(gone.code() == absl::StatusCode::kNotFound);
+
+  ::unlink(path.c_str());
+  ::unlink((path + ".lock").c_str());
   ::rmdir(dir);
 }
 

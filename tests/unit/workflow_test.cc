@@ -473,8 +473,8 @@ TEST_CASE("validate: declarations") {
               "AttestationPrerequisites 'release-manager': FromUserIDs[3]: "
               "'9B2C0F3E-5D7A-4A61-8F0E-2B6D1C4E7A90' is listed twice",
               "AttestationPrerequisites 'release-manager': FromGroups[0]: group name 'ops team' "
-              "is not valid: use 1-128 letters, digits, '-', '_' or '.', starting with a letter "
-              "or digit",
+              "is not valid: use 1-256 letters, digits, '-', '_', '.', ':', '/', '@' or '+', "
+              "starting with a letter, digit, '/' or '@'",
           });
   }
   SECTION("Count beyond the listed users") {
@@ -753,7 +753,8 @@ TEST_CASE("flags: bad values are refused naming the flag") {
           f->attestation_prerequisite_from_groups = {"a=ops team"};
         }) ==
         "--attestation-prerequisite-from-groups 'a=ops team': group name 'ops team' is not "
-        "valid: use 1-128 letters, digits, '-', '_' or '.', starting with a letter or digit");
+        "valid: use 1-256 letters, digits, '-', '_', '.', ':', '/', '@' or '+', starting with a "
+        "letter, digit, '/' or '@'");
   CHECK(error([](WorkflowFlags* f) { f->attestation_prerequisites = {"a=2"}; }) ==
         "--attestation-prerequisite 'a=2': give the name alone; set its fields with "
         "--attestation-prerequisite-count NAME=N and the other --attestation-prerequisite-* "
@@ -888,7 +889,6 @@ TEST_CASE("CompileCustomPrerequisites refuses a broken expression with its name"
   CHECK(gates.status().message() ==
         "CustomPrerequisites 'not-frozen': cel: 1:20: undeclared reference to 'Spce'");
 }
-
 
 TEST_CASE("flags: --stage-mode and --stage-auto-release") {
   Workflow w = *FromFlags(AcmeSimpleFlags());
