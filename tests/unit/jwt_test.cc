@@ -330,5 +330,18 @@ TEST_CASE("every one-character change to a signed token is refused", "[jwt]") {
   }
 }
 
+TEST_CASE("deeply nested JSON in a token neither crashes nor is accepted blindly", "[jwt]") {
+  std::string deep = std::string(6000, '[') + std::string(6000, ']');
+  std::string header = Part({{"alg", "EdDSA"}});
+  CHECK(ParseMessage(header + "." + Base64UrlEncode(deep) + ".c2ln") ==
+        "the token's payload is not a JSON object");
+  std::string nested = "{\"sub\":" + deep + "}";
+  absl::StatusOr<Jwt> jwt = ParseJwt(header + "." + Base64UrlEncode(nested) + ".c2ln");
+  REQUIRE(jwt.ok());  // within kMaxJwtBytes, and the signature check comes next
+  CHECK_FALSE(ClaimText(jwt->claims, "sub"));
+  CHECK_FALSE(ClaimStrings(jwt->claims, "sub").ok());
+  CHECK_FALSE(VerifySignature(*jwt, Keys({PublicJwk(MakeEd25519Key("k"))})).ok());
+}
+
 }  // namespace
 }  // namespace cub::identity
