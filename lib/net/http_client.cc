@@ -172,10 +172,23 @@ absl::StatusOr<std::string> UrlDecode(const std::string& s) {
 }
 
 absl::Status CheckIssuerUrl(const std::string& what, const std::string& url) {
+  // Spaces, control bytes and backslashes are read differently by different URL parsers, so a
+  // URL holding one could name another host to libcurl than to this check.
+  for (unsigned char c : url) {
+    if (c <= 0x20 || c >= 0x7f || c == '\\') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, " ", url, ": the URL holds a space, a control or non-ASCII byte, or a backslash"));
+    }
+  }
   absl::string_view rest = url;
   if (absl::ConsumePrefix(&rest, "https://")) {
-    if (rest.empty() || rest.front() == '/') {
+    absl::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+    if (authority.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(what, " ", url, ": the URL names no host"));
+    }
+    if (authority.find('@') != absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " ", url, ": an issuer URL cannot carry user information"));
     }
     return absl::OkStatus();
   }
@@ -190,7 +203,14 @@ absl::Status CheckIssuerUrl(const std::string& what, const std::string& url) {
   }
   std::string host;
   if (absl::StartsWith(authority, "[")) {
-    host = std::string(authority.substr(1, authority.find(']') - 1));
+    size_t close = authority.find(']');
+    // "[::1" or "[::1]x": not a host and port, whatever a lenient parser would make of it.
+    if (close == absl::string_view::npos ||
+        (close + 1 < authority.size() && authority[close + 1] != ':')) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " ", url, ": the URL's bracketed host is malformed"));
+    }
+    host = std::string(authority.substr(1, close - 1));
   } else {
     host = std::string(authority.substr(0, authority.find(':')));
   }

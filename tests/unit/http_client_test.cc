@@ -47,7 +47,9 @@ TEST_CASE("CheckIssuerUrl takes https, and http only to loopback", "[http]") {
   for (const char* bad :
        {"http://idp.example.com", "http://127.0.0.1.evil.example/", "http://localhost.evil.example",
         "http://127.0.0.1@evil.example/", "ftp://127.0.0.1/", "idp.example.com", "https://",
-        "https:///path", "http://10.0.0.1/"}) {
+        "https:///path", "http://10.0.0.1/", "http://[::1", "http://[::1]evil.example/",
+        "https://user@idp.example.com/", "http://127.0.0.1\\@evil.example/", "http://127.0.0.1 /",
+        "https://idp.example.com/\x01"}) {
     INFO(bad);
     absl::Status s = CheckIssuerUrl("--oidc-issuer", bad);
     CHECK(s.code() == absl::StatusCode::kInvalidArgument);
