@@ -198,6 +198,12 @@ absl::StatusOr<std::string> AwaitCallback(int listener, const std::string& state
       continue;
     }
     absl::StatusOr<std::string> code = ParseCallback(*target, state);
+    if (absl::IsFailedPrecondition(code.status())) {
+      // Not this login's answer (another page or process knocking on the port): refusing it
+      // must not end the login, or anyone local could abort it with one request.
+      Answer(conn.get(), 400, "Not this login", HtmlEscape(code.status().message()));
+      continue;
+    }
     if (!code.ok()) {
       Answer(conn.get(), 400, "Login failed",
              HtmlEscape(absl::StrCat(code.status().message(), ". You can close this window.")));
@@ -267,7 +273,7 @@ absl::StatusOr<std::string> ParseCallback(const std::string& target,
   }
   // The state first: an answer to another login, error or not, says nothing about this one.
   if (!have_state || state != expected_state) {
-    return absl::PermissionDeniedError(
+    return absl::FailedPreconditionError(
         "the callback's state does not match this login's: it is not the answer to this login");
   }
   if (!error.empty()) {

@@ -40,8 +40,9 @@ std::string AuthorizationUrl(const ProviderEndpoints& endpoints, const LoginClie
                              const AuthorizationRequest& request);
 
 // The authorization code in the request target ("/callback?code=..&state=..") the browser
-// was redirected to. Refused, saying which: a state other than `expected_state` ("the
-// callback's state does not match this login's"), an error answer ("the provider refused the
+// was redirected to. Refused, saying which: a state other than `expected_state`
+// (FAILED_PRECONDITION "the callback's state does not match this login's": the waiting login
+// ignores such a request and keeps waiting), an error answer ("the provider refused the
 // login: access_denied: DESCRIPTION"), no code, a malformed escape.
 absl::StatusOr<std::string> ParseCallback(const std::string& target,
                                           const std::string& expected_state);

@@ -30,9 +30,11 @@ CREATE TABLE workload_identities (
 CREATE INDEX workload_identities_issuer ON workload_identities(issuer);
 
 -- The runtime (cubd serve) creates personal users on first login and keeps their email and
--- groups current; it only reads workload mappings, so a compromised runtime cannot map a
--- token of its choosing to a service account.
-GRANT SELECT, INSERT, UPDATE ON user_identities TO cub_runtime;
-REVOKE DELETE, TRUNCATE ON user_identities FROM cub_runtime;
+-- groups current: it may change those two columns of an identity, never which user or
+-- subject it is. It only reads workload mappings: which CI tokens act as a service account
+-- is the owner's decision.
+GRANT SELECT, INSERT ON user_identities TO cub_runtime;
+REVOKE UPDATE, DELETE, TRUNCATE ON user_identities FROM cub_runtime;
+GRANT UPDATE (email, groups_iat) ON user_identities TO cub_runtime;
 GRANT SELECT ON workload_identities TO cub_runtime;
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON workload_identities FROM cub_runtime;

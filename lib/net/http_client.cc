@@ -1,6 +1,8 @@
 #include "lib/net/http_client.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 
 #include <cctype>
 #include <memory>
@@ -215,9 +217,14 @@ absl::Status CheckIssuerUrl(const std::string& what, const std::string& url) {
     host = std::string(authority.substr(0, authority.find(':')));
   }
   host = absl::AsciiStrToLower(host);
-  bool loopback = host == "localhost" || host == "::1" ||
-                  (absl::StartsWith(host, "127.") &&
-                   host.find_first_not_of("0123456789.") == std::string::npos);
+  // An address literal, parsed as one (a name like "127.0.0.1.example" would go to DNS), or
+  // the one name that is always loopback.
+  in_addr v4{};
+  in6_addr v6{};
+  bool loopback =
+      host == "localhost" ||
+      (::inet_pton(AF_INET, host.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127) ||
+      (::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6));
   if (!loopback) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, " ", url,

@@ -104,11 +104,31 @@ absl::StatusOr<Principal> PersonInTx(store::Tx& tx, const OidcIssuer& cfg,
   return p;
 }
 
+// OpenID Connect Core 3.1.3.7: the party the token was issued to (`azp`), when named, must be
+// cub's client; a token for several audiences must name it. Otherwise a token the issuer gave
+// another client (a service's client-credentials token that lists cub's client among its
+// audiences) would log in as a person, who may vote.
+absl::Status CheckAuthorizedParty(const OidcIssuer& cfg, const identity::VerifiedClaims& vc) {
+  std::optional<std::string> azp = identity::ClaimText(vc.claims, "azp");
+  if (azp && *azp != cfg.client_id) {
+    return absl::UnauthenticatedError(absl::StrCat("the token was issued to client '", *azp,
+                                                   "' (azp), not '", cfg.client_id,
+                                                   "' (OpenID issuer ", cfg.issuer, ")"));
+  }
+  if (!azp && vc.audiences.size() > 1) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "the token names several audiences and no authorized party (azp) (OpenID issuer ",
+        cfg.issuer, ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Principal> PersonLogin(store::ConnectionPool& db, identity::OidcVerifier& verifier,
                                       const OidcIssuer& cfg, const identity::Jwt& jwt,
                                       absl::Time now) {
   CUB_ASSIGN_OR_RETURN(identity::VerifiedClaims vc,
                        verifier.Verify(jwt, cfg.issuer, {cfg.client_id}, now));
+  CUB_RETURN_IF_ERROR(CheckAuthorizedParty(cfg, vc));
   CUB_ASSIGN_OR_RETURN(std::vector<std::string> groups, TokenGroups(cfg, vc));
   store::NewIdentity seen;
   seen.issuer = vc.issuer;

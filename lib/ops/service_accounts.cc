@@ -30,6 +30,18 @@ absl::Status CheckMapping(const NewWorkloadMapping& m, store::WorkloadIdentity* 
     }
     out->claims.insert(std::move(claim));
   }
+  // CI providers let any pipeline ask for a token with any audience, so the subject (or a
+  // claim) is all that keeps another owner's pipelines out: a wildcard before the owner part
+  // ("*", "repo:*") would let every repository on the provider act as this account.
+  const size_t star = m.subject_pattern.find('*');
+  if (star != std::string::npos && out->claims.empty() &&
+      m.subject_pattern.substr(0, star).find('/') == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--subject '", m.subject_pattern,
+        "' has a wildcard before any owner ('/'), so every repository or project of ", m.issuer,
+        " could act as this service account: spell the owner out (repo:acme/*) or pin it "
+        "with --claim (e.g. repository_owner=acme)"));
+  }
   return absl::OkStatus();
 }
 

@@ -146,6 +146,42 @@ absl::StatusOr<Principal> AuthenticateToken(store::ConnectionPool& db, const std
   return p;
 }
 
+namespace {
+
+// A token cannot make one that outlives it: otherwise a day's token, or a stolen one, could
+// be turned into a year's, still working after the first is revoked. Without ExpiresIn the
+// new token ends with the caller's; a longer ExpiresIn is refused. (A person logged in through
+// their provider is not bound: the login is fresh proof of who they are.)
+absl::Status BoundByCallersToken(const IdentityOptions& options, const Principal& caller,
+                                 TokenSpec* spec) {
+  if (caller.authenticated_by != "Token") return absl::OkStatus();
+  absl::Time caller_expiry;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, caller.credential_expires_at, &caller_expiry, &err)) {
+    return absl::InternalError("the caller's token has no readable expiry");
+  }
+  CUB_ASSIGN_OR_RETURN(absl::Duration lifetime, TokenLifetime(options, spec->expires_in));
+  const absl::Duration left = caller_expiry - absl::Now();
+  if (lifetime <= left) return absl::OkStatus();
+  if (!spec->expires_in.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ExpiresIn '", spec->expires_in,
+                     "' would outlive the token this call was made with, which expires at ",
+                     ToSecond(caller.credential_expires_at),
+                     ": a token cannot make one that lives longer (log in with --oidc, or ask "
+                     "an admin for one with `cubd user token`)"));
+  }
+  if (left < absl::Seconds(60)) {
+    return absl::FailedPreconditionError(
+        "the token this call was made with expires within a minute: create a token with a "
+        "fresher credential");
+  }
+  spec->expires_in = absl::StrCat(absl::ToInt64Seconds(left), "s");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<v1::CreateTokenResponse> CreateToken(store::ConnectionPool& db,
                                                     const IdentityOptions& options,
                                                     const Principal& caller,
@@ -156,12 +192,13 @@ absl::StatusOr<v1::CreateTokenResponse> CreateToken(store::ConnectionPool& db,
         "' called with its CI provider's token: it cannot create long-lived cub tokens (the "
         "provider's token is its credential)"));
   }
+  TokenSpec spec{req.expires_in(), req.description()};
+  CUB_RETURN_IF_ERROR(BoundByCallersToken(options, caller, &spec));
   IssuedToken issued;
   CUB_RETURN_IF_ERROR(store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto user, store::FindUserById(tx, caller.user_id));
     if (!user) return absl::NotFoundError(absl::StrCat("user '", caller.username, "' not found"));
-    CUB_ASSIGN_OR_RETURN(issued,
-                         IssueToken(tx, options, *user, {req.expires_in(), req.description()}));
+    CUB_ASSIGN_OR_RETURN(issued, IssueToken(tx, options, *user, spec));
     return absl::OkStatus();
   }));
   v1::CreateTokenResponse resp;

@@ -92,8 +92,13 @@ expect_contains "$OUT" "https://cub.example.com"
 expect_eq 2 "$(grep -c '^acme-ci ' <<<"$OUT")" "two mappings listed"
 expect_eq t "$(db -c "SELECT service_account AND NOT admin FROM users WHERE username = 'acme-ci'")"
 expect_fail 1 "user 'admin' is a server admin" sa create admin \
-  --oidc-issuer https://token.actions.githubusercontent.com --subject '*'
+  --oidc-issuer https://token.actions.githubusercontent.com --subject 'repo:acme/*'
 expect_fail 1 "user 'automatic' is cubd's promotion engine" sa create automatic \
+  --oidc-issuer https://token.actions.githubusercontent.com --subject 'repo:acme/*'
+# A wildcard before the owner would admit every repository on the provider.
+expect_fail 1 "--subject 'repo:*' has a wildcard before any owner" sa create other \
+  --oidc-issuer https://token.actions.githubusercontent.com --subject 'repo:*'
+expect_fail 1 "--subject '*' has a wildcard before any owner" sa create other \
   --oidc-issuer https://token.actions.githubusercontent.com --subject '*'
 expect_fail 1 "--claim 'sub=x': 'sub' is checked by cubd itself" sa create other \
   --oidc-issuer https://token.actions.githubusercontent.com --subject '*' --claim sub=x

@@ -72,9 +72,15 @@ expect_match "$OUT" 'token [0-9a-f-]{36} for alice expires at 20[^ ]*Z; it is sh
 DEFAULT_ID=$(grep -o 'token [0-9a-f-]*' <<<"$OUT" | cut -d' ' -f2)
 expect_ok as_alice cub auth token list -o json
 DEFAULT_JSON=$(python3 -c 'import json,sys; print(json.dumps([t for t in json.loads(sys.argv[1]) if t["TokenID"] == sys.argv[2]][0]))' "$OUT" "$DEFAULT_ID")
+# Alice's own token has 10 days left, less than the 30d default: the new one ends with it.
+LEFT=$(seconds_between "$(jget ExpiresAt "$DEFAULT_JSON")" "$ALICE_EXPIRES")
+((LEFT >= 0 && LEFT <= 5)) || e2e_fail "a token made by a 10d token ends with it: $LEFT s apart"
+expect_fail 1 "--expires-in '20d' would outlive the token this call was made with" \
+  as_alice cub auth token create --expires-in 20d
+# Bob's (90 days, the admin command's default) is long enough for the server's default, 30d.
+expect_ok as_bob cub auth token create -o json
 expect_eq "$((30 * 86400))" \
-  "$(seconds_between "$(jget CreatedAt "$DEFAULT_JSON")" "$(jget ExpiresAt "$DEFAULT_JSON")")" \
-  "default lifetime 30d"
+  "$(seconds_between "$(jget Token.CreatedAt)" "$(jget Token.ExpiresAt)")" "default lifetime 30d"
 
 expect_fail 1 "--expires-in '61d' is longer than a token may live: at most 60d (cubd serve --token-max-lifetime)" \
   as_alice cub auth token create --expires-in 61d
@@ -99,13 +105,13 @@ expect_match "$OUT" "$CI_ID +alice +ci job +20[^ ]+Z +20[^ ]+Z +Active" "table r
 expect_fail 1 "only a server admin may list other users' tokens" as_bob cub auth token list --user alice
 expect_fail 1 "only a server admin" as_bob cub auth token list --all
 expect_ok as_bob cub auth token list -o json
-expect_eq "1" "$(jget len)" "bob sees only his own"
-BOB_ID=$(jget 0.TokenID)
+expect_eq "2" "$(jget len)" "bob sees only his own two"
+BOB_ID=$(jget 1.TokenID)  # his first: the one as_bob uses (newest first)
 expect_not_contains "$OUT" "alice" "bob's list"
 expect_ok env CUB_TOKEN="$ADMIN_TOKEN" cub auth token list --user alice -o json
 expect_eq "3" "$(jget len)" "an admin lists alice's"
 expect_ok env CUB_TOKEN="$ADMIN_TOKEN" cub auth token list --all -o json
-expect_eq "5" "$(jget len)" "an admin lists everyone's (alice 3, bob 1, admin 1)"
+expect_eq "6" "$(jget len)" "an admin lists everyone's (alice 3, bob 2, admin 1)"
 expect_fail 1 "User 'nobody' not found" env CUB_TOKEN="$ADMIN_TOKEN" cub auth token list --user nobody
 
 ###############################################################################################

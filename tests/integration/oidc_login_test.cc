@@ -149,6 +149,20 @@ TEST_CASE("provider tokens that name nobody are refused, saying why") {
         "issuer " +
             idp.issuer() + ")");
 
+  // A token the issuer gave another client that lists cub's among its audiences is not a
+  // person's login to cub (OpenID Connect Core 3.1.3.7).
+  Json for_other = Person("carol", {});
+  for_other["azp"] = "other-service";
+  auto other_party = auth.Authenticate(idp.Token("u-5", "cub-cli", for_other));
+  CHECK(Message(other_party) ==
+        "the token was issued to client 'other-service' (azp), not "
+        "'cub-cli' (OpenID issuer " +
+            idp.issuer() + ")");
+  Json several = Person("carol", {});
+  several["aud"] = Json::array({"cub-cli", "other-service"});
+  CHECK_THAT(Message(auth.Authenticate(idp.Token("u-5", "cub-cli", several))),
+             Catch::StartsWith("the token names several audiences and no authorized party"));
+
   Provider stranger("stranger");
   auto unknown = auth.Authenticate(stranger.Token("u-1", "cub-cli", Person("alice", {})));
   CHECK(unknown.status().code() == absl::StatusCode::kUnauthenticated);

@@ -145,6 +145,11 @@ TEST_CASE("workload mappings: written by the owner, read by the runtime") {
   CHECK_THAT(Refusal(rt, "UPDATE workload_identities SET subject_pattern = '*'"),
              Catch::Contains("permission denied"));
   CHECK_THAT(Refusal(rt, "DELETE FROM user_identities"), Catch::Contains("permission denied"));
+  // It keeps email and groups current, but cannot repoint an identity at another user.
+  CHECK_THAT(Refusal(rt, "UPDATE user_identities SET user_id = user_id"),
+             Catch::Contains("permission denied"));
+  CHECK_THAT(Refusal(rt, "UPDATE user_identities SET subject = 'x'"),
+             Catch::Contains("permission denied"));
 }
 
 }  // namespace

@@ -61,6 +61,8 @@ TEST_CASE("The callback gives its code only with this login's state", "[oidc]") 
   auto wrong = ParseCallback("/callback?code=abc&state=other", "s1");
   REQUIRE_FALSE(wrong.ok());
   CHECK(absl::StrContains(wrong.status().message(), "state does not match"));
+  // The code AwaitCallback keeps waiting on, so a stray request cannot abort the login.
+  CHECK(absl::IsFailedPrecondition(wrong.status()));
   CHECK_FALSE(ParseCallback("/callback?code=abc", "s1").ok());
 
   auto denied = ParseCallback(

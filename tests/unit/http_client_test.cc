@@ -49,7 +49,7 @@ TEST_CASE("CheckIssuerUrl takes https, and http only to loopback", "[http]") {
         "http://127.0.0.1@evil.example/", "ftp://127.0.0.1/", "idp.example.com", "https://",
         "https:///path", "http://10.0.0.1/", "http://[::1", "http://[::1]evil.example/",
         "https://user@idp.example.com/", "http://127.0.0.1\\@evil.example/", "http://127.0.0.1 /",
-        "https://idp.example.com/\x01"}) {
+        "http://127.1.2.3.4.5/", "http://127.0.0.1./", "https://idp.example.com/\x01"}) {
     INFO(bad);
     absl::Status s = CheckIssuerUrl("--oidc-issuer", bad);
     CHECK(s.code() == absl::StatusCode::kInvalidArgument);
