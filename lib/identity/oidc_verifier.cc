@@ -18,11 +18,19 @@ std::string DiscoveryUrl(const std::string& issuer) {
   return absl::StrCat(absl::StripSuffix(issuer, "/"), "/.well-known/openid-configuration");
 }
 
-// A 200 response's body, or why there is none.
-absl::StatusOr<std::string> Get(const std::string& url, const VerifierOptions& options) {
+// A 200 response's body, or why there is none, by `deadline`.
+absl::StatusOr<std::string> Get(const std::string& url, const VerifierOptions& options,
+                                absl::Time deadline) {
+  absl::Duration left = deadline - absl::Now();
+  if (left < absl::Milliseconds(1)) {  // and a zero timeout would mean none to libcurl
+    return absl::UnavailableError(
+        absl::StrCat("GET ", url, ": not sent, the fetch timeout of ",
+                     absl::FormatDuration(options.fetch_timeout),
+                     " for the discovery document and the keys together has run out"));
+  }
   net::HttpRequest req;
   req.url = url;
-  req.timeout = options.fetch_timeout;
+  req.timeout = left;
   req.max_response_bytes = options.max_document_bytes;
   req.ca_file = options.ca_file;
   req.headers.push_back({"Accept", "application/json"});
@@ -36,9 +44,9 @@ absl::StatusOr<std::string> Get(const std::string& url, const VerifierOptions& o
 
 // The discovery document's jwks_uri, after checking that the document is the issuer's own.
 absl::StatusOr<std::string> DiscoverJwksUri(const std::string& issuer,
-                                            const VerifierOptions& options) {
+                                            const VerifierOptions& options, absl::Time deadline) {
   std::string url = DiscoveryUrl(issuer);
-  absl::StatusOr<std::string> body = Get(url, options);
+  absl::StatusOr<std::string> body = Get(url, options, deadline);
   if (!body.ok()) return body.status();
   absl::StatusOr<Json> doc = ParseJson(*body);
   if (!doc.ok() || !doc->is_object()) {
@@ -66,12 +74,15 @@ absl::StatusOr<std::string> DiscoverJwksUri(const std::string& issuer,
   return jwks_uri;
 }
 
+// Discovery, then the JWKS, both within one fetch_timeout: a slow provider holds the
+// fetching call (and the calls waiting for it) no longer than that.
 absl::StatusOr<std::shared_ptr<const JwkSet>> FetchKeys(const std::string& issuer,
                                                         const VerifierOptions& options) {
   if (absl::Status s = net::CheckIssuerUrl("issuer", issuer); !s.ok()) return s;
-  absl::StatusOr<std::string> jwks_uri = DiscoverJwksUri(issuer, options);
+  absl::Time deadline = absl::Now() + options.fetch_timeout;
+  absl::StatusOr<std::string> jwks_uri = DiscoverJwksUri(issuer, options, deadline);
   if (!jwks_uri.ok()) return jwks_uri.status();
-  absl::StatusOr<std::string> body = Get(*jwks_uri, options);
+  absl::StatusOr<std::string> body = Get(*jwks_uri, options, deadline);
   if (!body.ok()) return body.status();
   absl::StatusOr<JwkSet> set = JwkSet::Parse(*body);
   if (!set.ok()) {
@@ -98,69 +109,103 @@ absl::Status Refusal(const absl::Status& s, const std::string& issuer) {
 struct OidcVerifier::Issuer {
   std::string url;
 
-  // Held for a whole fetch, so concurrent callers wait for one fetch instead of each making
-  // their own. Never taken while holding `mu`.
+  // Held for a whole fetch, so concurrent callers share one fetch instead of each making
+  // their own. Only callers without usable keys block on it; the others try_lock. Never
+  // taken while holding `mu`.
   std::mutex fetch_mu;
 
   std::mutex mu;  // guards the fields below; held only briefly, never during a fetch
-  std::shared_ptr<const JwkSet> keys;  // the last set fetched; nullptr before the first
-  uint64_t fetches = 0;                // fetch attempts completed
+  std::shared_ptr<const JwkSet> keys;            // the last set fetched; nullptr before the first
+  absl::Time fetched_at = absl::InfinitePast();  // when `keys` were fetched
+  uint64_t fetches = 0;                          // fetch attempts completed
   absl::Time last_attempt = absl::InfinitePast();
   absl::Status failure;  // of the last attempt; OK when it succeeded
   absl::Time failed_at = absl::InfinitePast();
 
-  // The keys to verify with. With `refresh` (the token names a key not in `seen`), fetches
-  // them again unless the last fetch is less than min_refetch_interval old; returns the keys
-  // held when no fetch is made.
+  // The keys to verify with. Without `seen`, fetches them when there are none or they are
+  // older than max_key_age. With `seen` (the token names a key not in that set), fetches
+  // them again unless the last attempt is less than min_refetch_interval old. A caller that
+  // holds usable keys does not wait for another caller's fetch: it gets the keys held.
   absl::StatusOr<std::shared_ptr<const JwkSet>> Keys(const VerifierOptions& options,
                                                      const std::shared_ptr<const JwkSet>& seen) {
     bool refresh = seen != nullptr;
     uint64_t fetches_before;
+    bool may_wait;
     {
       std::lock_guard<std::mutex> lock(mu);
       if (refresh && keys != seen) return keys;  // another caller has fetched since
-      if (absl::StatusOr<std::shared_ptr<const JwkSet>> held = Held(options, refresh);
+      absl::Time now = absl::Now();
+      if (absl::StatusOr<std::shared_ptr<const JwkSet>> held = Held(options, refresh, now);
           !held.ok() || *held != nullptr) {
         return held;
       }
       fetches_before = fetches;
+      may_wait = !Usable(options, now);
     }
-    std::lock_guard<std::mutex> fetching(fetch_mu);
+    std::unique_lock<std::mutex> fetching(fetch_mu, std::defer_lock);
+    if (may_wait) {
+      fetching.lock();  // nothing to verify with meanwhile; bounded by fetch_timeout
+    } else if (!fetching.try_lock()) {
+      // Another call is fetching. Waiting would let a flood of tokens naming made-up keys
+      // hold every thread for as long as a slow provider takes; answer with what is held.
+      std::lock_guard<std::mutex> lock(mu);
+      return keys;
+    }
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (fetches != fetches_before) {  // fetched while this call waited: use that result
-        if (failure.ok()) return keys;
-        return Unavailable();
-      }
+      if (fetches != fetches_before) return Outcome(options, refresh, absl::Now());
     }
     absl::StatusOr<std::shared_ptr<const JwkSet>> fetched = FetchKeys(url, options);
     std::lock_guard<std::mutex> lock(mu);
     ++fetches;
     last_attempt = absl::Now();
     if (fetched.ok()) {
-      keys = *fetched;
+      keys = *fetched;  // the whole set: a key the provider withdrew is gone now
+      fetched_at = last_attempt;
       failure = absl::OkStatus();
-      return keys;
+    } else {
+      failure = fetched.status();
+      failed_at = last_attempt;
     }
-    failure = fetched.status();
-    failed_at = last_attempt;
-    return Unavailable();
+    return Outcome(options, refresh, last_attempt);
+  }
+
+  // Under `mu`: whether `keys` may still verify tokens (through a provider's outage).
+  bool Usable(const VerifierOptions& options, absl::Time now) const {
+    return keys != nullptr && now < fetched_at + options.max_stale_age;
   }
 
   // Under `mu`: the answer without fetching (keys, or the remembered failure), or nullptr
   // when a fetch is due.
-  absl::StatusOr<std::shared_ptr<const JwkSet>> Held(const VerifierOptions& options, bool refresh) {
-    absl::Time now = absl::Now();
-    // Keys fetched earlier keep verifying tokens that name them, whatever happened since.
-    if (keys != nullptr && !refresh) return keys;
-    if (!failure.ok() && now < failed_at + options.failure_backoff) return Unavailable();
-    if (keys != nullptr && now < last_attempt + options.min_refetch_interval) return keys;
+  absl::StatusOr<std::shared_ptr<const JwkSet>> Held(const VerifierOptions& options, bool refresh,
+                                                     absl::Time now) const {
+    if (!refresh && keys != nullptr && now < fetched_at + options.max_key_age) return keys;
+    if (!failure.ok() && now < failed_at + options.failure_backoff) {
+      if (!refresh && Usable(options, now)) return keys;  // stale, within max_stale_age
+      return Unavailable(options, now);
+    }
+    if (refresh && now < last_attempt + options.min_refetch_interval) return keys;
     return std::shared_ptr<const JwkSet>();
   }
 
-  absl::Status Unavailable() const {
-    return absl::UnavailableError(
-        absl::StrCat("cannot read the keys of OpenID issuer ", url, ": ", failure.message()));
+  // Under `mu`, after an attempt (this call's or the one it waited for).
+  absl::StatusOr<std::shared_ptr<const JwkSet>> Outcome(const VerifierOptions& options,
+                                                        bool refresh, absl::Time now) const {
+    if (failure.ok()) return keys;
+    if (!refresh && Usable(options, now)) return keys;
+    return Unavailable(options, now);
+  }
+
+  absl::Status Unavailable(const VerifierOptions& options, absl::Time now) const {
+    std::string msg =
+        absl::StrCat("cannot read the keys of OpenID issuer ", url, ": ", failure.message());
+    if (keys != nullptr && !Usable(options, now)) {
+      absl::StrAppend(&msg, "; the keys fetched at ",
+                      absl::FormatTime(absl::RFC3339_sec, fetched_at, absl::UTCTimeZone()),
+                      " are older than max_stale_age (",
+                      absl::FormatDuration(options.max_stale_age), ")");
+    }
+    return absl::UnavailableError(msg);
   }
 };
 

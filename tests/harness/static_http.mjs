@@ -7,6 +7,8 @@
 // are 404. Every request is counted by its path; GET /__count?path=/PATH answers that count
 // as text, without counting itself. The files are read at every request, so a test changes
 // what is served by rewriting them.
+// Slow providers: when the file DIR/PATH.delay_ms exists, its number is how many milliseconds
+// the server waits before answering GET /PATH (the request is counted on arrival).
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,6 +35,8 @@ const server = createServer(async (req, res) => {
     return;
   }
   try {
+    const delay = Number(await readFile(file + '.delay_ms', 'utf8').catch(() => '0'));
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     const body = await readFile(file);
     const ext = path.extname(file);
     const type = ext === '.json' || ext === '' ? 'application/json' : 'application/octet-stream';

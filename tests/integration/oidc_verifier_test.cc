@@ -297,5 +297,139 @@ TEST_CASE("a failed fetch is remembered for the backoff", "[oidc]") {
   CHECK(Verify(w, p, p.Token(key)).ok());
 }
 
+TEST_CASE("a key the provider withdraws stops verifying after max_key_age", "[oidc]") {
+  Provider p("withdraw");
+  auto leaked = MakeRsaKey("k1");
+  auto kept = MakeRsaKey("k2");
+  p.Keys({PublicJwk(leaked), PublicJwk(kept)});
+  VerifierOptions o = Options();
+  o.max_key_age = absl::Seconds(2);
+  OidcVerifier v(o);
+  std::string token = p.Token(leaked);
+  REQUIRE(Verify(v, p, token).ok());
+
+  p.Keys({PublicJwk(kept)});  // k1 leaked: the provider stops publishing it
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  auto withdrawn = Verify(v, p, token);
+  CHECK(withdrawn.status().code() == absl::StatusCode::kUnauthenticated);
+  CHECK(withdrawn.status().message() ==
+        "the token is signed by key 'k1', which the issuer does not publish (OpenID issuer " +
+            p.issuer + ")");
+  CHECK(p.JwksFetches() == 2);
+  CHECK(Verify(v, p, p.Token(kept)).ok());
+}
+
+TEST_CASE("through an outage, keys verify up to max_stale_age, then UNAVAILABLE", "[oidc]") {
+  Provider p("stale");
+  auto key = MakeP256Key("k");
+  p.Keys({PublicJwk(key)});
+  VerifierOptions o = Options();
+  o.max_key_age = absl::Seconds(1);
+  o.max_stale_age = absl::Seconds(3);
+  o.failure_backoff = absl::Hours(1);
+  OidcVerifier v(o);
+  std::string token = p.Token(key);
+  REQUIRE(Verify(v, p, token).ok());
+  absl::Time fetched = absl::Now();  // the keys were fetched before this
+
+  std::string issuer = p.issuer;
+  p.server.Stop();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  auto stale = Verify(v, p, token);  // past max_key_age: the refetch fails, the keys still do
+  INFO(stale.status().message());
+  CHECK(stale.ok());
+
+  absl::SleepFor(fetched + absl::Milliseconds(3200) - absl::Now());
+  auto expired = Verify(v, p, token);
+  CHECK(expired.status().code() == absl::StatusCode::kUnavailable);
+  std::string msg(expired.status().message());
+  CHECK(msg.find("cannot read the keys of OpenID issuer " + issuer + ": GET " + issuer +
+                 kDiscovery + ": ") == 0);
+  CHECK(msg.find(" are older than max_stale_age (3s)") != std::string::npos);
+}
+
+TEST_CASE("calls naming made-up keys do not wait for another call's slow refetch", "[oidc]") {
+  Provider p("slow");
+  auto key = MakeRsaKey("real");
+  p.Keys({PublicJwk(key)});
+  VerifierOptions o = Options();
+  o.min_refetch_interval = absl::ZeroDuration();
+  o.fetch_timeout = absl::Seconds(5);
+  OidcVerifier v(o);
+  REQUIRE(Verify(v, p, p.Token(key)).ok());
+  REQUIRE(p.server.Count(kDiscovery) == 1);
+
+  // The provider now takes a minute to answer: the refetch below ends at fetch_timeout.
+  p.server.Write(std::string(kDiscovery) + ".delay_ms", "60000");
+  Jwt first = Parsed(p.Token(MakeEd25519Key("made-up-first")));
+  absl::Status refetch;
+  std::thread fetching(
+      [&] { refetch = v.Verify(first, p.issuer, {"cubd"}, absl::Now()).status(); });
+  for (int i = 0; i < 500 && p.server.Count(kDiscovery) < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(p.server.Count(kDiscovery) == 2);  // the refetch is under way
+
+  // Had they waited for that fetch, they would get its failure (UNAVAILABLE) after it.
+  constexpr int kThreads = 8;
+  std::vector<absl::Status> results(kThreads);
+  std::vector<Jwt> tokens;
+  for (int i = 0; i < kThreads; ++i) {
+    tokens.push_back(Parsed(p.Token(MakeEd25519Key("made-up-" + std::to_string(i)))));
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back(
+        [&, i] { results[i] = v.Verify(tokens[i], p.issuer, {"cubd"}, absl::Now()).status(); });
+  }
+  for (auto& t : threads) t.join();
+  for (const absl::Status& r : results) {
+    INFO(r.message());
+    CHECK(r.code() == absl::StatusCode::kUnauthenticated);
+    CHECK(IsUnknownKey(r));
+  }
+  CHECK(p.server.Count(kDiscovery) == 2);  // no request of their own
+
+  fetching.join();
+  CHECK(refetch.code() == absl::StatusCode::kUnavailable);
+  CHECK(refetch.message().find("cannot read the keys of OpenID issuer " + p.issuer + ": GET " +
+                               p.issuer + kDiscovery + ": ") == 0);
+  CHECK(Verify(v, p, p.Token(key)).ok());  // the keys held still verify
+}
+
+TEST_CASE("the discovery document and the keys share one fetch_timeout", "[oidc]") {
+  Provider p("deadline");
+  auto key = MakeEd25519Key("k");
+  p.Keys({PublicJwk(key)});
+  p.server.Write(std::string(kDiscovery) + ".delay_ms", "1500");
+  p.server.Write("jwks.json.delay_ms", "1500");
+  VerifierOptions o = Options();
+  o.fetch_timeout = absl::Seconds(2);  // enough for either, not for both
+  OidcVerifier v(o);
+  auto r = Verify(v, p, p.Token(key));
+  CHECK(r.status().code() == absl::StatusCode::kUnavailable);
+  CHECK(r.status().message().find("cannot read the keys of OpenID issuer " + p.issuer + ": GET " +
+                                  p.server.url() + "/jwks.json: ") == 0);
+}
+
+TEST_CASE("first uses wait for a slow fetch and share it", "[oidc]") {
+  Provider p("slow_first");
+  auto key = MakeP256Key("k");
+  p.Keys({PublicJwk(key)});
+  p.server.Write(std::string(kDiscovery) + ".delay_ms", "500");
+  OidcVerifier v(Options());
+  Jwt jwt = Parsed(p.Token(key));
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      if (v.Verify(jwt, p.issuer, {"cubd"}, absl::Now()).ok()) ++ok;
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(ok == 4);
+  CHECK(p.server.Count(kDiscovery) == 1);
+}
+
 }  // namespace
 }  // namespace cub::identity
