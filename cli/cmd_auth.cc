@@ -98,10 +98,15 @@ int TokenLogin(const Env& env) {
     return kExitFailed;
   }
 
-  config->contexts[name] =
-      ContextConfig{c->server, c->token, c->tls_ca, c->tls && c->tls_ca.empty()};
-  config->current_context = name;
-  if (absl::Status saved = SaveConfig(path, *config); !saved.ok()) {
+  // Saved as the file is now, under its lock: another cub process may have refreshed another
+  // context's login since this one read the file.
+  const ContextConfig saved_context{c->server, c->token, c->tls_ca, c->tls && c->tls_ca.empty()};
+  absl::Status saved = UpdateConfig(path, [&](CliConfig& now) -> absl::StatusOr<bool> {
+    now.contexts[name] = saved_context;
+    now.current_context = name;
+    return true;
+  });
+  if (!saved.ok()) {
     PrintFailure(saved.message());
     return kExitFailed;
   }
