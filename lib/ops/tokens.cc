@@ -14,6 +14,7 @@
 #include "lib/store/users.h"
 #include "lib/util/duration_text.h"
 #include "lib/util/status_macros.h"
+#include "lib/util/time_text.h"
 
 namespace cub::ops {
 namespace {
@@ -91,6 +92,31 @@ absl::StatusOr<absl::Duration> TokenLifetime(const IdentityOptions& options,
   return *d;
 }
 
+namespace {
+
+// `lifetime` within spec.not_after: without ExpiresIn the token ends at the bound; a longer
+// ExpiresIn is refused.
+absl::StatusOr<absl::Duration> WithinBound(const TokenSpec& spec, absl::Duration lifetime) {
+  const absl::Duration left = spec.not_after - absl::Now();
+  if (lifetime <= left) return lifetime;
+  if (!spec.expires_in.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ExpiresIn '", spec.expires_in,
+                     "' would outlive the token this call was made with, which expires at ",
+                     FormatRfc3339(spec.not_after),
+                     ": a token cannot make one that lives longer (log in with --oidc, or ask "
+                     "an admin for one with `cubd user token`)"));
+  }
+  if (left < absl::Seconds(60)) {
+    return absl::FailedPreconditionError(
+        "the token this call was made with expires within a minute: create a token with a "
+        "fresher credential");
+  }
+  return absl::Seconds(absl::ToInt64Seconds(left));
+}
+
+}  // namespace
+
 absl::StatusOr<IssuedToken> IssueToken(store::Tx& tx, const IdentityOptions& options,
                                        const v1::User& user, const TokenSpec& spec) {
   if (IsEngine(user)) {
@@ -98,6 +124,7 @@ absl::StatusOr<IssuedToken> IssueToken(store::Tx& tx, const IdentityOptions& opt
         "user '", kEngineUser, "' is cubd's promotion engine: nobody may call the API as it"));
   }
   CUB_ASSIGN_OR_RETURN(absl::Duration lifetime, TokenLifetime(options, spec.expires_in));
+  CUB_ASSIGN_OR_RETURN(lifetime, WithinBound(spec, lifetime));
   CUB_RETURN_IF_ERROR(CheckDescription(spec.description));
   IssuedToken out;
   CUB_ASSIGN_OR_RETURN(out.secret, NewSecret());
@@ -148,35 +175,16 @@ absl::StatusOr<Principal> AuthenticateToken(store::ConnectionPool& db, const std
 
 namespace {
 
-// A token cannot make one that outlives it: otherwise a day's token, or a stolen one, could
-// be turned into a year's, still working after the first is revoked. Without ExpiresIn the
-// new token ends with the caller's; a longer ExpiresIn is refused. (A person logged in through
-// their provider is not bound: the login is fresh proof of who they are.)
-absl::Status BoundByCallersToken(const IdentityOptions& options, const Principal& caller,
-                                 TokenSpec* spec) {
+// The caller's bound on a new token, as TokenSpec::not_after: a token cannot make one that
+// outlives it, or a day's token (or a stolen one) could be turned into a year's, still working
+// after the first is revoked. A person logged in through their provider is not bound: the
+// login is fresh proof of who they are.
+absl::Status SetCallersBound(const Principal& caller, TokenSpec* spec) {
   if (caller.authenticated_by != "Token") return absl::OkStatus();
-  absl::Time caller_expiry;
   std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, caller.credential_expires_at, &caller_expiry, &err)) {
+  if (!absl::ParseTime(absl::RFC3339_full, caller.credential_expires_at, &spec->not_after, &err)) {
     return absl::InternalError("the caller's token has no readable expiry");
   }
-  CUB_ASSIGN_OR_RETURN(absl::Duration lifetime, TokenLifetime(options, spec->expires_in));
-  const absl::Duration left = caller_expiry - absl::Now();
-  if (lifetime <= left) return absl::OkStatus();
-  if (!spec->expires_in.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ExpiresIn '", spec->expires_in,
-                     "' would outlive the token this call was made with, which expires at ",
-                     ToSecond(caller.credential_expires_at),
-                     ": a token cannot make one that lives longer (log in with --oidc, or ask "
-                     "an admin for one with `cubd user token`)"));
-  }
-  if (left < absl::Seconds(60)) {
-    return absl::FailedPreconditionError(
-        "the token this call was made with expires within a minute: create a token with a "
-        "fresher credential");
-  }
-  spec->expires_in = absl::StrCat(absl::ToInt64Seconds(left), "s");
   return absl::OkStatus();
 }
 
@@ -193,7 +201,7 @@ absl::StatusOr<v1::CreateTokenResponse> CreateToken(store::ConnectionPool& db,
         "provider's token is its credential)"));
   }
   TokenSpec spec{req.expires_in(), req.description()};
-  CUB_RETURN_IF_ERROR(BoundByCallersToken(options, caller, &spec));
+  CUB_RETURN_IF_ERROR(SetCallersBound(caller, &spec));
   IssuedToken issued;
   CUB_RETURN_IF_ERROR(store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(auto user, store::FindUserById(tx, caller.user_id));

@@ -25,10 +25,12 @@
 namespace cub::ops {
 
 // What a new token is asked for: ExpiresIn as ParseDayDuration reads it ("30d", "12h"; empty:
-// the default lifetime) and a description.
+// the default lifetime) and a description. `not_after`: when the credential of the call asking
+// for it expires, where the new token may not outlive it (InfiniteFuture: no such bound).
 struct TokenSpec {
   std::string expires_in;
   std::string description;
+  absl::Time not_after = absl::InfiniteFuture();
 };
 
 struct IssuedToken {
