@@ -194,10 +194,11 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   if (!key.ok()) return Fail("--signing-key", key.status());
   std::fprintf(stderr, "cubd: signing with key %s\n", key->KeyId().c_str());
   // Absolute, since Git Targets keep clones there whatever directory cubd runs in.
-  ops::ReleaseEnv release_env{
-      &*key,
+  ops::ReleaseEnv release_env;
+  release_env.key = &*key;
+  release_env.targets.work_dir =
       std::filesystem::absolute(opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir)
-          .string()};
+          .string();
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
   if (opts.engine) {

@@ -24,8 +24,8 @@
 #include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
-#include "lib/ops/release_scans.h"
 #include "lib/ops/promotion_records.h"
+#include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
@@ -737,22 +737,24 @@ absl::Status DeliverRelease(store::Tx& tx, const ReleaseEnv& env, const v1::Targ
   std::vector<std::string> checks;
   CUB_RETURN_IF_ERROR(VerifyStored(tx, env, stored, &checks));
   CUB_ASSIGN_OR_RETURN(auto bundle, StoredBundle(tx, stored));
-  CUB_ASSIGN_OR_RETURN(auto provider, targets::MakeProvider(target.provider(),
-                                                            ToMap(target.params()), env.work_dir));
+  CUB_ASSIGN_OR_RETURN(
+      auto provider, targets::MakeProvider(target.provider(), ToMap(target.params()), env.targets));
   targets::Delivery d;
+  d.release_id = release_id;
   d.space = stored.space_slug();
   d.release_num = stored.release_num();
   d.change_order = stored.change_order();
   d.bundle_digest = stored.bundle_digest();
   d.author = author;
   d.files = std::move(bundle.files);
-  auto delivered = provider->Deliver(d);
+  auto delivered = provider->Deliver({d});
   if (!delivered.ok()) {
     return absl::UnavailableError(absl::StrCat("target '", target.slug(), "' did not take release ",
                                                stored.release_num(), ": ",
                                                delivered.status().message()));
   }
-  return store::SetReleaseDelivery(tx, release_id, delivered->location, delivered->commit);
+  const targets::DeliveredRelease& one = delivered->releases.at(0);
+  return store::SetReleaseDelivery(tx, release_id, one.location, one.commit);
 }
 
 // The fields of a status report that must name a status of their vocabulary, and the
@@ -1030,8 +1032,8 @@ absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& d
         std::vector<std::string> checks;
         absl::Status verified = VerifyStored(tx, env, r, &checks);
         if (!verified.ok()) checks.push_back(std::string(verified.message()));
-        absl::Status records = VerifyPromotionRecordsOf(tx, *env.key, r.change_order_id(),
-                                                        r.space_id(), &checks);
+        absl::Status records =
+            VerifyPromotionRecordsOf(tx, *env.key, r.change_order_id(), r.space_id(), &checks);
         if (verified.ok()) verified = records;
         out.set_verified(verified.ok());
         for (auto& c : checks) out.add_checks(std::move(c));

@@ -18,14 +18,16 @@
 #include "lib/sign/signing_key.h"
 #include "lib/store/pool.h"
 #include "lib/store/transaction.h"
+#include "lib/targets/provider.h"
 
 namespace cub::ops {
 
-// What publishing needs of the server: its signing key and a directory of its own (where Git
-// Targets keep clones of remote repositories).
+// What publishing needs of the server: its signing key, and what the Targets' providers need
+// (a directory of its own, where Git Targets keep clones and locks; credentials; the commit
+// signer).
 struct ReleaseEnv {
   const sign::SigningKey* key = nullptr;
-  std::string work_dir;
+  targets::ProviderEnv targets;
 };
 
 // In-toto predicate types of the records cubd signs.

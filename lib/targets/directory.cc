@@ -119,7 +119,18 @@ class DirectoryProvider : public Provider {
  public:
   explicit DirectoryProvider(std::string root) : root_(std::move(root)) {}
 
-  absl::StatusOr<Delivered> Deliver(const Delivery& d) override {
+  // Transitional (branch i16-core): Releases written one after the other.
+  absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) override {
+    DeliveryResult out;
+    for (const Delivery& d : batch) {
+      CUB_ASSIGN_OR_RETURN(DeliveredRelease one, DeliverOne(d));
+      out.releases.push_back(std::move(one));
+    }
+    return out;
+  }
+
+ private:
+  absl::StatusOr<DeliveredRelease> DeliverOne(const Delivery& d) {
     CUB_RETURN_IF_ERROR(ValidateDelivery(d));
     const std::string dir = (root_ == "/" ? "" : root_) + "/" + d.space;
     std::error_code ec;
@@ -183,12 +194,12 @@ class DirectoryProvider : public Provider {
     if (created) {
       CUB_RETURN_IF_ERROR(FsyncPath(root_, O_RDONLY | O_DIRECTORY));
     }
-    Delivered out;
+    DeliveredRelease out;
+    out.release_id = d.release_id;
     out.location = dir;
     return out;
   }
 
- private:
   const std::string root_;
 };
 

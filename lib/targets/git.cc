@@ -142,7 +142,20 @@ class GitProvider : public Provider {
         branch_ref_("refs/heads/" + branch_),
         tracking_ref_("refs/remotes/origin/" + branch_) {}
 
-  absl::StatusOr<Delivered> Deliver(const Delivery& d) override {
+  // Transitional (branch i16-core): one commit per Release; the batch commit replaces it.
+  absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) override {
+    DeliveryResult out;
+    for (const Delivery& d : batch) {
+      CUB_ASSIGN_OR_RETURN(DeliveredRelease one, DeliverOne(d));
+      out.new_commit = one.commit;
+      out.pushed = is_url_;
+      out.releases.push_back(std::move(one));
+    }
+    return out;
+  }
+
+ private:
+  absl::StatusOr<DeliveredRelease> DeliverOne(const Delivery& d) {
     CUB_RETURN_IF_ERROR(ValidateDelivery(d));
     const std::string dir = ExpandPathTemplate(path_template_, d.space);
     CUB_RETURN_IF_ERROR(ValidateRepoRelativePath(Prefix() + "path", dir));
@@ -162,12 +175,12 @@ class GitProvider : public Provider {
     CUB_RETURN_IF_ERROR(MoveBranch(co, commit_id, d.release_num,
                                    absl::StrCat("cubd: release ", d.release_num, " of ", d.space)));
 
-    Delivered out;
+    DeliveredRelease out;
+    out.release_id = d.release_id;
     out.location = dir;
     out.commit = commit_hex;
     if (is_url_) {
       CUB_RETURN_IF_ERROR(Push(co.remote.get()));
-      out.pushed = true;
     } else {
       CUB_RETURN_IF_ERROR(
           UpdateWorkTree(co.repo.get(), co.old_tree.get(), new_tree.get(), owned, commit_hex));
@@ -175,7 +188,6 @@ class GitProvider : public Provider {
     return out;
   }
 
- private:
   // The repository a delivery works in, and the commit it builds on.
   struct Checkout {
     RepoPtr repo;
@@ -589,7 +601,8 @@ absl::Status ValidateGitParams(const std::map<std::string, std::string>& params)
 }
 
 std::unique_ptr<Provider> MakeGitProvider(const std::map<std::string, std::string>& params,
-                                          const std::string& work_dir) {
+                                          const ProviderEnv& env) {
+  const std::string& work_dir = env.work_dir;
   std::string repository = params.at("repository");
   if (!IsUrl(repository)) repository = NormalizeLocal(repository);
   auto get = [&](const char* k, const char* def) {

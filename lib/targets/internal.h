@@ -7,10 +7,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lib/targets/provider.h"
+
+// libgit2's, declared here so that only the .cc files include <git2.h>.
+struct git_remote_callbacks;
 
 namespace cub::targets::internal {
 
@@ -49,10 +53,43 @@ std::string ErrnoText(int err);
 // The providers, made after ValidateParams succeeded for them.
 std::unique_ptr<Provider> MakeDirectoryProvider(const std::map<std::string, std::string>& params);
 std::unique_ptr<Provider> MakeGitProvider(const std::map<std::string, std::string>& params,
-                                          const std::string& work_dir);
+                                          const ProviderEnv& env);
 
 // The Git provider's checks of its params (repository, branch, path), called by ValidateParams.
 absl::Status ValidateGitParams(const std::map<std::string, std::string>& params);
+
+// How a Git Target logs in to its remote (git_auth.cc), from its params:
+//   username=NAME          HTTPS user name (default "x-access-token", which GitHub and Gitea
+//                          accept with a token; GitLab wants "oauth2").
+//   password-file=FILE     HTTPS password or token: the first line of FILE.
+//   ssh-key-file=FILE      SSH private key (OpenSSH or PEM form, unencrypted); the user is the
+//                          URL's (git@host:path, ssh://user@host/path).
+//   known-hosts-file=FILE  OpenSSH known_hosts lines; required with ssh-key-file. The server's
+//                          host key must match one of them, or the connection is refused.
+// FILE is a plain file name inside ProviderEnv::credentials_dir, never a path. Files are read at
+// each Deliver and must not be readable by others.
+struct GitAuth {
+  std::string username;
+  std::string password_file;     // absolute, inside credentials_dir; empty: none
+  std::string ssh_key_file;      // absolute; empty: none
+  std::string known_hosts_file;  // absolute; empty: none
+};
+// The credential params Git accepts, for ValidateParams' list of known params.
+const std::vector<std::string>& GitAuthParamNames();
+// Checks the credential params (plain file names, ssh-key-file with known-hosts-file, HTTPS
+// params only with an https:// or http:// URL, SSH ones only with ssh:// or git@). INVALID_ARGUMENT
+// naming the param.
+absl::Status ValidateGitAuthParams(const std::map<std::string, std::string>& params);
+// The GitAuth of `params`, files resolved inside env.credentials_dir. FAILED_PRECONDITION when a
+// param names a credential file and env.credentials_dir is empty.
+absl::StatusOr<GitAuth> GitAuthOf(const std::map<std::string, std::string>& params,
+                                  const ProviderEnv& env);
+// Sets `callbacks`' credentials and certificate_check callbacks for `auth`, with `payload` (which
+// must outlive the fetch or push) holding what they need. Reads the files now, so a missing or
+// world-readable one fails here (FAILED_PRECONDITION naming it), before any network traffic.
+class RemoteAuthPayload;
+absl::StatusOr<std::unique_ptr<RemoteAuthPayload>> InstallRemoteAuth(
+    const GitAuth& auth, git_remote_callbacks* callbacks);
 
 // Git `path` template with every "{space}" replaced by `space`.
 std::string ExpandPathTemplate(const std::string& tmpl, const std::string& space);

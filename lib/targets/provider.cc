@@ -172,14 +172,15 @@ absl::Status ValidateParams(std::string_view provider,
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(
     std::string_view provider, const std::map<std::string, std::string>& params,
-    const std::string& work_dir) {
+    const ProviderEnv& env) {
   CUB_RETURN_IF_ERROR(ValidateParams(provider, params));
   if (provider == "Directory") return internal::MakeDirectoryProvider(params);
+  const std::string& work_dir = env.work_dir;
   if (work_dir.empty() || work_dir[0] != '/') {
     return absl::InvalidArgumentError(absl::StrCat(
         "Git target: the work directory must be an absolute path, not '", work_dir, "'"));
   }
-  return internal::MakeGitProvider(params, work_dir);
+  return internal::MakeGitProvider(params, env);
 }
 
 }  // namespace cub::targets

@@ -96,14 +96,34 @@ Delivery MakeDelivery(const std::string& space, int64_t num, std::vector<BundleF
 std::unique_ptr<Provider> Make(const std::string& provider,
                                const std::map<std::string, std::string>& params,
                                const std::string& work_dir) {
-  auto p = MakeProvider(provider, params, work_dir);
+  ProviderEnv env;
+  env.work_dir = work_dir;
+  auto p = MakeProvider(provider, params, env);
   INFO(p.status().ToString());
   REQUIRE(p.ok());
   return std::move(*p);
 }
 
+ProviderEnv WorkDir(const std::string& work_dir) {
+  ProviderEnv env;
+  env.work_dir = work_dir;
+  return env;
+}
+
+// One Release delivered alone, as the tests written before batches see it.
+struct Delivered {
+  std::string location;
+  std::string commit;
+  bool pushed = false;
+};
+absl::StatusOr<Delivered> Deliver1(Provider& p, const Delivery& d) {
+  auto r = p.Deliver({d});
+  if (!r.ok()) return r.status();
+  return Delivered{r->releases.at(0).location, r->releases.at(0).commit, r->pushed};
+}
+
 Delivered DeliverOk(Provider& p, const Delivery& d) {
-  auto r = p.Deliver(d);
+  auto r = Deliver1(p, d);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
   return *r;
@@ -163,18 +183,19 @@ TEST_CASE("ValidateParams names what is wrong", "[targets]") {
 }
 
 TEST_CASE("MakeProvider validates and needs an absolute work_dir for Git", "[targets]") {
-  CHECK(MakeProvider("Nope", {}, "/tmp").status().code() == absl::StatusCode::kInvalidArgument);
-  CHECK(MakeProvider("Git", {{"repository", "/r"}}, "").status().code() ==
+  CHECK(MakeProvider("Nope", {}, WorkDir("/tmp")).status().code() ==
         absl::StatusCode::kInvalidArgument);
-  CHECK(MakeProvider("Git", {{"repository", "/r"}}, "rel").status().code() ==
+  CHECK(MakeProvider("Git", {{"repository", "/r"}}, WorkDir("")).status().code() ==
         absl::StatusCode::kInvalidArgument);
-  CHECK(MakeProvider("Directory", {{"path", "/x"}}, "").ok());
+  CHECK(MakeProvider("Git", {{"repository", "/r"}}, WorkDir("rel")).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(MakeProvider("Directory", {{"path", "/x"}}, WorkDir("")).ok());
 }
 
 TEST_CASE("Deliver rejects malformed deliveries before writing", "[targets]") {
   TempDir tmp;
   auto p = Make("Directory", {{"path", tmp.path() + "/out"}}, "");
-  auto code = [&](const Delivery& d) { return p->Deliver(d).status().code(); };
+  auto code = [&](const Delivery& d) { return Deliver1(*p, d).status().code(); };
   const auto kInvalid = absl::StatusCode::kInvalidArgument;
   for (const char* name : {"", "a/b.yaml", "..", ".hidden.yaml", "x.yml", "x", ".yaml"}) {
     INFO(name);
@@ -244,7 +265,7 @@ TEST_CASE("Directory fails clearly when the Space's path is a file", "[targets]"
   TempDir tmp;
   WriteFile(tmp.path() + "/prod", "not a directory");
   auto p = Make("Directory", {{"path", tmp.path()}}, "");
-  auto r = p->Deliver(MakeDelivery("prod", 1, {{"a.yaml", "x"}}));
+  auto r = Deliver1(*p, MakeDelivery("prod", 1, {{"a.yaml", "x"}}));
   CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK(MessageOf(r.status()).find(tmp.path() + "/prod") != std::string::npos);
 }
@@ -365,7 +386,7 @@ TEST_CASE("Git repairs the Space's files in the work tree and reports a locked b
 
   // A leftover ref lock (a crashed git) blocks the branch: UNAVAILABLE naming the lock file.
   WriteFile(repo + "/.git/refs/heads/main.lock", "");
-  auto r = p->Deliver(MakeDelivery("prod", 3, {{"a.yaml", "c\n"}}));
+  auto r = Deliver1(*p, MakeDelivery("prod", 3, {{"a.yaml", "c\n"}}));
   CHECK(r.status().code() == absl::StatusCode::kUnavailable);
   CHECK(MessageOf(r.status()).find("main.lock") != std::string::npos);
   CHECK(Git(repo, "rev-list --count main") == "2\n");
@@ -378,7 +399,7 @@ TEST_CASE("Git refuses a non-empty directory that is not a repository", "[target
   TempDir tmp;
   WriteFile(tmp.path() + "/something", "x");
   auto p = Make("Git", {{"repository", tmp.path()}}, tmp.path() + "/work");
-  auto r = p->Deliver(MakeDelivery("prod", 1, {}));
+  auto r = Deliver1(*p, MakeDelivery("prod", 1, {}));
   CHECK(r.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK(MessageOf(r.status()).find(tmp.path()) != std::string::npos);
 }
@@ -398,7 +419,8 @@ TEST_CASE("Concurrent Git deliveries to one repository are serialized", "[target
     threads.emplace_back([&, i] {
       for (int j = 0; j < kEach; ++j) {
         std::string space = "s" + std::to_string(i);
-        auto r = providers[i]->Deliver(
+        auto r = Deliver1(
+            *providers[i],
             MakeDelivery(space, j + 1, {{"u.yaml", space + "-" + std::to_string(j) + "\n"}}));
         if (!r.ok()) errors[i] = r.status().ToString();
       }
@@ -461,7 +483,7 @@ TEST_CASE("Git reports an unreachable remote as UNAVAILABLE", "[targets]") {
   TempDir tmp;
   auto p =
       Make("Git", {{"repository", "file://" + tmp.path() + "/missing.git"}}, tmp.path() + "/work");
-  auto r = p->Deliver(MakeDelivery("prod", 1, {{"a.yaml", "x"}}));
+  auto r = Deliver1(*p, MakeDelivery("prod", 1, {{"a.yaml", "x"}}));
   CHECK(r.status().code() == absl::StatusCode::kUnavailable);
   CHECK(MessageOf(r.status()).find("missing.git") != std::string::npos);
 }
