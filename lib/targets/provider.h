@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -150,6 +151,14 @@ class Provider {
   // Directory writes file by file, so other errors may leave some of the batch written; a retry
   // writes it all again.
   virtual absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) = 0;
+
+  // The Release of `space` that commit `commit` (40 hex digits, or a Flux revision
+  // "<branch>@sha1:<hex>") deploys: the newest Cub-Release trailer naming the Space in that
+  // commit or its ancestors. Returns the Release's ID; nullopt when no commit there names one.
+  // NOT_FOUND when the repository has no such commit (a remote's clone is fetched first);
+  // UNIMPLEMENTED for providers that keep no history (Directory, the default).
+  virtual absl::StatusOr<std::optional<std::string>> ReleaseAt(const std::string& commit,
+                                                               const std::string& space);
 };
 
 // Signs Git commits (lib/targets/commit_signer.h).
