@@ -9,7 +9,8 @@
 // Prints wall-clock and CPU times (on a shared machine the CPU time is the steadier figure);
 // asserts nothing.
 //
-//   git_deliver_bench [SPACES [FILES [WHAT]]]     (default 1000 10 all; WHAT: pack, loose, git)
+//   git_deliver_bench [SPACES [FILES [WHAT]]]     (default 1000 10 all; WHAT: pack, worktree,
+//   loose, git)
 
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -84,9 +85,13 @@ std::vector<Delivery> Batch(int spaces, int files, int replicas, int release_num
 
 int Sh(const std::string& cmd) { return system(cmd.c_str()); }
 
-void BenchProvider(const std::string& label, const std::string& dir, int spaces, int files) {
-  const std::string repo = dir + "/" + label + ".git";
-  Sh("git init -q --bare -b main '" + repo + "'");
+// `bare`: a bare repository made beforehand; otherwise the provider makes a non-bare one and
+// checks each commit out into its work tree.
+void BenchProvider(const std::string& label, const std::string& dir, int spaces, int files,
+                   bool bare) {
+  static int n = 0;
+  const std::string repo = dir + "/repo-" + std::to_string(++n);
+  if (bare) Sh("git init -q --bare -b main '" + repo + "'");
   cub::targets::ProviderEnv env;
   env.work_dir = dir + "/work";
   auto p = cub::targets::MakeProvider("Git", {{"repository", repo}}, env);
@@ -148,12 +153,16 @@ int main(int argc, char** argv) {
               spaces, files, spaces * files);
   using cub::targets::internal::ObjectSink;
   if (what == "all" || what == "pack") {
-    cub::targets::internal::SetDefaultObjectSinkForBenchmark(ObjectSink::kPack);
-    BenchProvider("Deliver, one pack", dir, spaces, files);
+    cub::targets::internal::SetDefaultObjectSink(ObjectSink::kPack);
+    BenchProvider("Deliver, one pack", dir, spaces, files, true);
+  }
+  if (what == "all" || what == "worktree") {
+    cub::targets::internal::SetDefaultObjectSink(ObjectSink::kPack);
+    BenchProvider("Deliver, pack + work tree", dir, spaces, files, false);
   }
   if (what == "all" || what == "loose") {
-    cub::targets::internal::SetDefaultObjectSinkForBenchmark(ObjectSink::kLooseSyncfs);
-    BenchProvider("Deliver, loose + syncfs", dir, spaces, files);
+    cub::targets::internal::SetDefaultObjectSink(ObjectSink::kLooseSyncfs);
+    BenchProvider("Deliver, loose + syncfs", dir, spaces, files, true);
   }
   if (what == "all" || what == "git") BenchGit(dir, spaces, files);
   std::error_code ec;
