@@ -602,6 +602,11 @@ TEST_CASE("Git finds Releases an earlier call committed and does not commit them
     CHECK(r.commit == c1);
   }
   CHECK(Git(repo, "rev-list --count HEAD") == "1\n");
+  // Such a retry still repairs the work tree at cub's files (here: a hand edit).
+  WriteFile(repo + "/a/x.yaml", "edited\n");
+  REQUIRE(p->Deliver({a}).ok());
+  CHECK(ReadFile(repo + "/a/x.yaml") == "a\n");
+  CHECK(Git(repo, "status --porcelain").empty());
 
   // Part of it found: the rest is committed, and only the rest is named.
   Delivery c = MakeDelivery("c", 1, {{"x.yaml", "c\n"}});
