@@ -237,11 +237,15 @@ class GitProvider : public Provider {
         carried.push_back(&batch[i]);
       }
     }
-    if (carried.empty()) return out;
+    if (carried.empty()) {
+      CUB_RETURN_IF_ERROR(RepairWorkTree(co, dirs));
+      return out;
+    }
 
     CUB_ASSIGN_OR_RETURN(auto objects, NewObjects::Attach(co.repo.get(), DefaultObjectSink()));
     TreeChanges changes;
-    CUB_ASSIGN_OR_RETURN(auto new_tree, BuildTree(co, batch, dirs, earlier, &changes));
+    CUB_ASSIGN_OR_RETURN(auto new_tree,
+                         BuildTree(co, batch, dirs, earlier, objects.get(), &changes));
     const bool unchanged =
         co.old_tree ? git_oid_equal(git_tree_id(new_tree.get()), git_tree_id(co.old_tree.get()))
                     : git_tree_entrycount(new_tree.get()) == 0;
@@ -250,6 +254,7 @@ class GitProvider : public Provider {
       for (DeliveredRelease& r : out.releases) {
         if (!r.found_earlier) r.commit = tip;
       }
+      CUB_RETURN_IF_ERROR(RepairWorkTree(co, dirs));
       return out;
     }
     const std::string message = BatchCommitMessage(carried);
@@ -341,7 +346,7 @@ class GitProvider : public Provider {
   absl::StatusOr<TreePtr> BuildTree(const Checkout& co, const std::vector<Delivery>& batch,
                                     const std::vector<std::string>& dirs,
                                     const std::map<std::string, std::string>& earlier,
-                                    TreeChanges* changes) const {
+                                    NewObjects* objects, TreeChanges* changes) const {
     git_repository* repo = co.repo.get();
     TreePtr empty;
     git_tree* base = co.old_tree.get();
@@ -353,7 +358,7 @@ class GitProvider : public Provider {
     for (size_t i = 0; i < batch.size(); ++i) last[dirs[i]] = i;
     for (const auto& [dir, i] : last) {
       if (earlier.count(batch[i].release_id) != 0) continue;
-      CUB_RETURN_IF_ERROR(PlanDirectory(repo, base, dir, batch[i], changes));
+      CUB_RETURN_IF_ERROR(PlanDirectory(repo, base, dir, batch[i], objects, changes));
     }
     git_oid tree_id;
     if (git_tree_create_updated(&tree_id, repo, base, changes->updates.size(),
@@ -434,7 +439,7 @@ class GitProvider : public Provider {
   // Adds to `changes` what makes `dir` hold `d`: its files (and kustomization.yaml) written,
   // the files the old manifest lists that `d` lacks removed, the manifest rewritten.
   absl::Status PlanDirectory(git_repository* repo, git_tree* base, const std::string& dir,
-                             const Delivery& d, TreeChanges* changes) const {
+                             const Delivery& d, NewObjects* objects, TreeChanges* changes) const {
     CUB_ASSIGN_OR_RETURN(const DirEntries now, ReadDirectory(repo, base, dir));
     CUB_ASSIGN_OR_RETURN(const std::set<std::string> before, OwnedBefore(repo, now, dir));
     const std::set<std::string> names = NamesWritten(d, kustomization_);
@@ -453,14 +458,16 @@ class GitProvider : public Provider {
             d.release_num, " of space ", d.space, " cannot write a file there"));
       }
       git_oid id;
-      if (git_blob_create_from_buffer(&id, repo, content.data(), content.size()) != 0) {
-        return Fail("cannot store " + prefix + name);
+      if (git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB) != 0) {
+        return Fail("cannot hash " + prefix + name);
       }
       auto it = now.blobs.find(name);
-      if (it == now.blobs.end() || !git_oid_equal(&it->second.first, &id) ||
-          it->second.second != GIT_FILEMODE_BLOB) {
-        changes->Upsert(prefix + name, id);
+      if (it != now.blobs.end() && git_oid_equal(&it->second.first, &id) &&
+          it->second.second == GIT_FILEMODE_BLOB) {
+        return absl::OkStatus();  // unchanged
       }
+      CUB_RETURN_IF_ERROR(objects->AddBlob(content, id));
+      changes->Upsert(prefix + name, id);
       return absl::OkStatus();
     };
     for (const BundleFile& f : d.files) CUB_RETURN_IF_ERROR(put(f.name, f.content));
@@ -478,6 +485,25 @@ class GitProvider : public Provider {
     owned.insert(kManifestName);
     for (const std::string& name : owned) changes->owned.push_back(prefix + name);
     return absl::OkStatus();
+  }
+
+  // When a Deliver commits nothing (all found earlier, or nothing changed), the work tree of a
+  // non-bare local repository is still brought in line at cub's files in `dirs`, as the branch
+  // has them: an earlier Deliver may have committed and then failed to update it.
+  absl::Status RepairWorkTree(const Checkout& co, const std::vector<std::string>& dirs) const {
+    if (is_url_ || !co.old_tree || git_repository_is_bare(co.repo.get())) {
+      return absl::OkStatus();
+    }
+    std::vector<std::string> paths;
+    for (const std::string& dir : std::set<std::string>(dirs.begin(), dirs.end())) {
+      CUB_ASSIGN_OR_RETURN(const DirEntries now,
+                           ReadDirectory(co.repo.get(), co.old_tree.get(), dir));
+      CUB_ASSIGN_OR_RETURN(std::set<std::string> names, OwnedBefore(co.repo.get(), now, dir));
+      if (now.blobs.count(kManifestName) != 0) names.insert(kManifestName);
+      for (const std::string& name : names) paths.push_back(dir + "/" + name);
+    }
+    return UpdateWorkTree(co.repo.get(), co.old_tree.get(), co.old_tree.get(), paths,
+                          Hex(co.parent_id));
   }
 
   // One delivery at a time per repository, across threads and processes.
