@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Never twice, never lost: cubd is killed with SIGKILL 20 times at random moments while several
-# clients publish to one Git Target (a bare repository reached by file:// URL, so each delivery
-# fetches, commits and pushes). After the last kill a cubd starts and its delivery workers
-# finish what was left. Then the database and the repository must agree:
+# clients publish to one Git Target on a Git host (git http-backend behind basic auth,
+# tests/harness/git_http.mjs), so each delivery fetches, commits and pushes over HTTP. After
+# the last kill a cubd starts and its delivery workers finish what was left. Then the
+# database and the repository must agree:
 #   - every Release is Delivered;
 #   - each Release is named by exactly one Cub-Release trailer on the branch, and its recorded
 #     commit is one whose message names it;
@@ -11,14 +12,28 @@
 #   - each Space's directory on the branch holds its newest Release's file.
 # Figures (Releases, kills, Releases found delivered earlier) are printed at the end.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+command -v node >/dev/null || { echo "delivery_crash_test: node is required" >&2; exit 1; }
 e2e_init delivery_crash
 export CUB_TOKEN=$ADMIN_TOKEN
+HARNESS=$CUB_SOURCE_DIR/tests/harness
+
+# The Git host stops with the test; lib.sh's EXIT trap runs after.
+HTTP_PID=
+stop_host() {
+  local rc=$?
+  [[ -z $HTTP_PID ]] || kill "$HTTP_PID" 2>/dev/null
+  (exit "$rc")
+  _e2e_exit
+}
+trap stop_host EXIT
 
 KILLS=${DELIVERY_CRASH_KILLS:-20}
 SPACES=(alpha beta gamma delta)
-REPO=$E2E_TMP/gitops.git
+ROOT=$E2E_TMP/host
+REPO=$ROOT/gitops.git
+CREDS=$E2E_TMP/creds
 # Each cubd of this test gets its own log, so the final one's is easy to read.
-CUBD_ARGS=(--no-engine --delivery-workers 2)
+CUBD_ARGS=(--no-engine --delivery-workers 2 --git-credentials-dir "$CREDS")
 
 config() {  # config SPACE TEXT: a ConfigMap whose data names TEXT
   printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  v: "%s"\n' "$1" "$2"
@@ -38,13 +53,24 @@ publisher() {  # publisher SPACE SERVER ROUND
   done
 }
 
-section "setup: ${#SPACES[@]} Spaces releasing to one Git Target"
+section "setup: ${#SPACES[@]} Spaces releasing to one Git Target on an HTTP Git host"
+mkdir -p "$ROOT" "$CREDS"
 git init -q --bare "$REPO" || e2e_fail "git init --bare failed"
+printf 'push token\n' >"$CREDS/token"
+chmod 600 "$CREDS/token"
+node "$HARNESS/git_http.mjs" "$ROOT" cub 'push token' >"$E2E_TMP/http.out" 2>&1 </dev/null &
+HTTP_PID=$!
+for _ in $(seq 100); do
+  read -r word HTTP_PORT <"$E2E_TMP/http.out" 2>/dev/null && [[ $word == listening ]] && break
+  sleep 0.1
+done
+[[ ${HTTP_PORT:-} =~ ^[0-9]+$ ]] || e2e_fail "git_http.mjs did not start: $(cat "$E2E_TMP/http.out")"
 e2e_start_cubd setup "${CUBD_ARGS[@]}"
 export CUB_SERVER=${CUBD_GRPC[setup]}
 expect_ok cub space create platform
 expect_ok cub target create --space platform gitops --provider Git \
-  --param "repository=file://$REPO" --param "path=clusters/{space}"
+  --param "repository=http://127.0.0.1:$HTTP_PORT/gitops.git" --param "path=clusters/{space}" \
+  --param username=cub --param password-file=token
 for s in "${SPACES[@]}"; do
   expect_ok cub space create "$s"
   config "$s" "initial" >"$E2E_TMP/$s.yaml"
