@@ -260,7 +260,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
   server->Wait();
   if (engine) engine->Stop();  // lets a step in progress finish
-  delivery.Stop();             // lets a pass in progress finish
+  delivery->Stop();            // lets a pass in progress finish
   std::fprintf(stderr, "cubd: stopped\n");
   return 0;
 }
