@@ -683,6 +683,18 @@ class GitProvider : public Provider {
   // lookups, which leak a little memory on every call. The URL is kept in a file
   // `cub-target-url` in the clone, for people looking at work_dir and to check the clone is
   // the right one.
+  // The lock files libgit2 leaves in the clone when cubd dies while a Deliver fetches or moves
+  // the branch: the clone's refs/heads/<branch> and refs/remotes/origin/<branch> are only
+  // written by Deliver, under LockRepository, which the caller holds, so a lock file of theirs
+  // found now is a dead writer's. Left in place, it would fail every later delivery to the
+  // Target. (Other refs of the clone, such as those ReleaseAt fetches into without this lock,
+  // are not touched.)
+  void RemoveStaleLocks(const std::string& dir) const {
+    std::error_code ec;
+    fs::remove(absl::StrCat(dir, "/", branch_ref_, ".lock"), ec);
+    fs::remove(absl::StrCat(dir, "/refs/remotes/origin/", branch_, ".lock"), ec);
+  }
+
   absl::StatusOr<RepoPtr> OpenClone() const {
     const std::string dir = absl::StrCat(work_dir_, "/git/", Sha256Hex(repository_));
     const std::string url_file = dir + "/cub-target-url";
@@ -693,6 +705,7 @@ class GitProvider : public Provider {
       std::string url;
       if (std::getline(in, url) && url == repository_ &&
           git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+        RemoveStaleLocks(dir);
         return RepoPtr(r);
       }
       // Not a usable clone of this URL (a killed init): start over; it only holds what the
