@@ -22,6 +22,7 @@
 #   CUB_BENCH_SPACES   variants (default 1000)           CUB_BENCH_SINGLE   single publishes (50)
 #   CUB_BENCH_WORKERS  parallel variant creators (4)     CUB_BENCH_TIMEOUT  cub --timeout (1800)
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55630)           CUB_BENCH_PORT     cubd gRPC port (7630)
+#   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)/bin
@@ -37,6 +38,7 @@ chmod 755 "$work"
 
 cleanup() {
   [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
+  [[ -n ${CUB_BENCH_LOG:-} ]] && cp "$work/cubd.log" "$CUB_BENCH_LOG"
   bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
