@@ -16,6 +16,7 @@ PACKAGES=(
   nodejs npm  # the tests' OpenID provider (tests/oidc, oidc-provider from npm)
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
+  openssh-client openssh-server  # Git over SSH: ssh-keygen, and the tests' sshd (tests/harness/sshd.sh)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm

@@ -316,14 +316,11 @@ absl::StatusOr<Decided> Decide(store::Tx& tx, const ReleaseEnv& env, const Princ
   CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
   CUB_ASSIGN_OR_RETURN(auto spaces, StageSpaces(tx, rco, members, stage, req.where_space));
   if (!req.dry_run) {
-    // Publishes into these Spaces and Targets take turns from here; what the ChangeOrder says
-    // of them (taken, already published) is read again under the locks.
-    std::vector<std::string> space_ids, target_ids;
-    for (const auto& s : spaces) {
-      space_ids.push_back(s.space_id());
-      if (!s.release_target_id().empty()) target_ids.push_back(s.release_target_id());
-    }
-    CUB_RETURN_IF_ERROR(store::LockNextReleaseNums(tx, target_ids, space_ids).status());
+    // Publishes into these Spaces take turns from here (each Space's release-number lock); what the
+    // ChangeOrder says of them (taken, already published) is read again under the locks.
+    std::vector<std::string> space_ids;
+    for (const auto& s : spaces) space_ids.push_back(s.space_id());
+    CUB_RETURN_IF_ERROR(store::LockNextReleaseNums(tx, space_ids).status());
     if (req.still_wanted) CUB_RETURN_IF_ERROR(req.still_wanted(tx));
     CUB_ASSIGN_OR_RETURN(rco, ResolveChangeOrder(tx, p, req.change_order, "", false));
   }
@@ -392,12 +389,9 @@ store::NewEvent PublishedEvent(const Principal& p, const ReleaseToRecord& r, int
 absl::StatusOr<std::vector<std::string>> RecordReleases(
     store::Tx& tx, const ReleaseEnv& env, const Principal& p,
     const std::vector<ReleaseToRecord>& releases, const std::string& description) {
-  std::vector<std::string> space_ids, target_ids;
-  for (const auto& r : releases) {
-    space_ids.push_back(r.space.space_id());
-    target_ids.push_back(r.target.target_id());
-  }
-  CUB_ASSIGN_OR_RETURN(auto nums, store::LockNextReleaseNums(tx, target_ids, space_ids));
+  std::vector<std::string> space_ids;
+  for (const auto& r : releases) space_ids.push_back(r.space.space_id());
+  CUB_ASSIGN_OR_RETURN(auto nums, store::LockNextReleaseNums(tx, space_ids));
   const std::string published_at = FormatRfc3339(absl::Now());
   std::vector<store::NewReleaseWithFiles> rows;
   std::vector<store::NewEvent> events;

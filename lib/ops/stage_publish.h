@@ -40,7 +40,7 @@ struct StagePublishRequest {
   // Leave out, unreported, the Spaces that have not taken the change or have no release Target
   // (the engine publishes what is ready and waits for the rest without calling it a refusal).
   bool only_ready = false;
-  // Run in the transaction once the Spaces and their Targets are locked, before anything is
+  // Run in the transaction once the Spaces' release numbers are locked, before anything is
   // recorded: an error from it is returned and nothing is published. The engine checks there
   // that AutoRelease still applies.
   std::function<absl::Status(store::Tx&)> still_wanted;
@@ -85,7 +85,7 @@ struct ReleaseToRecord {
   std::vector<const workflow::AttestationPrerequisite*> seal;
 };
 
-// Numbers (per Space, under the locks of LockNextReleaseNums), signs and writes every Release of
+// Numbers (per Space, under each Space's release-number lock), signs and writes every Release of
 // `releases` (at most one per Space) with one time of publication, appends a Published event for
 // each and wakes the ChangeOrders in their Spaces. Returns the Release IDs in the order given.
 // Nothing is handed to a Target here.

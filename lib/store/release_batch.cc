@@ -24,12 +24,6 @@ void FillRevision(const pqxx::row& row, ReleasableUnit& u) {
   u.validation_errors = ReadTextArray(row["validation_errors"]);
 }
 
-std::vector<std::string> Sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<ReleasableUnit>> ReleasableUnits(
@@ -92,28 +86,6 @@ absl::StatusOr<std::vector<ReleasableUnit>> RevisionsOf(
   });
 }
 
-absl::StatusOr<std::map<std::string, int64_t>> LockNextReleaseNums(
-    Tx& tx, const std::vector<std::string>& target_ids, const std::vector<std::string>& space_ids) {
-  return Guard([&]() -> absl::StatusOr<std::map<std::string, int64_t>> {
-    std::map<std::string, int64_t> out;
-    if (!target_ids.empty()) {
-      Pq(tx).exec_params("SELECT 1 FROM targets WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
-                         TextArrayLiteral(Sorted(target_ids)));
-    }
-    if (space_ids.empty()) return out;
-    const std::string spaces = TextArrayLiteral(Sorted(space_ids));
-    Pq(tx).exec_params("SELECT 1 FROM spaces WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
-                       spaces);
-    pqxx::result r = Pq(tx).exec_params(
-        "SELECT s.id::text AS space_id,"
-        " coalesce((SELECT max(r.release_num) FROM releases r WHERE r.space_id = s.id), 0) + 1"
-        " AS next FROM unnest($1::uuid[]) AS s(id)",
-        spaces);
-    for (const auto& row : r) out[row["space_id"].as<std::string>()] = row["next"].as<int64_t>();
-    return out;
-  });
-}
-
 absl::StatusOr<std::vector<std::string>> InsertReleases(
     Tx& tx, const std::vector<NewReleaseWithFiles>& releases) {
   return Guard([&]() -> absl::StatusOr<std::vector<std::string>> {
@@ -154,6 +126,8 @@ absl::StatusOr<std::vector<std::string>> InsertReleases(
         TextArrayLiteral(co), TextArrayLiteral(selector), TextArrayLiteral(description),
         TextArrayLiteral(digest), TextArrayLiteral(by), TextArrayLiteral(at),
         TextArrayLiteral(provenance), TextArrayLiteral(sealed));
+    // Delivery workers wake at commit (lib/ops/delivery.h).
+    Pq(tx).exec0("NOTIFY cub_delivery");
     std::map<std::string, std::string> id_of_space;
     for (const auto& row : rows) {
       id_of_space[row["space_id"].as<std::string>()] = row["id"].as<std::string>();

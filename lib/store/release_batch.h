@@ -44,12 +44,6 @@ absl::StatusOr<std::vector<ReleasableUnit>> ReleasableUnits(
 absl::StatusOr<std::vector<ReleasableUnit>> RevisionsOf(
     Tx& tx, const std::vector<std::pair<std::string, int64_t>>& keys);
 
-// Locks the rows of the Targets `target_ids` and of the Spaces `space_ids` (in ID order, so two
-// publishes over overlapping sets do not deadlock): publishes into them take turns until the
-// transaction ends. Then the next ReleaseNum of each Space (numbers count per Space).
-absl::StatusOr<std::map<std::string, int64_t>> LockNextReleaseNums(
-    Tx& tx, const std::vector<std::string>& target_ids, const std::vector<std::string>& space_ids);
-
 // One Release to insert in bulk: the row and, per Unit (parallel to row.units), the file name
 // its bundle gives it.
 struct NewReleaseWithFiles {
@@ -60,7 +54,8 @@ struct NewReleaseWithFiles {
 // Writes every Release of `releases` (each complete with its signed records; at most one per
 // Space) and their Units, moves the Units' LastReleasedRevisionNum, supersedes each Space's
 // current deployment and opens its new one: a fixed number of statements. Returns the Release
-// IDs in the order given. Call under LockNextReleaseNums. ALREADY_EXISTS when a Space has a
+// IDs in the order given. Call under LockNextReleaseNums (lib/store/releases.h). Each is recorded
+// Pending delivery, and delivery workers are notified at commit. ALREADY_EXISTS when a Space has a
 // Release of that number.
 absl::StatusOr<std::vector<std::string>> InsertReleases(
     Tx& tx, const std::vector<NewReleaseWithFiles>& releases);

@@ -42,10 +42,9 @@
 // made once and reused. Each Deliver fetches the branch into refs/remotes/origin/<branch>,
 // commits on top of it (or as a root commit when the remote has no such branch), points the
 // clone's refs/heads/<branch> at the commit, and pushes that branch without force. A remote that
-// moved in between rejects the push as not a fast-forward: ABORTED, retry. No credential
-// callbacks are installed, so only remotes libgit2 reaches without credentials work (file://,
-// and https:// for fetching public repositories); pushing over https or ssh fails with
-// UNAVAILABLE and libgit2's authentication error. The remote should be a bare repository.
+// moved in between rejects the push as not a fast-forward: ABORTED, retry. Fetch and push log
+// in as the Target's credential params say (git_auth.cc), and check an SSH server's host key
+// against its known_hosts file. The remote should be a bare repository.
 //
 // Lock file: <work_dir>/locks/<sha256 of "git:" + repository>.lock. It serializes cubd
 // processes sharing work_dir; for a local repository, processes with different work_dirs are
@@ -76,6 +75,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/targets/commit_signer.h"
 #include "lib/targets/git_message.h"
 #include "lib/targets/git_objects.h"
 #include "lib/targets/internal.h"
@@ -154,8 +154,8 @@ struct PushResult {
 
 int OnPushUpdate(const char* refname, const char* status, void* payload) {
   if (status != nullptr) {
-    static_cast<PushResult*>(payload)->rejections.push_back(
-        absl::StrCat(refname != nullptr ? refname : "?", ": ", status));
+    static_cast<PushResult*>(static_cast<RemoteAuthPayload*>(payload)->user)
+        ->rejections.push_back(absl::StrCat(refname != nullptr ? refname : "?", ": ", status));
   }
   return 0;
 }
@@ -203,6 +203,7 @@ class GitProvider : public Provider {
       : repository_(std::move(repository)),
         params_(std::move(params)),
         env_(env),
+        auth_(GitAuthOf(params_, env_)),
         branch_(Param("branch", "main")),
         path_template_(Param("path", "{space}")),
         kustomization_(Param("kustomization", "false") == "true"),
@@ -240,7 +241,8 @@ class GitProvider : public Provider {
 
     CUB_ASSIGN_OR_RETURN(auto objects, NewObjects::Attach(co.repo.get(), DefaultObjectSink()));
     TreeChanges changes;
-    CUB_ASSIGN_OR_RETURN(auto new_tree, BuildTree(co, batch, dirs, earlier, &changes));
+    CUB_ASSIGN_OR_RETURN(auto new_tree,
+                         BuildTree(co, batch, dirs, earlier, objects.get(), &changes));
     const bool unchanged =
         co.old_tree ? git_oid_equal(git_tree_id(new_tree.get()), git_tree_id(co.old_tree.get()))
                     : git_tree_entrycount(new_tree.get()) == 0;
@@ -340,7 +342,7 @@ class GitProvider : public Provider {
   absl::StatusOr<TreePtr> BuildTree(const Checkout& co, const std::vector<Delivery>& batch,
                                     const std::vector<std::string>& dirs,
                                     const std::map<std::string, std::string>& earlier,
-                                    TreeChanges* changes) const {
+                                    NewObjects* objects, TreeChanges* changes) const {
     git_repository* repo = co.repo.get();
     TreePtr empty;
     git_tree* base = co.old_tree.get();
@@ -352,7 +354,7 @@ class GitProvider : public Provider {
     for (size_t i = 0; i < batch.size(); ++i) last[dirs[i]] = i;
     for (const auto& [dir, i] : last) {
       if (earlier.count(batch[i].release_id) != 0) continue;
-      CUB_RETURN_IF_ERROR(PlanDirectory(repo, base, dir, batch[i], changes));
+      CUB_RETURN_IF_ERROR(PlanDirectory(repo, base, dir, batch[i], objects, changes));
     }
     git_oid tree_id;
     if (git_tree_create_updated(&tree_id, repo, base, changes->updates.size(),
@@ -433,7 +435,7 @@ class GitProvider : public Provider {
   // Adds to `changes` what makes `dir` hold `d`: its files (and kustomization.yaml) written,
   // the files the old manifest lists that `d` lacks removed, the manifest rewritten.
   absl::Status PlanDirectory(git_repository* repo, git_tree* base, const std::string& dir,
-                             const Delivery& d, TreeChanges* changes) const {
+                             const Delivery& d, NewObjects* objects, TreeChanges* changes) const {
     CUB_ASSIGN_OR_RETURN(const DirEntries now, ReadDirectory(repo, base, dir));
     CUB_ASSIGN_OR_RETURN(const std::set<std::string> before, OwnedBefore(repo, now, dir));
     const std::set<std::string> names = NamesWritten(d, kustomization_);
@@ -452,14 +454,16 @@ class GitProvider : public Provider {
             d.release_num, " of space ", d.space, " cannot write a file there"));
       }
       git_oid id;
-      if (git_blob_create_from_buffer(&id, repo, content.data(), content.size()) != 0) {
-        return Fail("cannot store " + prefix + name);
+      if (git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB) != 0) {
+        return Fail("cannot hash " + prefix + name);
       }
       auto it = now.blobs.find(name);
-      if (it == now.blobs.end() || !git_oid_equal(&it->second.first, &id) ||
-          it->second.second != GIT_FILEMODE_BLOB) {
-        changes->Upsert(prefix + name, id);
+      if (it != now.blobs.end() && git_oid_equal(&it->second.first, &id) &&
+          it->second.second == GIT_FILEMODE_BLOB) {
+        return absl::OkStatus();  // unchanged
       }
+      CUB_RETURN_IF_ERROR(objects->AddBlob(content, id));
+      changes->Upsert(prefix + name, id);
       return absl::OkStatus();
     };
     for (const BundleFile& f : d.files) CUB_RETURN_IF_ERROR(put(f.name, f.content));
@@ -555,9 +559,28 @@ class GitProvider : public Provider {
     SigPtr author(s);
     git_oid commit_id;
     const git_commit* parents[] = {co.parent.get()};
-    if (git_commit_create(&commit_id, co.repo.get(), nullptr, author.get(), committer.get(),
-                          nullptr, message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
+    if (!env_.signer) {
+      if (git_commit_create(&commit_id, co.repo.get(), nullptr, author.get(), committer.get(),
+                            nullptr, message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
+        return Fail("cannot create the commit");
+      }
+      return commit_id;
+    }
+    // Signed (gpg.format=ssh): the commit's text, its SSH signature in the gpgsig header.
+    git_buf buf = GIT_BUF_INIT;
+    if (git_commit_create_buffer(&buf, co.repo.get(), author.get(), committer.get(), nullptr,
+                                 message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
       return Fail("cannot create the commit");
+    }
+    std::string text(buf.ptr, buf.size);
+    git_buf_dispose(&buf);
+    absl::StatusOr<std::string> signature = env_.signer->Sign(text);
+    if (!signature.ok()) {
+      return absl::InternalError(absl::StrCat(Prefix(), signature.status().message()));
+    }
+    if (git_commit_create_with_signature(&commit_id, co.repo.get(), text.c_str(),
+                                         signature->c_str(), "gpgsig") != 0) {
+      return Fail("cannot create the signed commit");
     }
     return commit_id;
   }
@@ -687,6 +710,8 @@ class GitProvider : public Provider {
     git_fetch_options fo;
     git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+    if (!auth_.ok()) return auth_.status();
+    CUB_ASSIGN_OR_RETURN(auto auth_payload, InstallRemoteAuth(*auth_, &fo.callbacks));
     std::vector<std::string> specs = {absl::StrCat("+", branch_ref_, ":", tracking_ref_)};
     StrArray arr(specs);
     if (int rc = git_remote_fetch(remote, &arr.arr, &fo, "cubd: fetch"); rc != 0) {
@@ -699,8 +724,10 @@ class GitProvider : public Provider {
     PushResult result;
     git_push_options po;
     git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+    if (!auth_.ok()) return auth_.status();
+    CUB_ASSIGN_OR_RETURN(auto auth_payload, InstallRemoteAuth(*auth_, &po.callbacks));
     po.callbacks.push_update_reference = OnPushUpdate;
-    po.callbacks.payload = &result;
+    auth_payload->user = &result;
     std::vector<std::string> specs = {absl::StrCat(branch_ref_, ":", branch_ref_)};
     StrArray arr(specs);
     int rc = git_remote_push(remote, &arr.arr, &po);
@@ -721,21 +748,9 @@ class GitProvider : public Provider {
     return absl::OkStatus();
   }
 
-  // UNAVAILABLE with libgit2's text, and a note when the remote wanted credentials: no
-  // credential callback is installed, so libgit2 fails with "... no callback set", which on its
-  // own would not tell an operator that cub is what lacks the feature.
-  absl::Status RemoteFailure(int rc, const std::string& what) const {
-    std::string text = GitErrorText();
-    std::string lower = text;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool auth = rc == GIT_EAUTH || lower.find("auth") != std::string::npos ||
-                lower.find("credential") != std::string::npos ||
-                lower.find("callback") != std::string::npos;
-    return absl::UnavailableError(absl::StrCat(
-        Prefix(), what, ": ", text,
-        auth ? " (cub does not support credentials for remote repositories yet: use a file:// "
-               "URL or a local path, or a remote that needs none)"
-             : ""));
+  // UNAVAILABLE with libgit2's text (for a refused login or host key, git_auth.cc's message).
+  absl::Status RemoteFailure(int /*rc*/, const std::string& what) const {
+    return absl::UnavailableError(absl::StrCat(Prefix(), what, ": ", GitErrorText()));
   }
 
   // In a non-bare local repository whose HEAD is our branch, makes the work tree and index
@@ -779,7 +794,8 @@ class GitProvider : public Provider {
 
   const std::string repository_;  // a URL, or a normalized absolute path
   const std::map<std::string, std::string> params_;
-  const ProviderEnv env_;
+  const ProviderEnv env_;               // env_.signer: signs every commit when set
+  const absl::StatusOr<GitAuth> auth_;  // how to log in to a URL (git_auth.cc)
   const std::string branch_;
   const std::string path_template_;
   const bool kustomization_;
@@ -793,7 +809,7 @@ class GitProvider : public Provider {
 
 absl::Status ValidateGitParams(const std::map<std::string, std::string>& params) {
   const std::string& repository = params.at("repository");
-  bool ok = repository[0] == '/' || IsScpLike(repository);
+  bool ok = repository[0] == '/' || IsScpLike(repository) || IsLoopbackHttpUrl(repository);
   for (const char* scheme : {"file://", "https://", "ssh://"}) {
     size_t n = std::strlen(scheme);
     if (repository.size() > n && repository.compare(0, n, scheme) == 0) ok = true;
@@ -801,7 +817,7 @@ absl::Status ValidateGitParams(const std::map<std::string, std::string>& params)
   if (!ok || repository.find_first_of(std::string("\0\n\r", 3)) != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Git target: param 'repository' must be an absolute path or a file://, https://, ssh:// "
-        "or git@host:path URL, not '",
+        "or git@host:path URL (http:// only to a loopback address), not '",
         repository, "'"));
   }
   if (auto it = params.find("branch"); it != params.end()) {
@@ -818,6 +834,7 @@ absl::Status ValidateGitParams(const std::map<std::string, std::string>& params)
           "Git target: param 'kustomization' must be 'true' or 'false', not '", it->second, "'"));
     }
   }
+  CUB_RETURN_IF_ERROR(ValidateGitAuthParams(params));
   if (auto it = params.find("path"); it != params.end()) {
     const std::string& tmpl = it->second;
     std::string rest = ExpandPathTemplate(tmpl, "");

@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 
 struct git_repository;
+struct git_oid;
 
 namespace cub::targets::internal {
 
@@ -48,6 +49,11 @@ class NewObjects {
   // object should not be used for writing after Persist.
   static absl::StatusOr<std::unique_ptr<NewObjects>> Attach(git_repository* repo, ObjectSink sink);
   virtual ~NewObjects() = default;
+
+  // Stores a blob of `content`, whose id `id` the caller computed (git_odb_hash) to see whether
+  // it changed. Cheaper than git_blob_create_from_buffer, which looks the id up in every pack
+  // and rescans objects/pack when it is not there.
+  virtual absl::Status AddBlob(const std::string& content, const git_oid& id) = 0;
 
   // Makes every object written since Attach durable. INTERNAL with libgit2's or the system's
   // text on failure.

@@ -175,8 +175,9 @@ absl::Status ValidateParams(std::string_view provider,
     return absl::OkStatus();
   }
   if (provider == "Git") {
-    CUB_RETURN_IF_ERROR(CheckKnown("Git", params, {"repository", "branch", "path", "kustomization"},
-                                   {"repository"}));
+    std::vector<std::string> known = {"repository", "branch", "path", "kustomization"};
+    for (const std::string& n : internal::GitAuthParamNames()) known.push_back(n);
+    CUB_RETURN_IF_ERROR(CheckKnown("Git", params, known, {"repository"}));
     return internal::ValidateGitParams(params);
   }
   return absl::InvalidArgumentError(

@@ -7,7 +7,8 @@
 #     bench-base with 10 Kubernetes Deployments, N variants bench-prod-I made with
 #     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops set as
 #     every variant's release Target (SQL, setup only); a new image tag in every base Unit, the
-#     ChangeOrder bench-base/bench-v2, and its promotion into Production (`cub variant promote`).
+#     ChangeOrder bench-base/bench-v2, and its promotion into Production (`cub variant promote`);
+#     then ANALYZE (what autovacuum does within a minute of such a bulk write).
 #   measured:
 #     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
 #     b. cub release publish --change-order bench-base/bench-v2 --stage Production
@@ -23,6 +24,7 @@
 #   CUB_BENCH_WORKERS  parallel variant creators (4)     CUB_BENCH_TIMEOUT  cub --timeout (1800)
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55630)           CUB_BENCH_PORT     cubd gRPC port (7630)
 #   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
+#   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)/bin
@@ -149,6 +151,9 @@ cub --quiet changeorder create --space bench-base bench-v2 --description v2 \
   --change-workflow bench-workflows/main
 cub variant promote --change-order bench-base/bench-v2 --target-stage Production -o json \
   >"$work/promote.json"
+# Statistics for the fleet just written, as autovacuum would have them a minute later: without
+# them the planner takes the new tables for empty and plans the publish's joins accordingly.
+sql -c "ANALYZE"
 note "setup: $spaces variants, Target, ChangeOrder promoted (not measured)" "$(since "$t0") s"
 
 # ---- the stage-wide publish ---------------------------------------------------------------
@@ -203,6 +208,10 @@ note "e. baseline: git add -A && git commit of the same tree" \
   "$(awk -v m="$git_ms" 'BEGIN { printf "%8.1f ms", m }')   ($(git -C "$base" ls-files | wc -l) files)"
 note "   stage publish / git commit" "$(awk -v a="$stage_ms" -v b="$git_ms" 'BEGIN { printf "%.2fx", a / b }')"
 
+if [[ -n ${CUB_BENCH_HOLD:-} ]]; then
+  echo "holding for inspection: psql $url (Ctrl-C or kill $$ to end)"
+  sleep "$CUB_BENCH_HOLD" || true
+fi
 if grep -qiE 'fatal|panic' "$work/cubd.log"; then
   problem "cubd.log: $(grep -iE 'fatal|panic' "$work/cubd.log" | head -3)"
 fi

@@ -155,7 +155,8 @@ TEST_CASE("ValidateParams names what is wrong", "[targets]") {
     return MessageOf(s);
   };
   CHECK(bad("Git", {{"repo", "/r"}}) ==
-        "Git target: unknown param 'repo'; known: repository, branch, path, kustomization");
+        "Git target: unknown param 'repo'; known: repository, branch, path, kustomization, "
+        "username, password-file, ssh-key-file, known-hosts-file");
   CHECK(bad("Git", {}) == "Git target: missing param 'repository'");
   CHECK(bad("Git", {{"repository", ""}}) == "Git target: missing param 'repository'");
   CHECK(bad("Directory", {}) == "Directory target: missing param 'path'");
