@@ -25,6 +25,7 @@
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55630)           CUB_BENCH_PORT     cubd gRPC port (7630)
 #   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
 #   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
+#   CUB_BENCH_PERF     record cubd with `perf record -g` during the stage publish, into this file
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)/bin
@@ -163,9 +164,15 @@ time_once "a. stage publish --dry-run ($spaces Spaces)" "$work/dry.json" "${stag
 note "   dry run: would publish / refused" \
   "$(json "$work/dry.json" '"%d / %d" % (len(d.get("Releases", [])), len(d.get("Refused", [])))')"
 
+if [[ -n ${CUB_BENCH_PERF:-} ]]; then
+  perf record -q -F 999 -g -p "$cubd_pid" -o "$CUB_BENCH_PERF" 2>/dev/null &
+  perf_pid=$!
+  sleep 0.5
+fi
 time_once "b. stage publish ($spaces Spaces x $units Units, end to end)" "$work/stage.json" \
   "${stage[@]}" --description "bench"
 stage_ms=$last_ms
+if [[ -n ${perf_pid:-} ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
 ((last_rc == 0)) || problem "stage publish exited $last_rc: $(head -c 400 "$work/stage.json.err")"
 note "   published / refused / delivery states" \
   "$(json "$work/stage.json" '"%d / %d / %s" % (len(d.get("Releases", [])), len(d.get("Refused", [])), sorted(set(r.get("DeliveryState", "?") for r in d.get("Releases", []))))')"
