@@ -5,9 +5,10 @@
 #
 #   setup (not measured): the workflow bench-workflows/main (one Stage, Production), the base
 #     bench-base with 10 Kubernetes Deployments, N variants bench-prod-I made with
-#     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops set as
-#     every variant's release Target (SQL, setup only); a new image tag in every base Unit, the
-#     ChangeOrder bench-base/bench-v2, and its promotion into Production (`cub variant promote`);
+#     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops (a bare
+#     local repository) set as every variant's release Target (SQL, setup only); a new image tag
+#     in every base Unit, the ChangeOrder bench-base/bench-v2, and its promotion into Production
+#     (`cub variant promote`);
 #     then ANALYZE (what autovacuum does within a minute of such a bulk write).
 #   measured:
 #     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
@@ -139,7 +140,10 @@ if ! seq "$spaces" | xargs -P "$workers" -I{} "$bin/cub" --timeout "$timeout" --
   head -20 "$work/variants.err" >&2
   exit 1
 fi
+# A bare repository, as a Git host keeps one: cubd commits to it without a work tree to check
+# out (a non-bare one would also get its 10,000 files written into the work tree).
 repo=$work/gitops
+git init -q --bare -b main "$repo"
 cub --quiet target create --space bench-workflows gitops --provider Git --param "repository=$repo" \
   --param 'path=clusters/{space}'
 sql -c "UPDATE spaces SET release_target_id = (SELECT t.id FROM targets t WHERE t.slug = 'gitops')
