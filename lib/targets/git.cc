@@ -237,7 +237,10 @@ class GitProvider : public Provider {
         carried.push_back(&batch[i]);
       }
     }
-    if (carried.empty()) return out;
+    if (carried.empty()) {
+      CUB_RETURN_IF_ERROR(RepairWorkTree(co, dirs));
+      return out;
+    }
 
     CUB_ASSIGN_OR_RETURN(auto objects, NewObjects::Attach(co.repo.get(), DefaultObjectSink()));
     TreeChanges changes;
@@ -251,6 +254,7 @@ class GitProvider : public Provider {
       for (DeliveredRelease& r : out.releases) {
         if (!r.found_earlier) r.commit = tip;
       }
+      CUB_RETURN_IF_ERROR(RepairWorkTree(co, dirs));
       return out;
     }
     const std::string message = BatchCommitMessage(carried);
@@ -273,8 +277,6 @@ class GitProvider : public Provider {
     }
     return out;
   }
-
-  // ReleaseAt: git_history.cc.
 
  private:
   std::string Param(const char* key, const char* def) const {
@@ -483,6 +485,25 @@ class GitProvider : public Provider {
     return absl::OkStatus();
   }
 
+  // When a Deliver commits nothing (all found earlier, or nothing changed), the work tree of a
+  // non-bare local repository is still brought in line at cub's files in `dirs`, as the branch
+  // has them: an earlier Deliver may have committed and then failed to update it.
+  absl::Status RepairWorkTree(const Checkout& co, const std::vector<std::string>& dirs) const {
+    if (is_url_ || !co.old_tree || git_repository_is_bare(co.repo.get())) {
+      return absl::OkStatus();
+    }
+    std::vector<std::string> paths;
+    for (const std::string& dir : std::set<std::string>(dirs.begin(), dirs.end())) {
+      CUB_ASSIGN_OR_RETURN(const DirEntries now,
+                           ReadDirectory(co.repo.get(), co.old_tree.get(), dir));
+      CUB_ASSIGN_OR_RETURN(std::set<std::string> names, OwnedBefore(co.repo.get(), now, dir));
+      if (now.blobs.count(kManifestName) != 0) names.insert(kManifestName);
+      for (const std::string& name : names) paths.push_back(dir + "/" + name);
+    }
+    return UpdateWorkTree(co.repo.get(), co.old_tree.get(), co.old_tree.get(), paths,
+                          Hex(co.parent_id));
+  }
+
   // One delivery at a time per repository, across threads and processes.
   absl::StatusOr<std::unique_ptr<LocationLock>> LockRepository() const {
     std::error_code ec;
@@ -662,6 +683,18 @@ class GitProvider : public Provider {
   // lookups, which leak a little memory on every call. The URL is kept in a file
   // `cub-target-url` in the clone, for people looking at work_dir and to check the clone is
   // the right one.
+  // The lock files libgit2 leaves in the clone when cubd dies while a Deliver fetches or moves
+  // the branch: the clone's refs/heads/<branch> and refs/remotes/origin/<branch> are only
+  // written by Deliver, under LockRepository, which the caller holds, so a lock file of theirs
+  // found now is a dead writer's. Left in place, it would fail every later delivery to the
+  // Target. (Other refs of the clone, such as those ReleaseAt fetches into without this lock,
+  // are not touched.)
+  void RemoveStaleLocks(const std::string& dir) const {
+    std::error_code ec;
+    fs::remove(absl::StrCat(dir, "/", branch_ref_, ".lock"), ec);
+    fs::remove(absl::StrCat(dir, "/refs/remotes/origin/", branch_, ".lock"), ec);
+  }
+
   absl::StatusOr<RepoPtr> OpenClone() const {
     const std::string dir = absl::StrCat(work_dir_, "/git/", Sha256Hex(repository_));
     const std::string url_file = dir + "/cub-target-url";
@@ -672,6 +705,7 @@ class GitProvider : public Provider {
       std::string url;
       if (std::getline(in, url) && url == repository_ &&
           git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+        RemoveStaleLocks(dir);
         return RepoPtr(r);
       }
       // Not a usable clone of this URL (a killed init): start over; it only holds what the
