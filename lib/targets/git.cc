@@ -48,6 +48,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <system_error>
@@ -55,6 +56,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/targets/git_history.h"
 #include "lib/targets/internal.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
@@ -141,6 +143,13 @@ class GitProvider : public Provider {
         is_url_(IsUrl(repository_)),
         branch_ref_("refs/heads/" + branch_),
         tracking_ref_("refs/remotes/origin/" + branch_) {}
+
+  absl::StatusOr<std::optional<std::string>> ReleaseAt(
+      const std::string& commit, const std::string& space,
+      const std::vector<Recorded>& recorded) override {
+    return GitReleaseAt({repository_, is_url_, branch_, work_dir_, nullptr}, commit, space,
+                        recorded);
+  }
 
   // Transitional (branch i16-core): one commit per Release; the batch commit replaces it.
   absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) override {
