@@ -34,6 +34,14 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
                   " (default: signing-key.pem in the data directory)");
   cmd->add_option("--work-dir", serve.work_dir,
                   "Where Git targets keep clones (default: targets/ in the data directory)");
+  cmd->add_option("--git-credentials-dir", serve.git_credentials_dir,
+                  "Directory of the credential files Git targets name (password-file, "
+                  "ssh-key-file, known-hosts-file) by plain file name");
+  cmd->add_option("--git-signing-key", serve.git_signing_key,
+                  "Unencrypted OpenSSH Ed25519 private key that signs every Git commit "
+                  "(gpg.format=ssh); unsigned commits without it");
+  cmd->add_option("--git-committer", serve.git_committer,
+                  "Committer of the Git commits, 'NAME <EMAIL>' (default: cubd <cubd@localhost>)");
   cmd->add_flag("!--no-engine", serve.engine,
                 "Serve the API only: this replica carries out no automatic or queued promotions"
                 " (others on the same database still do)");

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "lib/ops/releases.h"
+#include "lib/ops/target_env.h"
 #include "lib/sign/signing_key.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
@@ -196,9 +197,14 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   // Absolute, since Git Targets keep clones there whatever directory cubd runs in.
   ops::ReleaseEnv release_env;
   release_env.key = &*key;
-  release_env.targets.work_dir =
-      std::filesystem::absolute(opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir)
-          .string();
+  auto target_env =
+      ops::MakeTargetEnv({opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir,
+                          opts.git_credentials_dir, opts.git_signing_key, opts.git_committer});
+  if (!target_env.ok()) return Fail("Git targets", target_env.status());
+  release_env.targets = *std::move(target_env);
+  if (std::string pub = ops::SignerPublicKey(release_env.targets); !pub.empty()) {
+    std::fprintf(stderr, "cubd: signing Git commits with %s\n", pub.c_str());
+  }
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
   if (opts.engine) {

@@ -24,6 +24,11 @@ struct ServeOptions {
   // Where Git Targets keep clones of remote repositories; empty: targets/ in the data
   // directory.
   std::string work_dir;
+  // Git Targets (lib/ops/target_env.h): where their credential files are, the SSH key that
+  // signs their commits, and the committer ("NAME <EMAIL>"); empty: none, unsigned, default.
+  std::string git_credentials_dir;
+  std::string git_signing_key;
+  std::string git_committer;
   // Whether this replica runs the promotion engine (server/engine.h), and its threads.
   bool engine = true;
   int engine_workers = 2;

@@ -12,10 +12,11 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev libre2-dev libgit2-dev libboost-dev
-  nlohmann-json3-dev libcurl4-openssl-dev
+  nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev
   nodejs npm  # the tests' OpenID provider (tests/oidc, oidc-provider from npm)
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
+  openssh-client openssh-server  # Git over SSH: ssh-keygen, and the tests' sshd (tests/harness/sshd.sh)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm

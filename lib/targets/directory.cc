@@ -1,4 +1,6 @@
-// The Directory provider: <path>/<space>/<unit>.yaml on the local file system.
+// The Directory provider: <path>/<space>/<file> on the local file system, with the manifest
+// .cub-files beside the files (space_files.h): a later Release removes the files the manifest
+// lists that its bundle lacks, and nothing else.
 //
 // Each file is replaced atomically (a temporary file in the same directory, fsync, rename), so a
 // reader never sees a half-written manifest. The directory as a whole is not switched
@@ -27,6 +29,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/targets/internal.h"
+#include "lib/targets/space_files.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::targets::internal {
@@ -35,7 +38,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Temporary files start with this; they are ours, so leftovers of a killed Deliver are removed
-// by the next one. They do not end in .yaml, so an operator never applies one.
+// by the next one. They start with '.', so an operator never applies one.
 constexpr char kTempPrefix[] = ".cub-tmp-";
 
 absl::Status FsyncPath(const std::string& path, int flags) {
@@ -111,40 +114,71 @@ bool HasContent(const std::string& path, const std::string& content) {
   return !in.bad() && have == content;
 }
 
-bool EndsWithYaml(const std::string& name) {
-  return name.size() > 5 && name.compare(name.size() - 5, 5, ".yaml") == 0;
+// The regular files of `dir` (our leftover temporaries aside, which are removed).
+absl::StatusOr<std::set<std::string>> ListFiles(const std::string& dir) {
+  std::error_code ec;
+  std::set<std::string> leftovers;
+  std::set<std::string> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::error_code sec;
+    fs::file_status st = it->symlink_status(sec);
+    if (sec || !fs::is_regular_file(st)) continue;
+    (name.rfind(kTempPrefix, 0) == 0 ? leftovers : files).insert(std::move(name));
+  }
+  if (ec) {
+    return absl::InternalError(
+        absl::StrCat("Directory target: cannot list ", dir, ": ", ec.message()));
+  }
+  for (const std::string& name : leftovers) ::unlink((dir + "/" + name).c_str());
+  return files;
+}
+
+absl::Status Prefixed(const absl::Status& s) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("Directory target: ", s.message()));
 }
 
 class DirectoryProvider : public Provider {
  public:
   explicit DirectoryProvider(std::string root) : root_(std::move(root)) {}
 
-  // Transitional (branch i16-core): Releases written one after the other.
+  // Checks the whole batch, then writes each Space's last Release of it, Space by Space, each
+  // under its own lock.
   absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) override {
     DeliveryResult out;
-    for (const Delivery& d : batch) {
-      CUB_ASSIGN_OR_RETURN(DeliveredRelease one, DeliverOne(d));
-      out.releases.push_back(std::move(one));
+    std::map<std::string, size_t> last;  // space -> index of its last Release in the batch
+    for (size_t i = 0; i < batch.size(); ++i) {
+      CUB_RETURN_IF_ERROR(ValidateDelivery(batch[i]));
+      out.releases.push_back(DeliveredRelease{batch[i].release_id, SpaceDir(batch[i].space)});
+      last[batch[i].space] = i;
     }
-    return out;
-  }
-
- private:
-  absl::StatusOr<DeliveredRelease> DeliverOne(const Delivery& d) {
-    CUB_RETURN_IF_ERROR(ValidateDelivery(d));
-    const std::string dir = (root_ == "/" ? "" : root_) + "/" + d.space;
+    if (batch.empty()) return out;
     std::error_code ec;
     fs::create_directories(root_, ec);
     if (ec) {
       return absl::InternalError(
           absl::StrCat("Directory target: cannot create ", root_, ": ", ec.message()));
     }
+    for (const auto& [space, i] : last) CUB_RETURN_IF_ERROR(DeliverSpace(batch[i]));
+    return out;
+  }
+
+ private:
+  std::string SpaceDir(const std::string& space) const {
+    return (root_ == "/" ? "" : root_) + "/" + space;
+  }
+
+  // Puts `d` in its Space's directory. Crash-safe for the manifest: before anything else
+  // changes, it lists the old files and the new ones, so whatever a killed Deliver leaves behind
+  // is listed, and the next one removes what its bundle lacks; after, it lists the new ones.
+  absl::Status DeliverSpace(const Delivery& d) {
+    const std::string dir = SpaceDir(d.space);
     CUB_ASSIGN_OR_RETURN(
         auto lock, LocationLock::Acquire(
                        "dir:" + dir, (root_ == "/" ? "" : root_) + "/." + d.space + ".cub-lock"));
-
-    std::error_code stat_ec;
-    if (fs::exists(fs::symlink_status(dir, stat_ec)) && !fs::is_directory(dir, stat_ec)) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dir, ec)) && !fs::is_directory(dir, ec)) {
       return absl::FailedPreconditionError(
           absl::StrCat("Directory target: ", dir, " exists and is not a directory"));
     }
@@ -153,34 +187,31 @@ class DirectoryProvider : public Provider {
       return absl::InternalError(
           absl::StrCat("Directory target: cannot create ", dir, ": ", ec.message()));
     }
-
-    // What is there now: our leftover temporaries and the *.yaml files.
-    std::set<std::string> leftovers;
-    std::set<std::string> yaml_files;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      std::error_code sec;
-      fs::file_status st = it->symlink_status(sec);
-      if (sec || !fs::is_regular_file(st)) continue;
-      if (name.rfind(kTempPrefix, 0) == 0) leftovers.insert(name);
-      if (EndsWithYaml(name)) yaml_files.insert(name);
-    }
-    if (ec) {
-      return absl::InternalError(
-          absl::StrCat("Directory target: cannot list ", dir, ": ", ec.message()));
-    }
-    for (const std::string& name : leftovers) ::unlink((dir + "/" + name).c_str());
-
-    std::set<std::string> wanted;
-    for (const BundleFile& f : d.files) {
-      wanted.insert(f.name);
-      if (HasContent(dir + "/" + f.name, f.content)) continue;
-      if (auto s = WriteFileAtomically(dir, f.name, f.content); !s.ok()) {
-        return absl::Status(s.code(), absl::StrCat("Directory target: ", s.message()));
+    CUB_ASSIGN_OR_RETURN(const std::set<std::string> files, ListFiles(dir));
+    std::set<std::string> before;
+    if (files.count(kManifestName) != 0) {
+      std::ifstream in(dir + "/" + kManifestName, std::ios::binary);
+      before = ParseManifest(
+          std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    } else {
+      for (const std::string& name : files) {
+        if (OwnedWithoutManifest(name)) before.insert(name);
       }
     }
-    for (const std::string& name : yaml_files) {
-      if (wanted.count(name)) continue;
+    const std::set<std::string> names = NamesWritten(d, /*kustomization=*/false);
+    std::set<std::string> both = before;
+    both.insert(names.begin(), names.end());
+    const std::string manifest = dir + "/" + kManifestName;
+    if (both != before || (files.count(kManifestName) == 0 && !both.empty())) {
+      CUB_RETURN_IF_ERROR(Prefixed(
+          WriteFileAtomically(dir, kManifestName, ManifestContent(d.space, d.release_num, both))));
+    }
+    for (const BundleFile& f : d.files) {
+      if (HasContent(dir + "/" + f.name, f.content)) continue;
+      CUB_RETURN_IF_ERROR(Prefixed(WriteFileAtomically(dir, f.name, f.content)));
+    }
+    for (const std::string& name : before) {
+      if (names.count(name) != 0) continue;
       std::string path = dir + "/" + name;
       if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
         int err = errno;
@@ -188,16 +219,23 @@ class DirectoryProvider : public Provider {
             absl::StrCat("Directory target: cannot remove ", path, ": ", ErrnoText(err)));
       }
     }
+    if (names.empty()) {
+      if (::unlink(manifest.c_str()) != 0 && errno != ENOENT) {
+        int err = errno;
+        return absl::InternalError(
+            absl::StrCat("Directory target: cannot remove ", manifest, ": ", ErrnoText(err)));
+      }
+    } else {
+      const std::string text = ManifestContent(d.space, d.release_num, names);
+      if (!HasContent(manifest, text)) {
+        CUB_RETURN_IF_ERROR(Prefixed(WriteFileAtomically(dir, kManifestName, text)));
+      }
+    }
     // Renames and unlinks are durable only once the directory itself is synced; a new directory
     // also needs its entry in the parent synced.
     CUB_RETURN_IF_ERROR(FsyncPath(dir, O_RDONLY | O_DIRECTORY));
-    if (created) {
-      CUB_RETURN_IF_ERROR(FsyncPath(root_, O_RDONLY | O_DIRECTORY));
-    }
-    DeliveredRelease out;
-    out.release_id = d.release_id;
-    out.location = dir;
-    return out;
+    if (created) CUB_RETURN_IF_ERROR(FsyncPath(root_, O_RDONLY | O_DIRECTORY));
+    return absl::OkStatus();
   }
 
   const std::string root_;

@@ -1,16 +1,32 @@
-// The Git provider: one commit per Release on refs/heads/<branch>, built with libgit2.
+// The Git provider: one commit per Deliver on refs/heads/<branch>, carrying every Release of the
+// batch, built with libgit2.
 //
-// The commit's tree is the previous commit's tree with the Space's directory updated: the
-// directory's *.yaml files (direct children, regular or executable blobs) replaced by the
-// bundle's, everything else in the repository kept as it was. It is built in an in-memory index,
-// never in a work tree, so the same code serves bare repositories, non-bare ones and our clones.
+// The commit's tree is the previous commit's tree with each Space's directory updated, built
+// with git_tree_create_updated: only the trees on the way to a changed file are rewritten, the
+// rest of the repository is not even read. In each Space's directory cub writes the bundle's
+// files, the manifest .cub-files and (param kustomization=true) a kustomization.yaml, and
+// removes the files the old manifest lists that the new bundle lacks (space_files.h; a directory
+// without a manifest falls back to the old rule: its direct *.yaml children). It is never built
+// in a work tree, so the same code serves bare repositories, non-bare ones and our clones. New
+// objects are kept in memory and written as one pack before the branch moves (git_objects.h).
 //
-// Every Deliver makes a commit, even when the tree equals the previous one (the same bundle
-// published again): a Release is an event, and its commit records who published which digest
-// when. Watchers (Argo CD, Flux) compare trees, so such a commit deploys nothing new.
+// No commit is made when the tree comes out unchanged: a batch that changes nothing (the same
+// Release delivered again after its commit fell outside the search below) reports the branch's
+// tip. Since the manifest names the Release number, a new Release always changes its Space's
+// directory, so every Release ends up named in a commit.
 //
-// A branch that does not exist yet starts as a root commit holding only the Space's directory;
-// it is not forked from HEAD or any other branch.
+// Idempotent retries: the message names each Release it carries in a Cub-Release trailer
+// (git_message.h). Before building, Deliver walks the branch back from its tip (newest first,
+// while commits are no older than the batch's oldest published_at less an hour, at most 10,000
+// commits) and reports every Release of the batch it finds there as found_earlier, with that
+// commit, without writing it again. A batch's commit is atomic, so a Release is either wholly
+// in a commit or not at all.
+//
+// Author: the publisher (Delivery::author and author_email of the batch's first Release, at its
+// published_at; the committer's email when it has none); committer: ProviderEnv's, now.
+//
+// A branch that does not exist yet starts as a root commit; it is not forked from HEAD or any
+// other branch.
 //
 // Local repository (`repository` is a path):
 //   - missing or empty directory: initialized as a non-bare repository whose HEAD is the branch;
@@ -18,7 +34,7 @@
 //     a concurrent writer that is not serialized by our lock (a person committing, a cubd with
 //     another work_dir) makes Deliver fail with ABORTED instead of losing their commit;
 //   - if the repository is non-bare and its HEAD is that branch, the work tree and index are then
-//     checked out at the Space's *.yaml paths (old and new; forced: they belong to cub), so
+//     checked out at the paths of cub's files (old and new; forced: they belong to cub), so
 //     `git status` stays clean; other paths, and local changes to them, are not touched. A
 //     failure here is reported as INTERNAL naming the commit, which is already on the branch.
 //
@@ -26,23 +42,27 @@
 // made once and reused. Each Deliver fetches the branch into refs/remotes/origin/<branch>,
 // commits on top of it (or as a root commit when the remote has no such branch), points the
 // clone's refs/heads/<branch> at the commit, and pushes that branch without force. A remote that
-// moved in between rejects the push as not a fast-forward: ABORTED, retry. No credential
-// callbacks are installed, so only remotes libgit2 reaches without credentials work (file://,
-// and https:// for fetching public repositories); pushing over https or ssh fails with
-// UNAVAILABLE and libgit2's authentication error. The remote should be a bare repository.
+// moved in between rejects the push as not a fast-forward: ABORTED, retry. Fetch and push log
+// in as the Target's credential params say (git_auth.cc), and check an SSH server's host key
+// against its known_hosts file. The remote should be a bare repository.
 //
 // Lock file: <work_dir>/locks/<sha256 of "git:" + repository>.lock. It serializes cubd
 // processes sharing work_dir; for a local repository, processes with different work_dirs are
 // caught by the compare-and-swap above instead.
 //
+// Params besides repository, branch and path: kustomization ("true" or "false", default false).
+//
 // libgit2 is initialized once per process (and never shut down: other threads may still be
-// delivering), with fsync of objects and refs enabled, since a Release that was reported
+// delivering), with fsync of objects, packs and refs enabled, since a Release that was reported
 // delivered must survive a crash.
 
 #include <git2.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -56,8 +76,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/targets/commit_signer.h"
 #include "lib/targets/git_history.h"
+#include "lib/targets/git_message.h"
+#include "lib/targets/git_objects.h"
 #include "lib/targets/internal.h"
+#include "lib/targets/space_files.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 
@@ -65,6 +89,12 @@ namespace cub::targets::internal {
 namespace {
 
 namespace fs = std::filesystem;
+
+// How far back a Deliver looks for Releases an earlier call committed: commits no older than the
+// batch's oldest published_at less this much (clocks of cubd hosts and the Git host differ), and
+// no more than this many.
+constexpr int64_t kClockSlackSeconds = 3600;
+constexpr int kMaxCommitsSearched = 10000;
 
 void InitLibgit2() {
   static std::once_flag once;
@@ -126,20 +156,60 @@ struct PushResult {
 
 int OnPushUpdate(const char* refname, const char* status, void* payload) {
   if (status != nullptr) {
-    static_cast<PushResult*>(payload)->rejections.push_back(
-        absl::StrCat(refname != nullptr ? refname : "?", ": ", status));
+    static_cast<PushResult*>(static_cast<RemoteAuthPayload*>(payload)->user)
+        ->rejections.push_back(absl::StrCat(refname != nullptr ? refname : "?", ": ", status));
   }
   return 0;
 }
 
+std::string Hex(const git_oid& id) {
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, &id);
+  return hex;
+}
+
+// The blob entries of a directory of the old tree, by name; and the names of its subtrees.
+struct DirEntries {
+  std::map<std::string, std::pair<git_oid, git_filemode_t>> blobs;
+  std::set<std::string> subtrees;
+};
+
+// The tree updates of one Deliver. Paths are kept in a deque so the c_str()s git_tree_update
+// points at stay put.
+struct TreeChanges {
+  std::deque<std::string> paths;
+  std::vector<git_tree_update> updates;
+  std::vector<std::string> owned;  // repository paths of cub's files, before and after
+  void Upsert(std::string path, const git_oid& id) {
+    paths.push_back(std::move(path));
+    git_tree_update u{};
+    u.action = GIT_TREE_UPDATE_UPSERT;
+    u.id = id;
+    u.filemode = GIT_FILEMODE_BLOB;
+    u.path = paths.back().c_str();
+    updates.push_back(u);
+  }
+  void Remove(std::string path) {
+    paths.push_back(std::move(path));
+    git_tree_update u{};
+    u.action = GIT_TREE_UPDATE_REMOVE;
+    u.path = paths.back().c_str();
+    updates.push_back(u);
+  }
+};
+
 class GitProvider : public Provider {
  public:
-  GitProvider(std::string repository, std::string branch, std::string path_template,
-              std::string work_dir)
+  GitProvider(std::string repository, std::map<std::string, std::string> params,
+              const ProviderEnv& env)
       : repository_(std::move(repository)),
-        branch_(std::move(branch)),
-        path_template_(std::move(path_template)),
-        work_dir_(std::move(work_dir)),
+        params_(std::move(params)),
+        env_(env),
+        auth_(GitAuthOf(params_, env_)),
+        branch_(Param("branch", "main")),
+        path_template_(Param("path", "{space}")),
+        kustomization_(Param("kustomization", "false") == "true"),
+        work_dir_(NormalizeLocal(env.work_dir)),
         is_url_(IsUrl(repository_)),
         branch_ref_("refs/heads/" + branch_),
         tracking_ref_("refs/remotes/origin/" + branch_) {}
@@ -147,54 +217,93 @@ class GitProvider : public Provider {
   absl::StatusOr<std::optional<std::string>> ReleaseAt(
       const std::string& commit, const std::string& space,
       const std::vector<Recorded>& recorded) override {
-    return GitReleaseAt({repository_, is_url_, branch_, work_dir_, nullptr}, commit, space,
+    InstallFetchAuth auth =
+        [this](git_remote_callbacks* callbacks) -> absl::StatusOr<std::shared_ptr<void>> {
+      if (!auth_.ok()) return auth_.status();
+      CUB_ASSIGN_OR_RETURN(auto payload, InstallRemoteAuth(*auth_, callbacks));
+      return std::shared_ptr<void>(std::move(payload));
+    };
+    return GitReleaseAt({repository_, is_url_, branch_, work_dir_, std::move(auth)}, commit, space,
                         recorded);
   }
 
-  // Transitional (branch i16-core): one commit per Release; the batch commit replaces it.
   absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) override {
     DeliveryResult out;
+    std::vector<std::string> dirs;
     for (const Delivery& d : batch) {
-      CUB_ASSIGN_OR_RETURN(DeliveredRelease one, DeliverOne(d));
-      out.new_commit = one.commit;
-      out.pushed = is_url_;
-      out.releases.push_back(std::move(one));
+      CUB_ASSIGN_OR_RETURN(std::string dir, CheckDelivery(d));
+      out.releases.push_back(DeliveredRelease{d.release_id, dir, "", false});
+      dirs.push_back(std::move(dir));
     }
-    return out;
-  }
-
- private:
-  absl::StatusOr<DeliveredRelease> DeliverOne(const Delivery& d) {
-    CUB_RETURN_IF_ERROR(ValidateDelivery(d));
-    const std::string dir = ExpandPathTemplate(path_template_, d.space);
-    CUB_RETURN_IF_ERROR(ValidateRepoRelativePath(Prefix() + "path", dir));
+    if (batch.empty()) return out;
     InitLibgit2();
     CUB_ASSIGN_OR_RETURN(auto lock, LockRepository());
     Checkout co;
     CUB_RETURN_IF_ERROR(Open(co));
     CUB_RETURN_IF_ERROR(ReadBase(co));
 
-    std::vector<std::string> owned;
-    CUB_ASSIGN_OR_RETURN(auto new_tree,
-                         BuildTree(co.repo.get(), co.old_tree.get(), dir, d.files, &owned));
-    CUB_ASSIGN_OR_RETURN(const git_oid commit_id, Commit(co, new_tree.get(), CommitMessage(d)));
-    char hex[GIT_OID_HEXSZ + 1];
-    git_oid_tostr(hex, sizeof hex, &commit_id);
-    const std::string commit_hex = hex;
-    CUB_RETURN_IF_ERROR(MoveBranch(co, commit_id, d.release_num,
-                                   absl::StrCat("cubd: release ", d.release_num, " of ", d.space)));
+    CUB_ASSIGN_OR_RETURN(const auto earlier, FindEarlier(co, batch));
+    std::vector<const Delivery*> carried;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (auto it = earlier.find(batch[i].release_id); it != earlier.end()) {
+        out.releases[i].commit = it->second;
+        out.releases[i].found_earlier = true;
+      } else {
+        carried.push_back(&batch[i]);
+      }
+    }
+    if (carried.empty()) return out;
 
-    DeliveredRelease out;
-    out.release_id = d.release_id;
-    out.location = dir;
-    out.commit = commit_hex;
+    CUB_ASSIGN_OR_RETURN(auto objects, NewObjects::Attach(co.repo.get(), DefaultObjectSink()));
+    TreeChanges changes;
+    CUB_ASSIGN_OR_RETURN(auto new_tree,
+                         BuildTree(co, batch, dirs, earlier, objects.get(), &changes));
+    const bool unchanged =
+        co.old_tree ? git_oid_equal(git_tree_id(new_tree.get()), git_tree_id(co.old_tree.get()))
+                    : git_tree_entrycount(new_tree.get()) == 0;
+    if (unchanged) {
+      const std::string tip = co.parent ? Hex(co.parent_id) : "";
+      for (DeliveredRelease& r : out.releases) {
+        if (!r.found_earlier) r.commit = tip;
+      }
+      return out;
+    }
+    const std::string message = BatchCommitMessage(carried);
+    CUB_ASSIGN_OR_RETURN(const git_oid commit_id,
+                         Commit(co, new_tree.get(), message, *carried.front()));
+    CUB_RETURN_IF_ERROR(objects->Persist());
+    const std::string commit_hex = Hex(commit_id);
+    CUB_RETURN_IF_ERROR(
+        MoveBranch(co, commit_id, "cubd: " + message.substr(0, message.find('\n'))));
+    for (DeliveredRelease& r : out.releases) {
+      if (!r.found_earlier) r.commit = commit_hex;
+    }
+    out.new_commit = commit_hex;
     if (is_url_) {
       CUB_RETURN_IF_ERROR(Push(co.remote.get()));
+      out.pushed = true;
     } else {
-      CUB_RETURN_IF_ERROR(
-          UpdateWorkTree(co.repo.get(), co.old_tree.get(), new_tree.get(), owned, commit_hex));
+      CUB_RETURN_IF_ERROR(UpdateWorkTree(co.repo.get(), co.old_tree.get(), new_tree.get(),
+                                         changes.owned, commit_hex));
     }
     return out;
+  }
+
+  // ReleaseAt: git_history.cc.
+
+ private:
+  std::string Param(const char* key, const char* def) const {
+    auto it = params_.find(key);
+    return it == params_.end() ? std::string(def) : it->second;
+  }
+
+  // The Space's directory in the repository, after checking `d`.
+  absl::StatusOr<std::string> CheckDelivery(const Delivery& d) const {
+    CUB_RETURN_IF_ERROR(ValidateDelivery(d));
+    CUB_RETURN_IF_ERROR(CheckReservedNames(d, kustomization_, Prefix()));
+    std::string dir = ExpandPathTemplate(path_template_, d.space);
+    CUB_RETURN_IF_ERROR(ValidateRepoRelativePath(Prefix() + "path", dir));
+    return dir;
   }
 
   // The repository a delivery works in, and the commit it builds on.
@@ -205,6 +314,189 @@ class GitProvider : public Provider {
     git_oid parent_id{};
     TreePtr old_tree;  // null for a branch's first commit
   };
+
+  // The Releases of `batch` that commits on the branch already carry: release ID -> commit.
+  absl::StatusOr<std::map<std::string, std::string>> FindEarlier(
+      const Checkout& co, const std::vector<Delivery>& batch) const {
+    std::map<std::string, std::string> found;
+    if (!co.parent) return found;
+    std::set<std::string> wanted;
+    int64_t oldest = batch.front().published_at;
+    for (const Delivery& d : batch) {
+      wanted.insert(d.release_id);
+      oldest = std::min(oldest, d.published_at);
+    }
+    const int64_t cutoff = oldest > 0 ? oldest - kClockSlackSeconds : 0;
+    git_revwalk* w = nullptr;
+    if (git_revwalk_new(&w, co.repo.get()) != 0) return Fail("cannot walk the branch");
+    std::unique_ptr<git_revwalk, GitFree<git_revwalk, git_revwalk_free>> walk(w);
+    git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
+    if (git_revwalk_push(walk.get(), &co.parent_id) != 0) return Fail("cannot walk the branch");
+    git_oid id;
+    for (int n = 0; n < kMaxCommitsSearched && found.size() < wanted.size() &&
+                    git_revwalk_next(&id, walk.get()) == 0;
+         ++n) {
+      git_commit* c = nullptr;
+      if (git_commit_lookup(&c, co.repo.get(), &id) != 0) {
+        return Fail("cannot read a commit of branch " + branch_);
+      }
+      CommitPtr commit(c);
+      if (git_commit_time(commit.get()) < cutoff) break;
+      const char* message = git_commit_message(commit.get());
+      if (message == nullptr || std::strstr(message, "Cub-Release: ") == nullptr) continue;
+      for (const CubReleaseTrailer& t : ParseCubReleaseTrailers(message)) {
+        if (wanted.count(t.release_id) != 0) found.emplace(t.release_id, Hex(id));
+      }
+    }
+    return found;
+  }
+
+  // The new tree: the old one (or the empty tree) with each Space's directory updated to the
+  // last Release of the batch for it. A directory whose last Release was found earlier is left
+  // as it is: whatever the branch holds there now is that Release or a later one.
+  absl::StatusOr<TreePtr> BuildTree(const Checkout& co, const std::vector<Delivery>& batch,
+                                    const std::vector<std::string>& dirs,
+                                    const std::map<std::string, std::string>& earlier,
+                                    NewObjects* objects, TreeChanges* changes) const {
+    git_repository* repo = co.repo.get();
+    TreePtr empty;
+    git_tree* base = co.old_tree.get();
+    if (base == nullptr) {
+      CUB_ASSIGN_OR_RETURN(empty, EmptyTree(repo));
+      base = empty.get();
+    }
+    std::map<std::string, size_t> last;  // directory -> index of its last Release in the batch
+    for (size_t i = 0; i < batch.size(); ++i) last[dirs[i]] = i;
+    for (const auto& [dir, i] : last) {
+      if (earlier.count(batch[i].release_id) != 0) continue;
+      CUB_RETURN_IF_ERROR(PlanDirectory(repo, base, dir, batch[i], objects, changes));
+    }
+    git_oid tree_id;
+    if (git_tree_create_updated(&tree_id, repo, base, changes->updates.size(),
+                                changes->updates.data()) != 0) {
+      return Fail("cannot build the new tree");
+    }
+    git_tree* t = nullptr;
+    if (git_tree_lookup(&t, repo, &tree_id) != 0) return Fail("cannot read the new tree");
+    return TreePtr(t);
+  }
+
+  absl::StatusOr<TreePtr> EmptyTree(git_repository* repo) const {
+    git_treebuilder* b = nullptr;
+    if (git_treebuilder_new(&b, repo, nullptr) != 0) return Fail("cannot make an empty tree");
+    git_oid id;
+    int rc = git_treebuilder_write(&id, b);
+    git_treebuilder_free(b);
+    git_tree* t = nullptr;
+    if (rc != 0 || git_tree_lookup(&t, repo, &id) != 0) return Fail("cannot make an empty tree");
+    return TreePtr(t);
+  }
+
+  // What directory `dir` of `base` holds now.
+  absl::StatusOr<DirEntries> ReadDirectory(git_repository* repo, git_tree* base,
+                                           const std::string& dir) const {
+    DirEntries out;
+    git_tree_entry* e = nullptr;
+    int rc = git_tree_entry_bypath(&e, base, dir.c_str());
+    if (rc == GIT_ENOTFOUND) return out;
+    if (rc != 0) return Fail("cannot read " + dir);
+    std::unique_ptr<git_tree_entry, GitFree<git_tree_entry, git_tree_entry_free>> entry(e);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE) {
+      return absl::FailedPreconditionError(absl::StrCat(Prefix(), dir, " is a file on branch ",
+                                                        branch_,
+                                                        ", not a directory; cub needs it to be "
+                                                        "the Space's directory"));
+    }
+    git_tree* t = nullptr;
+    if (git_tree_lookup(&t, repo, git_tree_entry_id(entry.get())) != 0) {
+      return Fail("cannot read " + dir);
+    }
+    TreePtr tree(t);
+    for (size_t i = 0, n = git_tree_entrycount(tree.get()); i < n; ++i) {
+      const git_tree_entry* c = git_tree_entry_byindex(tree.get(), i);
+      std::string name = git_tree_entry_name(c);
+      if (git_tree_entry_type(c) == GIT_OBJECT_TREE) {
+        out.subtrees.insert(std::move(name));
+      } else if (git_tree_entry_type(c) == GIT_OBJECT_BLOB) {
+        out.blobs[name] = {*git_tree_entry_id(c), git_tree_entry_filemode(c)};
+      }
+    }
+    return out;
+  }
+
+  // The names cub wrote in a directory: its manifest's list, or the rule for directories
+  // without a manifest.
+  absl::StatusOr<std::set<std::string>> OwnedBefore(git_repository* repo, const DirEntries& now,
+                                                    const std::string& dir) const {
+    std::set<std::string> owned;
+    auto m = now.blobs.find(kManifestName);
+    if (m == now.blobs.end()) {
+      for (const auto& [name, entry] : now.blobs) {
+        if (OwnedWithoutManifest(name)) owned.insert(name);
+      }
+      return owned;
+    }
+    git_blob* b = nullptr;
+    if (git_blob_lookup(&b, repo, &m->second.first) != 0) {
+      return Fail(absl::StrCat("cannot read ", dir, "/", kManifestName));
+    }
+    std::string_view text(static_cast<const char*>(git_blob_rawcontent(b)),
+                          static_cast<size_t>(git_blob_rawsize(b)));
+    owned = ParseManifest(text);
+    git_blob_free(b);
+    return owned;
+  }
+
+  // Adds to `changes` what makes `dir` hold `d`: its files (and kustomization.yaml) written,
+  // the files the old manifest lists that `d` lacks removed, the manifest rewritten.
+  absl::Status PlanDirectory(git_repository* repo, git_tree* base, const std::string& dir,
+                             const Delivery& d, NewObjects* objects, TreeChanges* changes) const {
+    CUB_ASSIGN_OR_RETURN(const DirEntries now, ReadDirectory(repo, base, dir));
+    CUB_ASSIGN_OR_RETURN(const std::set<std::string> before, OwnedBefore(repo, now, dir));
+    const std::set<std::string> names = NamesWritten(d, kustomization_);
+    if (kustomization_ && now.blobs.count(kKustomizationName) != 0 &&
+        before.count(kKustomizationName) == 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          Prefix(), dir, "/", kKustomizationName, " on branch ", branch_,
+          " was not written by cub, which does not overwrite it; remove it, or set the Target's "
+          "param kustomization=false"));
+    }
+    const std::string prefix = dir + "/";
+    auto put = [&](const std::string& name, const std::string& content) -> absl::Status {
+      if (now.subtrees.count(name) != 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            Prefix(), prefix, name, " is a directory on branch ", branch_, ", so release ",
+            d.release_num, " of space ", d.space, " cannot write a file there"));
+      }
+      git_oid id;
+      if (git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB) != 0) {
+        return Fail("cannot hash " + prefix + name);
+      }
+      auto it = now.blobs.find(name);
+      if (it != now.blobs.end() && git_oid_equal(&it->second.first, &id) &&
+          it->second.second == GIT_FILEMODE_BLOB) {
+        return absl::OkStatus();  // unchanged
+      }
+      CUB_RETURN_IF_ERROR(objects->AddBlob(content, id));
+      changes->Upsert(prefix + name, id);
+      return absl::OkStatus();
+    };
+    for (const BundleFile& f : d.files) CUB_RETURN_IF_ERROR(put(f.name, f.content));
+    if (kustomization_) CUB_RETURN_IF_ERROR(put(kKustomizationName, KustomizationContent(d)));
+    for (const std::string& name : before) {
+      if (names.count(name) == 0 && now.blobs.count(name) != 0) changes->Remove(prefix + name);
+    }
+    if (!names.empty()) {
+      CUB_RETURN_IF_ERROR(put(kManifestName, ManifestContent(d.space, d.release_num, names)));
+    } else if (now.blobs.count(kManifestName) != 0) {
+      changes->Remove(prefix + kManifestName);
+    }
+    std::set<std::string> owned = before;
+    owned.insert(names.begin(), names.end());
+    owned.insert(kManifestName);
+    for (const std::string& name : owned) changes->owned.push_back(prefix + name);
+    return absl::OkStatus();
+  }
 
   // One delivery at a time per repository, across threads and processes.
   absl::StatusOr<std::unique_ptr<LocationLock>> LockRepository() const {
@@ -259,23 +551,58 @@ class GitProvider : public Provider {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<git_oid> Commit(const Checkout& co, git_tree* tree,
-                                 const std::string& message) const {
+  // The commit of `tree` on the branch: authored by `first`'s publisher when it was published,
+  // committed by ProviderEnv's committer now.
+  absl::StatusOr<git_oid> Commit(const Checkout& co, git_tree* tree, const std::string& message,
+                                 const Delivery& first) const {
     git_signature* s = nullptr;
-    if (git_signature_now(&s, "cubd", "cubd@localhost") != 0) return Fail("cannot sign");
-    SigPtr sig(s);
+    if (git_signature_now(&s, env_.committer_name.c_str(), env_.committer_email.c_str()) != 0) {
+      return Fail(absl::StrCat("the committer '", env_.committer_name, " <", env_.committer_email,
+                               ">' is not valid"));
+    }
+    SigPtr committer(s);
+    // libgit2 refuses an empty email (git would write "<>"): a publisher without one gets the
+    // committer's.
+    const std::string& author_name = first.author.empty() ? env_.committer_name : first.author;
+    const std::string& author_email =
+        first.author_email.empty() ? env_.committer_email : first.author_email;
+    const int64_t when = first.published_at > 0 ? first.published_at : committer->when.time;
+    if (git_signature_new(&s, author_name.c_str(), author_email.c_str(), when, 0) != 0) {
+      return Fail(absl::StrCat("the author '", author_name, " <", author_email, ">' of release ",
+                               first.release_num, " of space ", first.space, " is not valid"));
+    }
+    SigPtr author(s);
     git_oid commit_id;
     const git_commit* parents[] = {co.parent.get()};
-    if (git_commit_create(&commit_id, co.repo.get(), nullptr, sig.get(), sig.get(), nullptr,
-                          message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
+    if (!env_.signer) {
+      if (git_commit_create(&commit_id, co.repo.get(), nullptr, author.get(), committer.get(),
+                            nullptr, message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
+        return Fail("cannot create the commit");
+      }
+      return commit_id;
+    }
+    // Signed (gpg.format=ssh): the commit's text, its SSH signature in the gpgsig header.
+    git_buf buf = GIT_BUF_INIT;
+    if (git_commit_create_buffer(&buf, co.repo.get(), author.get(), committer.get(), nullptr,
+                                 message.c_str(), tree, co.parent ? 1 : 0, parents) != 0) {
       return Fail("cannot create the commit");
+    }
+    std::string text(buf.ptr, buf.size);
+    git_buf_dispose(&buf);
+    absl::StatusOr<std::string> signature = env_.signer->Sign(text);
+    if (!signature.ok()) {
+      return absl::InternalError(absl::StrCat(Prefix(), signature.status().message()));
+    }
+    if (git_commit_create_with_signature(&commit_id, co.repo.get(), text.c_str(),
+                                         signature->c_str(), "gpgsig") != 0) {
+      return Fail("cannot create the signed commit");
     }
     return commit_id;
   }
 
   // Points the branch at `commit_id`. A local branch moves only from the parent it was built
   // on (ABORTED when another writer moved it first).
-  absl::Status MoveBranch(const Checkout& co, const git_oid& commit_id, int64_t release_num,
+  absl::Status MoveBranch(const Checkout& co, const git_oid& commit_id,
                           const std::string& reflog) const {
     git_reference* ref = nullptr;
     int rc;
@@ -293,8 +620,9 @@ class GitProvider : public Provider {
     RefPtr ref_holder(ref);
     if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS) {
       return Fail(absl::StatusCode::kAborted,
-                  absl::StrCat("branch ", branch_, " changed while release ", release_num,
-                               " was being committed; nothing was published, retry"));
+                  absl::StrCat("branch ", branch_,
+                               " changed while the batch was being committed; nothing was "
+                               "published, retry"));
     }
     if (rc == GIT_ELOCKED) {
       // Another writer holds <ref>.lock right now, or one died holding it; libgit2's text
@@ -315,14 +643,6 @@ class GitProvider : public Provider {
     // Only attach libgit2's text to errors libgit2 reported.
     if (code == absl::StatusCode::kAborted) return absl::Status(code, Prefix() + what);
     return absl::Status(code, absl::StrCat(Prefix(), what, ": ", GitErrorText()));
-  }
-
-  static std::string CommitMessage(const Delivery& d) {
-    std::string m = absl::StrCat("Release ", d.release_num, " of ", d.space, "\n\n");
-    if (!d.change_order.empty()) absl::StrAppend(&m, "ChangeOrder: ", d.change_order, "\n");
-    absl::StrAppend(&m, "Bundle-Digest: ", d.bundle_digest, "\n");
-    absl::StrAppend(&m, "Published-By: ", d.author, "\n");
-    return m;
   }
 
   absl::StatusOr<RepoPtr> OpenOrInitLocal() const {
@@ -405,6 +725,8 @@ class GitProvider : public Provider {
     git_fetch_options fo;
     git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+    if (!auth_.ok()) return auth_.status();
+    CUB_ASSIGN_OR_RETURN(auto auth_payload, InstallRemoteAuth(*auth_, &fo.callbacks));
     std::vector<std::string> specs = {absl::StrCat("+", branch_ref_, ":", tracking_ref_)};
     StrArray arr(specs);
     if (int rc = git_remote_fetch(remote, &arr.arr, &fo, "cubd: fetch"); rc != 0) {
@@ -417,8 +739,10 @@ class GitProvider : public Provider {
     PushResult result;
     git_push_options po;
     git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+    if (!auth_.ok()) return auth_.status();
+    CUB_ASSIGN_OR_RETURN(auto auth_payload, InstallRemoteAuth(*auth_, &po.callbacks));
     po.callbacks.push_update_reference = OnPushUpdate;
-    po.callbacks.payload = &result;
+    auth_payload->user = &result;
     std::vector<std::string> specs = {absl::StrCat(branch_ref_, ":", branch_ref_)};
     StrArray arr(specs);
     int rc = git_remote_push(remote, &arr.arr, &po);
@@ -439,84 +763,9 @@ class GitProvider : public Provider {
     return absl::OkStatus();
   }
 
-  // UNAVAILABLE with libgit2's text, and a note when the remote wanted credentials: no
-  // credential callback is installed, so libgit2 fails with "... no callback set", which on its
-  // own would not tell an operator that cub is what lacks the feature.
-  absl::Status RemoteFailure(int rc, const std::string& what) const {
-    std::string text = GitErrorText();
-    std::string lower = text;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool auth = rc == GIT_EAUTH || lower.find("auth") != std::string::npos ||
-                lower.find("credential") != std::string::npos ||
-                lower.find("callback") != std::string::npos;
-    return absl::UnavailableError(absl::StrCat(
-        Prefix(), what, ": ", text,
-        auth ? " (cub does not support credentials for remote repositories yet: use a file:// "
-               "URL or a local path, or a remote that needs none)"
-             : ""));
-  }
-
-  // Builds the new tree in an in-memory index: `old_tree` (null: none), minus the *.yaml blobs
-  // directly in `dir`, plus the bundle. Fills `owned` with the repository paths of the *.yaml files
-  // that were or are now in `dir` (the paths this Deliver is responsible for), for the work tree
-  // update.
-  absl::StatusOr<TreePtr> BuildTree(git_repository* repo, git_tree* old_tree,
-                                    const std::string& dir, const std::vector<BundleFile>& files,
-                                    std::vector<std::string>* owned) const {
-    git_index* ix = nullptr;
-    if (git_index_new(&ix) != 0) return Fail("cannot create an index");
-    IndexPtr index(ix);
-    if (old_tree != nullptr && git_index_read_tree(index.get(), old_tree) != 0) {
-      return Fail("cannot read the tree");
-    }
-
-    const std::string prefix = dir + "/";
-    std::set<std::string> old_yaml;  // the *.yaml files in dir before
-    for (size_t i = 0, n = git_index_entrycount(index.get()); i < n; ++i) {
-      const git_index_entry* e = git_index_get_byindex(index.get(), i);
-      std::string path = e->path;
-      if (path.rfind(prefix, 0) != 0) continue;
-      std::string rest = path.substr(prefix.size());
-      if (rest.find('/') != std::string::npos || rest.size() <= 5 ||
-          rest.compare(rest.size() - 5, 5, ".yaml") != 0) {
-        continue;
-      }
-      if (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE) continue;
-      old_yaml.insert(path);
-    }
-    for (const std::string& path : old_yaml) {
-      if (git_index_remove(index.get(), path.c_str(), 0) != 0) {
-        return Fail(absl::StrCat("cannot remove ", path, " from the index"));
-      }
-    }
-    std::set<std::string> added;
-    for (const BundleFile& f : files) {
-      const std::string path = prefix + f.name;
-      git_oid blob;
-      if (git_blob_create_from_buffer(&blob, repo, f.content.data(), f.content.size()) != 0) {
-        return Fail(absl::StrCat("cannot store ", path));
-      }
-      git_index_entry entry;
-      std::memset(&entry, 0, sizeof entry);
-      entry.mode = GIT_FILEMODE_BLOB;
-      entry.id = blob;
-      entry.path = path.c_str();
-      if (git_index_add(index.get(), &entry) != 0) {
-        return Fail(absl::StrCat("cannot add ", path));
-      }
-      added.insert(path);
-      owned->push_back(path);
-    }
-    for (const std::string& path : old_yaml) {
-      if (!added.count(path)) owned->push_back(path);
-    }
-    git_oid tree_id;
-    if (git_index_write_tree_to(&tree_id, index.get(), repo) != 0) {
-      return Fail("cannot write the tree");
-    }
-    git_tree* t = nullptr;
-    if (git_tree_lookup(&t, repo, &tree_id) != 0) return Fail("cannot read the new tree");
-    return TreePtr(t);
+  // UNAVAILABLE with libgit2's text (for a refused login or host key, git_auth.cc's message).
+  absl::Status RemoteFailure(int /*rc*/, const std::string& what) const {
+    return absl::UnavailableError(absl::StrCat(Prefix(), what, ": ", GitErrorText()));
   }
 
   // In a non-bare local repository whose HEAD is our branch, makes the work tree and index
@@ -559,8 +808,12 @@ class GitProvider : public Provider {
   }
 
   const std::string repository_;  // a URL, or a normalized absolute path
+  const std::map<std::string, std::string> params_;
+  const ProviderEnv env_;               // env_.signer: signs every commit when set
+  const absl::StatusOr<GitAuth> auth_;  // how to log in to a URL (git_auth.cc)
   const std::string branch_;
   const std::string path_template_;
+  const bool kustomization_;
   const std::string work_dir_;
   const bool is_url_;
   const std::string branch_ref_;    // refs/heads/<branch>
@@ -571,7 +824,7 @@ class GitProvider : public Provider {
 
 absl::Status ValidateGitParams(const std::map<std::string, std::string>& params) {
   const std::string& repository = params.at("repository");
-  bool ok = repository[0] == '/' || IsScpLike(repository);
+  bool ok = repository[0] == '/' || IsScpLike(repository) || IsLoopbackHttpUrl(repository);
   for (const char* scheme : {"file://", "https://", "ssh://"}) {
     size_t n = std::strlen(scheme);
     if (repository.size() > n && repository.compare(0, n, scheme) == 0) ok = true;
@@ -579,7 +832,7 @@ absl::Status ValidateGitParams(const std::map<std::string, std::string>& params)
   if (!ok || repository.find_first_of(std::string("\0\n\r", 3)) != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Git target: param 'repository' must be an absolute path or a file://, https://, ssh:// "
-        "or git@host:path URL, not '",
+        "or git@host:path URL (http:// only to a loopback address), not '",
         repository, "'"));
   }
   if (auto it = params.find("branch"); it != params.end()) {
@@ -590,6 +843,13 @@ absl::Status ValidateGitParams(const std::map<std::string, std::string>& params)
           "Git target: param 'branch' is not a valid branch name: '", it->second, "'"));
     }
   }
+  if (auto it = params.find("kustomization"); it != params.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Git target: param 'kustomization' must be 'true' or 'false', not '", it->second, "'"));
+    }
+  }
+  CUB_RETURN_IF_ERROR(ValidateGitAuthParams(params));
   if (auto it = params.find("path"); it != params.end()) {
     const std::string& tmpl = it->second;
     std::string rest = ExpandPathTemplate(tmpl, "");
@@ -611,15 +871,9 @@ absl::Status ValidateGitParams(const std::map<std::string, std::string>& params)
 
 std::unique_ptr<Provider> MakeGitProvider(const std::map<std::string, std::string>& params,
                                           const ProviderEnv& env) {
-  const std::string& work_dir = env.work_dir;
   std::string repository = params.at("repository");
   if (!IsUrl(repository)) repository = NormalizeLocal(repository);
-  auto get = [&](const char* k, const char* def) {
-    auto it = params.find(k);
-    return it == params.end() ? std::string(def) : it->second;
-  };
-  return std::make_unique<GitProvider>(std::move(repository), get("branch", "main"),
-                                       get("path", "{space}"), NormalizeLocal(work_dir));
+  return std::make_unique<GitProvider>(std::move(repository), params, env);
 }
 
 }  // namespace cub::targets::internal

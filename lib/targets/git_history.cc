@@ -23,9 +23,8 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "lib/targets/git_message.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 
@@ -39,10 +38,6 @@ bool IsHex(const std::string& s) {
     if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
   }
   return true;
-}
-
-bool StartsWithNoCase(const std::string& s, const std::string& prefix) {
-  return s.size() >= prefix.size() && absl::EqualsIgnoreCase(s.substr(0, prefix.size()), prefix);
 }
 
 }  // namespace
@@ -66,34 +61,6 @@ absl::StatusOr<std::string> ParseDeployedCommit(const std::string& revision) {
         "digits>', or before Flux 2.0 '<branch>/<40 hex digits>')"));
   }
   return absl::AsciiStrToLower(hex);
-}
-
-std::vector<CubReleaseTrailer> CubReleaseTrailers(const std::string& message) {
-  std::vector<std::string> lines = absl::StrSplit(message, '\n');
-  auto blank = [](const std::string& l) { return absl::StripAsciiWhitespace(l).empty(); };
-  while (!lines.empty() && blank(lines.back())) lines.pop_back();
-  // The last paragraph starts after the last blank line; without one there is only a subject.
-  size_t start = lines.size();
-  while (start > 0 && !blank(lines[start - 1])) --start;
-  if (start == 0) return {};
-
-  static const std::string kKey = "Cub-Release:";
-  std::vector<CubReleaseTrailer> out;
-  for (size_t i = start; i < lines.size(); ++i) {
-    if (!StartsWithNoCase(lines[i], kKey)) continue;
-    std::vector<std::string> f =
-        absl::StrSplit(lines[i].substr(kKey.size()), absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
-    CubReleaseTrailer t;
-    if (f.size() != 4 || !absl::SimpleAtoi(f[2], &t.release_num) || t.release_num < 1 ||
-        f[3].rfind("sha256:", 0) != 0) {
-      continue;
-    }
-    t.release_id = f[0];
-    t.space = f[1];
-    t.bundle_digest = f[3];
-    out.push_back(std::move(t));
-  }
-  return out;
 }
 
 namespace internal {
@@ -278,7 +245,8 @@ class History {
         }
       };
       const char* message = git_commit_message(commit.get());
-      for (const CubReleaseTrailer& t : CubReleaseTrailers(message != nullptr ? message : "")) {
+      for (const CubReleaseTrailer& t :
+           ParseCubReleaseTrailers(message != nullptr ? message : "")) {
         if (t.space == space) consider(t.release_id, t.release_num);
       }
       char hex[GIT_OID_HEXSZ + 1];

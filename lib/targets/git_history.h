@@ -2,7 +2,7 @@
 // the commit it runs (Argo CD's status.sync.revision, Flux's "main@sha1:<hex>") names the
 // Release to cub.
 //
-// A Git Target's commit names each Release it carries in a trailer (git.cc)
+// A Git Target's commit names each Release it carries in a trailer (git_message.h)
 //
 //   Cub-Release: <release-id> <space> <release-num> sha256:<hex>
 //
@@ -36,20 +36,6 @@ namespace cub::targets {
 // INVALID_ARGUMENT otherwise, naming the value and the forms (abbreviated ids are refused: a
 // reporter always has the full id, and a prefix could name another commit later).
 absl::StatusOr<std::string> ParseDeployedCommit(const std::string& revision);
-
-// One Cub-Release trailer.
-struct CubReleaseTrailer {
-  std::string release_id;
-  std::string space;
-  int64_t release_num = 0;
-  std::string bundle_digest;
-};
-
-// The Cub-Release trailers of a commit message, in order. Only the message's last paragraph
-// (after the last blank line, trailing blank lines ignored) holds trailers, so a description
-// line that looks like one is not one; a message of a single paragraph (a subject alone) has
-// none. A Cub-Release line that does not have the four fields is skipped.
-std::vector<CubReleaseTrailer> CubReleaseTrailers(const std::string& message);
 
 // ReleaseAt reads at most this many commits, from the given commit back, before giving up
 // (nullopt): a Space whose last Release is older than that is not found.

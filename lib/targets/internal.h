@@ -59,17 +59,24 @@ std::unique_ptr<Provider> MakeGitProvider(const std::map<std::string, std::strin
 absl::Status ValidateGitParams(const std::map<std::string, std::string>& params);
 
 // How a Git Target logs in to its remote (git_auth.cc), from its params:
-//   username=NAME          HTTPS user name (default "x-access-token", which GitHub and Gitea
-//                          accept with a token; GitLab wants "oauth2").
+//   username=NAME          HTTPS user name (default: the URL's user, else "x-access-token",
+//                          which GitHub and Gitea accept with a token; GitLab wants "oauth2").
 //   password-file=FILE     HTTPS password or token: the first line of FILE.
 //   ssh-key-file=FILE      SSH private key (OpenSSH or PEM form, unencrypted); the user is the
-//                          URL's (git@host:path, ssh://user@host/path).
-//   known-hosts-file=FILE  OpenSSH known_hosts lines; required with ssh-key-file. The server's
-//                          host key must match one of them, or the connection is refused.
+//                          URL's (git@host:path, ssh://user@host/path), else "git".
+//   known-hosts-file=FILE  OpenSSH known_hosts lines (lib/targets/known_hosts.h); required with
+//                          ssh-key-file. The server's host key must be listed for the host
+//                          ("[host]:port" for a port other than 22), or the connection is
+//                          refused; a repository reached over SSH without this file is refused
+//                          too, since its host cannot be checked.
 // FILE is a plain file name inside ProviderEnv::credentials_dir, never a path. Files are read at
-// each Deliver and must not be readable by others.
+// each Deliver; password-file and ssh-key-file must not be readable by others, known-hosts-file
+// (not a secret) must not be writable by others.
 struct GitAuth {
-  std::string username;
+  std::string repository;        // the Target's URL, for messages
+  bool ssh = false;              // ssh:// or git@host:path
+  std::string known_host_name;   // SSH: the server's name in known_hosts form
+  std::string username;          // HTTPS: the user to log in as
   std::string password_file;     // absolute, inside credentials_dir; empty: none
   std::string ssh_key_file;      // absolute; empty: none
   std::string known_hosts_file;  // absolute; empty: none
@@ -77,17 +84,28 @@ struct GitAuth {
 // The credential params Git accepts, for ValidateParams' list of known params.
 const std::vector<std::string>& GitAuthParamNames();
 // Checks the credential params (plain file names, ssh-key-file with known-hosts-file, HTTPS
-// params only with an https:// or http:// URL, SSH ones only with ssh:// or git@). INVALID_ARGUMENT
-// naming the param.
+// params only with an https:// or http:// URL, SSH ones only with ssh:// or git@) and that the
+// URL carries no password. INVALID_ARGUMENT naming the param.
 absl::Status ValidateGitAuthParams(const std::map<std::string, std::string>& params);
+// Is `url` http:// to a loopback address literal (127.0.0.0/8 or [::1])? The only http:// a
+// Git Target may name: a test server on the same machine; anything else must be https.
+bool IsLoopbackHttpUrl(const std::string& url);
 // The GitAuth of `params`, files resolved inside env.credentials_dir. FAILED_PRECONDITION when a
 // param names a credential file and env.credentials_dir is empty.
 absl::StatusOr<GitAuth> GitAuthOf(const std::map<std::string, std::string>& params,
                                   const ProviderEnv& env);
-// Sets `callbacks`' credentials and certificate_check callbacks for `auth`, with `payload` (which
-// must outlive the fetch or push) holding what they need. Reads the files now, so a missing or
-// world-readable one fails here (FAILED_PRECONDITION naming it), before any network traffic.
-class RemoteAuthPayload;
+// What InstallRemoteAuth's callbacks use; callbacks->payload points at it. Other callbacks the
+// caller installs (push_update_reference) find their own payload in `user`.
+class RemoteAuthPayload {
+ public:
+  virtual ~RemoteAuthPayload() = default;
+  void* user = nullptr;
+};
+// Sets `callbacks`' credentials and certificate_check callbacks (and payload) for `auth`, with
+// the returned payload (which must outlive the fetch or push) holding what they need. Reads the
+// files now, so a missing or world-readable one fails here (FAILED_PRECONDITION naming it),
+// before any network traffic. The callbacks refuse with a message (libgit2's error text
+// afterwards) naming the host, the key's fingerprint or the user and file refused.
 absl::StatusOr<std::unique_ptr<RemoteAuthPayload>> InstallRemoteAuth(
     const GitAuth& auth, git_remote_callbacks* callbacks);
 

@@ -26,11 +26,6 @@ bool IsLowerHex(const std::string& s) {
   return true;
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 std::string ErrnoText(int err) { return std::strerror(err); }
@@ -57,18 +52,29 @@ absl::Status ValidateDelivery(const Delivery& d) {
   if (HasLineBreakOrNul(d.change_order)) {
     return absl::InvalidArgumentError("delivery: change order contains a line break or NUL");
   }
-  if (HasLineBreakOrNul(d.author)) {
-    return absl::InvalidArgumentError("delivery: author contains a line break or NUL");
+  if (d.release_id.empty() ||
+      d.release_id.find_first_of(std::string(" \t\r\n\0", 5)) != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("delivery: release ID '", d.release_id,
+                                                   "' is not valid: it must be non-empty, without "
+                                                   "spaces or line breaks"));
+  }
+  // The author and email become the commit's author line, where '<' and '>' delimit the email.
+  if (HasLineBreakOrNul(d.author) || d.author.find_first_of("<>") != std::string::npos) {
+    return absl::InvalidArgumentError("delivery: author contains a line break, NUL, '<' or '>'");
+  }
+  if (HasLineBreakOrNul(d.author_email) ||
+      d.author_email.find_first_of("<>") != std::string::npos) {
+    return absl::InvalidArgumentError(
+        "delivery: author email contains a line break, NUL, '<' or '>'");
   }
   std::set<std::string> seen;
   for (const BundleFile& f : d.files) {
     if (f.name.empty() || f.name[0] == '.' ||
-        f.name.find_first_of(std::string("/\0", 2)) != std::string::npos ||
-        !EndsWith(f.name, ".yaml")) {
+        f.name.find_first_of(std::string("/\0", 2)) != std::string::npos) {
       return absl::InvalidArgumentError(
-          absl::StrCat("delivery: file name '", f.name,
-                       "' is not valid: expected a plain file name '<unit>.yaml' (no '/', not "
-                       "starting with '.')"));
+          absl::StrCat("delivery: file name '", f.name, "' of space ", d.space,
+                       " is not valid: expected a plain file name (no "
+                       "'/', not starting with '.')"));
     }
     if (!seen.insert(f.name).second) {
       return absl::InvalidArgumentError(
@@ -170,8 +176,9 @@ absl::Status ValidateParams(std::string_view provider,
     return absl::OkStatus();
   }
   if (provider == "Git") {
-    CUB_RETURN_IF_ERROR(
-        CheckKnown("Git", params, {"repository", "branch", "path"}, {"repository"}));
+    std::vector<std::string> known = {"repository", "branch", "path", "kustomization"};
+    for (const std::string& n : internal::GitAuthParamNames()) known.push_back(n);
+    CUB_RETURN_IF_ERROR(CheckKnown("Git", params, known, {"repository"}));
     return internal::ValidateGitParams(params);
   }
   return absl::InvalidArgumentError(

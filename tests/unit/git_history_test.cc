@@ -128,26 +128,6 @@ TEST_CASE("ParseDeployedCommit refuses what names no full commit id", "[git_hist
   }
 }
 
-// --- trailers ----------------------------------------------------------------------------------
-
-TEST_CASE("CubReleaseTrailers reads the last paragraph only", "[git_history]") {
-  const std::string msg =
-      absl::StrCat("Publish 2 releases of base/v2\n\nShip it.\n", Trailer("fake", "dev", 9),
-                   "\n\nChangeOrder: base/v2\nPublished-By: alice\n", Trailer("id-1", "dev", 3),
-                   "cub-release: id-2 prod 4 ", kDigest, "\nCub-Release: short dev 5\n",
-                   "Cub-Release: bad dev zero ", kDigest, "\n\n\n");
-  auto t = CubReleaseTrailers(msg);
-  REQUIRE(t.size() == 2);
-  CHECK(t[0].release_id == "id-1");
-  CHECK(t[0].space == "dev");
-  CHECK(t[0].release_num == 3);
-  CHECK(t[0].bundle_digest == kDigest);
-  CHECK(t[1].release_id == "id-2");
-  CHECK(t[1].space == "prod");
-  CHECK(CubReleaseTrailers(Trailer("x", "dev", 1)).empty());  // a subject is not a trailer
-  CHECK(CubReleaseTrailers("").empty());
-}
-
 // --- the walk ----------------------------------------------------------------------------------
 
 TEST_CASE("ReleaseAt finds each Space's Release from a batch commit and later ones",
@@ -239,9 +219,10 @@ TEST_CASE("ReleaseAt takes the newest trailer across a merge", "[git_history]") 
   Sh("git -C '" + repo + "' checkout -q main");
   // Commit times are whole seconds: make the Release the newer side for sure.
   std::ofstream(repo + "/f2.txt") << "x\n";
-  Sh(absl::StrCat(kGitEnv, "git -C '", repo, "' add f2.txt && GIT_COMMITTER_DATE='1893456000 +0000' ",
-                  kGitEnv, "git -C '", repo, "' commit -q -m 'Release 2 of dev' -m '",
-                  "Cub-Release: r2 dev 2 ", kDigest, "'"));
+  Sh(absl::StrCat(kGitEnv, "git -C '", repo,
+                  "' add f2.txt && GIT_COMMITTER_DATE='1893456000 +0000' ", kGitEnv, "git -C '",
+                  repo, "' commit -q -m 'Release 2 of dev' -m '", "Cub-Release: r2 dev 2 ", kDigest,
+                  "'"));
   Sh(absl::StrCat("GIT_COMMITTER_DATE='1893542400 +0000' ", kGitEnv, "git -C '", repo,
                   "' merge -q --no-ff -m 'Merge side' side"));
   const std::string merge = Sh("git -C '" + repo + "' rev-parse HEAD");
