@@ -23,6 +23,8 @@ std::string UnitsText(const cub::v1::Release& r) {
   return absl::StrJoin(out, ",");
 }
 
+std::string DeliveryText(const cub::v1::Release& r);
+
 // The published (or, in a dry run, the would-be) Release.
 int PrintPublished(const Printer& printer, const cub::v1::Release& r, bool dry_run) {
   if (!printer.table()) return printer.Document(r);
@@ -35,10 +37,22 @@ int PrintPublished(const Printer& printer, const cub::v1::Release& r, bool dry_r
                                      " to ", r.target(), " (digest ", r.bundle_digest(), "):\n",
                                      text));
   }
-  return printer.Text(
-      absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(), " published to ",
-                   r.target(), " (", r.units_size(), " units, digest ", r.bundle_digest(),
-                   r.commit().empty() ? "" : ", commit " + r.commit(), ")\n", text));
+  return printer.Text(absl::StrCat(
+      "Release ", r.release_num(), " of ", r.space_slug(), " published to ", r.target(), " (",
+      r.units_size(), " units, digest ", r.bundle_digest(),
+      r.commit().empty() ? "" : ", commit " + r.commit(), ")\n", text, DeliveryText(r)));
+}
+
+// How a publish's Release stands with its Target, for people: what to do, and what not to.
+std::string DeliveryText(const cub::v1::Release& r) {
+  if (r.delivery_state() == "Pending") {
+    return "Delivery: Pending (recorded; cubd delivers it to the target shortly)\n";
+  }
+  if (r.delivery_state() == "Failed") {
+    return absl::StrCat("Delivery: Failed (attempt ", r.delivery_attempts(),
+                        "): ", r.delivery_error(), "\n");
+  }
+  return absl::StrCat("Delivery: ", r.delivery_state(), "\n");
 }
 
 void AddReleasePublish(CLI::App* group, Env& env) {
@@ -81,6 +95,17 @@ void AddReleasePublish(CLI::App* group, Env& env) {
     cub::v1::Release r;
     if (!CallCubd(env, &ReleaseService::Stub::PublishRelease, req, &r)) return kExitFailed;
     int rc = PrintPublished(env.printer(), r, o->dry_run);
+    // Recorded, but the Target did not take it: cubd retries, and publishing again would
+    // record a second Release.
+    if (rc == kExitOk && !o->dry_run && r.delivery_state() == "Failed") {
+      PrintFailure(
+          absl::StrCat("Release ", r.release_num(), " of ", r.space_slug(),
+                       " is recorded and signed, but its delivery to ", r.target(),
+                       " failed: ", r.delivery_error(), "; cubd retries it",
+                       r.next_delivery_at().empty() ? "" : " from " + r.next_delivery_at(),
+                       " until the target takes it: fix the target, do not publish again"));
+      return kExitFailed;
+    }
     if (rc != kExitOk || !o->wait) return rc;
     if (r.change_order().empty()) {
       return env.printer().Text("This Release carries no ChangeOrder: nothing to wait for\n");
@@ -120,7 +145,8 @@ void AddReleaseList(CLI::App* group, Env& env) {
     if (!CallCubd(env, &ReleaseService::Stub::ListReleases, req, &resp)) return kExitFailed;
     return env.printer().List<cub::v1::Release>(
         resp.releases(),
-        {"RELEASE", "CHANGE-ORDER", "SYNC", "HEALTH", "PUBLISHED", "BY", "UNITS", "DIGEST"},
+        {"RELEASE", "CHANGE-ORDER", "SYNC", "HEALTH", "PUBLISHED", "BY", "UNITS", "DIGEST",
+         "DELIVERY"},
         [](const cub::v1::Release& r) -> std::vector<std::string> {
           return {std::to_string(r.release_num()),
                   r.change_order(),
@@ -129,7 +155,8 @@ void AddReleaseList(CLI::App* group, Env& env) {
                   r.published_at(),
                   r.published_by(),
                   UnitsText(r),
-                  r.bundle_digest()};
+                  r.bundle_digest(),
+                  r.delivery_state()};
         });
   });
 }

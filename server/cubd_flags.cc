@@ -49,6 +49,11 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
                   "Promotion engine threads, each working on one change order at a time")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--delivery-workers", serve.delivery_workers,
+                  "Threads delivering recorded releases to their targets and retrying failed"
+                  " deliveries (0: none on this replica; run with or without the engine)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
 }
 
 // Limits at the edge of every call (server/call.h).

@@ -22,6 +22,7 @@
 #include "lib/sign/signing_key.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
+#include "server/delivery_worker.h"
 #include "server/engine.h"
 #include "server/rest_gateway.h"
 #include "server/services.h"
@@ -215,6 +216,10 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   } else {
     std::fprintf(stderr, "cubd: engine off (--no-engine): serving the API only\n");
   }
+  DeliveryWorkerOptions dwo;
+  dwo.workers = opts.delivery_workers;
+  DeliveryWorkers delivery(pool, release_env, dwo);
+  delivery.Start();
   std::unique_ptr<grpc::Server> server = StartGrpc(opts, *creds, services);
   if (!server) {
     std::fprintf(stderr, "cubd: cannot listen on --listen %s: the address is in use or not valid\n",
@@ -247,6 +252,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
   server->Wait();
   if (engine) engine->Stop();  // lets a step in progress finish
+  delivery.Stop();             // lets a pass in progress finish
   std::fprintf(stderr, "cubd: stopped\n");
   return 0;
 }

@@ -32,6 +32,8 @@ struct ServeOptions {
   // Whether this replica runs the promotion engine (server/engine.h), and its threads.
   bool engine = true;
   int engine_workers = 2;
+  // Delivery worker threads (server/delivery_worker.h); they run with or without the engine.
+  int delivery_workers = 1;
   // Request size limits and the failed-authentication rate limit, applied to every call.
   EdgeLimits edge;
   // Who bearer tokens may name: OpenID providers and workload issuers, token lifetimes.

@@ -20,11 +20,13 @@
 #include "lib/ops/attestation_gate.h"
 #include "lib/ops/block_gate.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/delivery.h"
 #include "lib/ops/freeze_gate.h"
 #include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/promotion_records.h"
+#include "lib/ops/release_bundle.h"
 #include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
 #include "lib/ops/units.h"
@@ -49,6 +51,10 @@ namespace cub::ops {
 namespace {
 
 constexpr char kConfigHubYaml[] = "ConfigHub/YAML";
+
+// How long a publish waits for its Release to leave Pending (another cubd may be delivering to
+// the Target) before it answers with the Release Pending.
+constexpr absl::Duration kPublishDeliveryWait = absl::Seconds(30);
 
 absl::StatusOr<v1::Target> FindTargetIn(store::Tx& tx, const v1::Space& space,
                                         const std::string& ref) {
@@ -706,12 +712,13 @@ std::string SignProvenance(const ReleaseEnv& env, const store::NewRelease& nr,
 
 // Numbers, signs and writes the Release; returns its ID. The row is written once, complete
 // with its signed records, so the number, the time and the approvals are settled first (under
-// the Target's lock, which orders publishes). Nothing is handed to the Target here.
+// the Space's release-number lock, which orders its publishes). Nothing is handed to the Target
+// here.
 absl::StatusOr<std::string> RecordRelease(store::Tx& tx, const ReleaseEnv& env, const Principal& p,
                                           const v1::Space& space, const v1::Target& target,
                                           const PublishSource& source, const ApprovalsToSeal& seal,
                                           const std::string& description) {
-  CUB_ASSIGN_OR_RETURN(const int64_t num, store::LockNextReleaseNum(tx, target.target_id()));
+  CUB_ASSIGN_OR_RETURN(const int64_t num, store::LockNextReleaseNum(tx, space.space_id()));
   store::NewRelease nr =
       ReleaseRow(p, space, target, source, description, num, FormatRfc3339(absl::Now()));
   nr.provenance = SignProvenance(env, nr, p.username);
@@ -730,34 +737,18 @@ absl::StatusOr<v1::Release> ReleaseByID(store::Tx& tx, const std::string& releas
   return *std::move(r);
 }
 
-// Hands the recorded Release `release_id` to `target` and records where the Target put it.
-// What goes to the Target is what the database now holds, checked against what was signed;
-// `author` is the username of who published it. UNAVAILABLE when the Target does not take it.
-absl::Status DeliverRelease(store::Tx& tx, const ReleaseEnv& env, const v1::Target& target,
-                            const std::string& release_id, const std::string& author) {
-  CUB_ASSIGN_OR_RETURN(auto stored, ReleaseByID(tx, release_id));
+}  // namespace
+
+absl::StatusOr<std::vector<targets::BundleFile>> VerifiedBundleFiles(store::Tx& tx,
+                                                                     const ReleaseEnv& env,
+                                                                     const v1::Release& r) {
   std::vector<std::string> checks;
-  CUB_RETURN_IF_ERROR(VerifyStored(tx, env, stored, &checks));
-  CUB_ASSIGN_OR_RETURN(auto bundle, StoredBundle(tx, stored));
-  CUB_ASSIGN_OR_RETURN(
-      auto provider, targets::MakeProvider(target.provider(), ToMap(target.params()), env.targets));
-  targets::Delivery d;
-  d.release_id = release_id;
-  d.space = stored.space_slug();
-  d.release_num = stored.release_num();
-  d.change_order = stored.change_order();
-  d.bundle_digest = stored.bundle_digest();
-  d.author = author;
-  d.files = std::move(bundle.files);
-  auto delivered = provider->Deliver({d});
-  if (!delivered.ok()) {
-    return absl::UnavailableError(absl::StrCat("target '", target.slug(), "' did not take release ",
-                                               stored.release_num(), ": ",
-                                               delivered.status().message()));
-  }
-  const targets::DeliveredRelease& one = delivered->releases.at(0);
-  return store::SetReleaseDelivery(tx, release_id, one.location, one.commit);
+  CUB_RETURN_IF_ERROR(VerifyStored(tx, env, r, &checks));
+  CUB_ASSIGN_OR_RETURN(auto bundle, StoredBundle(tx, r));
+  return std::move(bundle.files);
 }
+
+namespace {
 
 // The fields of a status report that must name a status of their vocabulary, and the
 // Release it is about: named by its number or by its bundle digest. INVALID_ARGUMENT naming
@@ -945,17 +936,18 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
   return PublishRelease(db, env, p, req, nullptr);
 }
 
-absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
-                                           const Principal& p, const v1::PublishReleaseRequest& req,
-                                           const PublishCheck& still_wanted) {
-  if (req.release() > 0 && !req.revision().empty()) {
-    return absl::InvalidArgumentError("give Revision or Release, not both");
-  }
+namespace {
+
+// The publish's transaction: checks, then records the Release (Pending delivery) with its
+// event and wake-ups, and returns it as recorded; for a dry run, what would be bundled.
+absl::StatusOr<v1::Release> RecordPublish(store::ConnectionPool& db, const ReleaseEnv& env,
+                                          const Principal& p, const v1::PublishReleaseRequest& req,
+                                          const PublishCheck& still_wanted) {
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kWrite));
     CUB_ASSIGN_OR_RETURN(auto target, ReleaseTargetOf(tx, space));
     if (still_wanted && !req.dry_run()) {
-      CUB_RETURN_IF_ERROR(store::LockTarget(tx, target.target_id()));
+      CUB_RETURN_IF_ERROR(store::LockNextReleaseNum(tx, space.space_id()).status());
       CUB_RETURN_IF_ERROR(still_wanted(tx, space));
     }
     CUB_ASSIGN_OR_RETURN(PublishSource source, ChooseWhatToPublish(tx, env, p, space, req));
@@ -963,8 +955,8 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
     CUB_RETURN_IF_ERROR(CheckPublishBlocks(tx, space, source.bundle.units));
     CUB_ASSIGN_OR_RETURN(ApprovalsToSeal seal, CheckReleaseGates(tx, space, source.bundle));
     if (req.dry_run()) return UnpublishedRelease(space, target, source, req.description());
-    // Decide and record the Release (its event and wake-ups too, so that a conflict retrying
-    // the transaction comes before the delivery), then deliver it.
+    // Decide and record the Release, Pending delivery, with its event and wake-ups; the Target
+    // is handed it after the commit (lib/ops/delivery.h).
     CUB_ASSIGN_OR_RETURN(const std::string release_id,
                          RecordRelease(tx, env, p, space, target, source, seal, req.description()));
     if (!source.bundle.change_order.empty()) {
@@ -976,9 +968,26 @@ absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const Rele
         absl::StrCat("published Release ", recorded.release_num(), " of space '", space.slug(), "'",
                      recorded.change_order().empty() ? "" : " for ", recorded.change_order())));
     CUB_RETURN_IF_ERROR(RecordFreezeOverride(tx, p, recorded, source, frozen, req));
-    CUB_RETURN_IF_ERROR(DeliverRelease(tx, env, target, release_id, p.username));
-    return ReleaseByID(tx, release_id);
+    return recorded;
   });
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
+                                           const Principal& p, const v1::PublishReleaseRequest& req,
+                                           const PublishCheck& still_wanted) {
+  if (req.release() > 0 && !req.revision().empty()) {
+    return absl::InvalidArgumentError("give Revision or Release, not both");
+  }
+  CUB_ASSIGN_OR_RETURN(v1::Release recorded, RecordPublish(db, env, p, req, still_wanted));
+  if (req.dry_run()) return recorded;
+  // A delivery that fails is no failure of the publish: the Release is recorded and signed,
+  // and comes back Failed, retried by the delivery workers.
+  CUB_ASSIGN_OR_RETURN(auto delivered, DeliverNow(db, env, DeliveryOptions{},
+                                                  {recorded.release_id()}, kPublishDeliveryWait));
+  if (delivered.empty()) return absl::InternalError("release vanished");
+  return delivered[0];
 }
 
 absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principal& p,

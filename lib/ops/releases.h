@@ -2,9 +2,10 @@
 //
 // Publishing bundles every releasable Unit of a Space at the revision a selector names, signs a
 // provenance record naming the bundle digest (an in-toto statement in a DSSE envelope, with the
-// server's key), stores both, verifies the stored bundle against the signed record, and only
-// then hands the files to the Space's Target. A GitOps operator then reports the Release's live
-// status, which the Healthy gate and the deployment history read.
+// server's key) and stores both, Pending delivery, in one transaction. After it commits, the
+// outbox (lib/ops/delivery.h) verifies the stored bundle against the signed record and hands
+// the files to the Space's Target. A GitOps operator then reports the Release's live status,
+// which the Healthy gate and the deployment history read.
 #ifndef CUB_LIB_OPS_RELEASES_H_
 #define CUB_LIB_OPS_RELEASES_H_
 
@@ -52,13 +53,16 @@ absl::Status DeleteTarget(store::ConnectionPool& db, const Principal& p,
 // Refused, changing nothing: a Space with no Target, a revision with validation errors, a
 // ChangeOrder the Space has not taken, a release Prerequisite that does not hold, a stored
 // bundle (for --release N) that no longer matches its signed record. A dry run returns what
-// would be bundled, unsigned and unnumbered.
+// would be bundled, unsigned and unnumbered. Otherwise the Release is recorded, then delivered
+// (DeliverNow, waiting up to 30 s) and returned with its DeliveryState: a Target that fails
+// leaves it Failed (retried by the delivery workers), which is no error of the publish.
 absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
                                            const Principal& p,
                                            const v1::PublishReleaseRequest& req);
-// The same, with `still_wanted` run in the publish's transaction once it holds the Target's
-// lock (publishes to one Target take turns), before anything is recorded: an error from it is
-// returned and nothing is published. The engine checks there that AutoRelease still applies.
+// The same, with `still_wanted` run in the publish's transaction once it holds the Space's
+// release-number lock (publishes in one Space take turns), before anything is recorded: an error
+// from it is returned and nothing is published. The engine checks there that AutoRelease still
+// applies.
 using PublishCheck = std::function<absl::Status(store::Tx&, const v1::Space&)>;
 absl::StatusOr<v1::Release> PublishRelease(store::ConnectionPool& db, const ReleaseEnv& env,
                                            const Principal& p, const v1::PublishReleaseRequest& req,

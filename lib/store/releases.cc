@@ -1,5 +1,6 @@
 #include "lib/store/releases.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -9,9 +10,14 @@
 #include "lib/store/scans.h"
 #include "lib/store/sql.h"
 #include "lib/util/json.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 namespace {
+
+// Advisory locks numbering a Space's Releases (the first key; the second is a hash of the
+// Space's ID). Two Spaces sharing a hash only take turns, which is harmless.
+constexpr int kReleaseNumLockSpace = 0x63756272;  // "cubr"
 
 const std::string kTargetSelect = absl::StrCat(
     "SELECT t.id AS target_id, t.space_id, s.slug AS space_slug, t.slug, t.provider, ",
@@ -44,7 +50,10 @@ const std::string kReleaseSelect = absl::StrCat(
     " AS published_at, r.location, r.commit_id, r.sync_status, r.health_status,"
     " r.operation_state, r.status_message, coalesce(",
     Rfc3339("r.status_at"),
-    ", '') AS status_at, r.provenance, r.sealed_approvals"
+    ", '') AS status_at, r.provenance, r.sealed_approvals, r.delivery_state,"
+    " r.delivery_attempts, r.delivery_error, coalesce(",
+    Rfc3339("r.delivered_at"), ", '') AS delivered_at, coalesce(", Rfc3339("r.next_delivery_at"),
+    ", '') AS next_delivery_at"
     " FROM releases r LEFT JOIN users u ON u.id = r.published_by WHERE TRUE");
 
 v1::Release ReleaseFromRow(const pqxx::row& r) {
@@ -71,6 +80,11 @@ v1::Release ReleaseFromRow(const pqxx::row& r) {
   live->set_reported_at(r["status_at"].as<std::string>());
   v.set_provenance(r["provenance"].as<std::string>());
   v.set_sealed_approvals(r["sealed_approvals"].as<std::string>());
+  v.set_delivery_state(r["delivery_state"].as<std::string>());
+  v.set_delivery_attempts(r["delivery_attempts"].as<int32_t>());
+  v.set_delivery_error(r["delivery_error"].as<std::string>());
+  v.set_delivered_at(r["delivered_at"].as<std::string>());
+  v.set_next_delivery_at(r["next_delivery_at"].as<std::string>());
   return v;
 }
 
@@ -194,23 +208,32 @@ absl::Status DeleteTarget(Tx& tx, const v1::Target& t) {
   });
 }
 
-absl::Status LockTarget(Tx& tx, const std::string& target_id) {
-  return Guard([&]() -> absl::Status {
-    Pq(tx).exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);
-    return absl::OkStatus();
+absl::StatusOr<std::map<std::string, int64_t>> LockNextReleaseNums(
+    Tx& tx, std::vector<std::string> space_ids) {
+  return Guard([&]() -> absl::StatusOr<std::map<std::string, int64_t>> {
+    // In one order for every caller, so two publishes of overlapping Spaces cannot deadlock.
+    std::sort(space_ids.begin(), space_ids.end());
+    space_ids.erase(std::unique(space_ids.begin(), space_ids.end()), space_ids.end());
+    std::map<std::string, int64_t> out;
+    if (space_ids.empty()) return out;
+    const std::string ids = TextArrayLiteral(space_ids);
+    Pq(tx).exec_params(
+        "SELECT pg_advisory_xact_lock($1, hashtext(s::text))"
+        " FROM unnest($2::uuid[]) WITH ORDINALITY AS v(s, i) ORDER BY i",
+        kReleaseNumLockSpace, ids);
+    for (const auto& id : space_ids) out[id] = 1;
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT space_id::text AS space_id, max(release_num) + 1 AS next FROM releases"
+        " WHERE space_id = ANY($1::uuid[]) GROUP BY space_id",
+        ids);
+    for (const auto& row : r) out[row["space_id"].as<std::string>()] = row["next"].as<int64_t>();
+    return out;
   });
 }
 
-absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& target_id) {
-  return Guard([&]() -> absl::StatusOr<int64_t> {
-    Pq(tx).exec_params("SELECT 1 FROM targets WHERE id = $1::uuid FOR UPDATE", target_id);
-    return Pq(tx)
-        .exec_params1(
-            "SELECT coalesce(max(release_num), 0) + 1 AS next FROM releases"
-            " WHERE target_id = $1::uuid",
-            target_id)["next"]
-        .as<int64_t>();
-  });
+absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& space_id) {
+  CUB_ASSIGN_OR_RETURN(auto nums, LockNextReleaseNums(tx, {space_id}));
+  return nums.at(space_id);
 }
 
 absl::StatusOr<std::string> InsertRelease(Tx& tx, const NewRelease& r) {
@@ -225,6 +248,8 @@ absl::StatusOr<std::string> InsertRelease(Tx& tx, const NewRelease& r) {
         r.change_order, r.revision_selector, r.description, r.bundle_digest, r.published_by,
         r.published_at, r.provenance, r.sealed_approvals);
     std::string id = row["id"].as<std::string>();
+    // Delivery workers wake at commit (lib/ops/delivery.h).
+    Pq(tx).exec0("NOTIFY cub_delivery");
     std::vector<std::string> unit_ids, slugs, nums, hashes;
     for (const auto& u : r.units) {
       unit_ids.push_back(u.unit_id());
@@ -287,6 +312,23 @@ absl::StatusOr<std::optional<v1::Release>> FindReleaseByID(Tx& tx, const std::st
     Query q(kReleaseSelect);
     q.Append(absl::StrCat(" AND r.id = ", q.Param(release_id), "::uuid"));
     return First(tx, q);
+  });
+}
+
+absl::StatusOr<std::vector<v1::Release>> FindReleasesByID(Tx& tx,
+                                                          const std::vector<std::string>& ids) {
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Release>> {
+    Query q(kReleaseSelect);
+    q.Append(absl::StrCat(" AND r.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
+    std::vector<v1::Release> found = ReadReleases(tx, q.Exec(tx));
+    std::map<std::string, size_t> at;
+    for (size_t i = 0; i < found.size(); ++i) at[found[i].release_id()] = i;
+    std::vector<v1::Release> out;
+    for (const auto& id : ids) {
+      auto it = at.find(id);
+      if (it != at.end()) out.push_back(found[it->second]);
+    }
+    return out;
   });
 }
 
@@ -451,7 +493,8 @@ absl::StatusOr<std::map<std::string, CarryingRelease>> ReleasesCarrying(
             "  FROM releases r WHERE r.space_id = ANY($3::uuid[])),"
             " carrying AS ("
             "  SELECT DISTINCT ON (c.space_id) c.id, c.rn FROM ranked c"
-            " WHERE ", kReleaseCarriesChange,
+            " WHERE ",
+            kReleaseCarriesChange,
             "  ORDER BY c.space_id, c.rn)"
             " SELECT (SELECT k.rn FROM carrying k WHERE k.id = r.id) = 1 AS latest_carrying, ",
             kReleaseSelect.substr(std::string_view("SELECT ").size()),
@@ -479,17 +522,17 @@ absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string&
                                                       bool latest_only) {
   return Guard([&]() -> absl::StatusOr<std::set<std::string>> {
     pqxx::result r = Pq(tx).exec_params(
-        absl::StrCat(
-        "WITH cand AS ("
-        "  SELECT r.id, r.space_id, r.sync_status, r.health_status, r.operation_state,"
-        "  row_number() OVER (PARTITION BY r.space_id"
-        "                     ORDER BY r.published_at DESC, r.release_num DESC) AS rn"
-        "  FROM releases r WHERE r.space_id = ANY($3::uuid[]))"
-        " SELECT DISTINCT c.space_id::text AS space_id FROM cand c"
-        " WHERE (NOT $4 OR (c.rn = 1 AND c.sync_status = 'Synced'"
-        "                   AND c.health_status = 'Healthy'"
-        "                   AND c.operation_state NOT IN ('Running', 'Failed')))"
-        " AND ", kReleaseCarriesChange),
+        absl::StrCat("WITH cand AS ("
+                     "  SELECT r.id, r.space_id, r.sync_status, r.health_status, r.operation_state,"
+                     "  row_number() OVER (PARTITION BY r.space_id"
+                     "                     ORDER BY r.published_at DESC, r.release_num DESC) AS rn"
+                     "  FROM releases r WHERE r.space_id = ANY($3::uuid[]))"
+                     " SELECT DISTINCT c.space_id::text AS space_id FROM cand c"
+                     " WHERE (NOT $4 OR (c.rn = 1 AND c.sync_status = 'Synced'"
+                     "                   AND c.health_status = 'Healthy'"
+                     "                   AND c.operation_state NOT IN ('Running', 'Failed')))"
+                     " AND ",
+                     kReleaseCarriesChange),
         start_tag_id, publish_tag_id, TextArrayLiteral(space_ids), latest_only);
     std::set<std::string> out;
     for (const auto& row : r) out.insert(row["space_id"].as<std::string>());

@@ -60,18 +60,22 @@ struct NewRelease {
   std::string sealed_approvals;  // empty: none
   std::vector<v1::ReleaseUnit> units;
 };
-// Locks the Target's row (publishes to one Target take turns until the transaction ends) and
-// returns its next ReleaseNum.
-absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& target_id);
-// Takes the Target's row lock alone (publishes to one Target take turns on it).
-absl::Status LockTarget(Tx& tx, const std::string& target_id);
+// Takes each Space's release-number lock (publishes in one Space take turns on it until the
+// transaction ends; Spaces are locked in ID order, so overlapping sets do not deadlock) and
+// returns each Space's next ReleaseNum: numbers count per Space, whatever the Target.
+absl::StatusOr<std::map<std::string, int64_t>> LockNextReleaseNums(
+    Tx& tx, std::vector<std::string> space_ids);
+// The same for one Space.
+absl::StatusOr<int64_t> LockNextReleaseNum(Tx& tx, const std::string& space_id);
 // Writes the Release, complete with its signed records (the row is append-only: see
 // migrations/0012), and its Units, moves each Unit's LastReleasedRevisionNum, supersedes the
-// Space's current deployment and opens a new one. Call under LockNextReleaseNum. Returns the
-// Release's ID; ALREADY_EXISTS when the Target has a Release of that number.
+// Space's current deployment and opens a new one. The Release is Pending delivery, and the
+// commit sends NOTIFY cub_delivery (lib/ops/delivery.h). Call under LockNextReleaseNum.
+// Returns the Release's ID; ALREADY_EXISTS when the Space has a Release of that number.
 absl::StatusOr<std::string> InsertRelease(Tx& tx, const NewRelease& r);
-// Records where the Target put it, once: a second delivery of one Release is refused by the
-// database (FAILED_PRECONDITION); so is a Release ID that names none (a database error).
+// Records the Release Delivered where the Target put it (lib/store/deliveries.h records many
+// at once); a Release Delivered already is left as it is; a Release ID that names none is a
+// database error.
 absl::Status SetReleaseDelivery(Tx& tx, const std::string& release_id, const std::string& location,
                                 const std::string& commit);
 
@@ -84,6 +88,10 @@ absl::StatusOr<std::optional<v1::Release>> FindReleaseByDigest(Tx& tx, const std
                                                                const std::string& bundle_digest);
 // nullopt when no Release has that ID.
 absl::StatusOr<std::optional<v1::Release>> FindReleaseByID(Tx& tx, const std::string& release_id);
+// The Releases of those IDs, in the order given; IDs that name none are left out. Two queries
+// (three with scans) however many.
+absl::StatusOr<std::vector<v1::Release>> FindReleasesByID(Tx& tx,
+                                                          const std::vector<std::string>& ids);
 // Newest first.
 absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id);
 // The deleted Spaces whose Releases are kept and carry `slug_or_id` as their Space's ID or

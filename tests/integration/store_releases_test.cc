@@ -87,7 +87,7 @@ TEST_CASE("store releases: what the database refuses comes back as a status", "[
     return store::InsertTarget(tx, {f.space.space_id(), "gitops", "Directory", {}}).status();
   });
   CHECK(dup.code() == absl::StatusCode::kAlreadyExists);
-  // A second Release of one number on one Target.
+  // A second Release of one number in one Space.
   store::NewRelease again;
   again.space_id = f.space.space_id();
   again.target_id = f.target.target_id();
