@@ -252,7 +252,10 @@ class GitProvider : public Provider {
         carried.push_back(&batch[i]);
       }
     }
-    if (carried.empty()) return out;
+    if (carried.empty()) {
+      CUB_RETURN_IF_ERROR(RepairWorkTree(co, dirs));
+      return out;
+    }
 
     CUB_ASSIGN_OR_RETURN(auto objects, NewObjects::Attach(co.repo.get(), DefaultObjectSink()));
     TreeChanges changes;
@@ -266,6 +269,7 @@ class GitProvider : public Provider {
       for (DeliveredRelease& r : out.releases) {
         if (!r.found_earlier) r.commit = tip;
       }
+      CUB_RETURN_IF_ERROR(RepairWorkTree(co, dirs));
       return out;
     }
     const std::string message = BatchCommitMessage(carried);
@@ -496,6 +500,25 @@ class GitProvider : public Provider {
     owned.insert(kManifestName);
     for (const std::string& name : owned) changes->owned.push_back(prefix + name);
     return absl::OkStatus();
+  }
+
+  // When a Deliver commits nothing (all found earlier, or nothing changed), the work tree of a
+  // non-bare local repository is still brought in line at cub's files in `dirs`, as the branch
+  // has them: an earlier Deliver may have committed and then failed to update it.
+  absl::Status RepairWorkTree(const Checkout& co, const std::vector<std::string>& dirs) const {
+    if (is_url_ || !co.old_tree || git_repository_is_bare(co.repo.get())) {
+      return absl::OkStatus();
+    }
+    std::vector<std::string> paths;
+    for (const std::string& dir : std::set<std::string>(dirs.begin(), dirs.end())) {
+      CUB_ASSIGN_OR_RETURN(const DirEntries now,
+                           ReadDirectory(co.repo.get(), co.old_tree.get(), dir));
+      CUB_ASSIGN_OR_RETURN(std::set<std::string> names, OwnedBefore(co.repo.get(), now, dir));
+      if (now.blobs.count(kManifestName) != 0) names.insert(kManifestName);
+      for (const std::string& name : names) paths.push_back(dir + "/" + name);
+    }
+    return UpdateWorkTree(co.repo.get(), co.old_tree.get(), co.old_tree.get(), paths,
+                          Hex(co.parent_id));
   }
 
   // One delivery at a time per repository, across threads and processes.

@@ -25,11 +25,13 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "lib/targets/internal.h"
 #include "lib/targets/known_hosts.h"
 
@@ -177,8 +179,13 @@ int OnCredentials(git_credential** out, const char* url, const char* username_fr
       return Refuse(absl::StrCat("the SSH server ", where, " does not accept public-key login"));
     }
     if (st->key_offered++ > 0) {
+      // libssh2 1.10 signs with RSA as ssh-rsa (SHA-1), which OpenSSH 8.8 and later refuse.
+      const bool rsa = st->key_text.find("BEGIN RSA PRIVATE KEY") != std::string::npos;
       return Refuse(absl::StrCat("the SSH server ", where, " refused user '", user,
-                                 "' with the key in ssh-key-file ", a.ssh_key_file));
+                                 "' with the key in ssh-key-file ", a.ssh_key_file,
+                                 rsa ? " (an RSA key: cub signs with ssh-rsa, which current "
+                                       "servers refuse; use an Ed25519 or ECDSA key)"
+                                     : ""));
     }
     if (allowed & GIT_CREDENTIAL_SSH_MEMORY) {
       return git_credential_ssh_key_memory_new(out, user.c_str(), nullptr, st->key_text.c_str(),
@@ -226,11 +233,25 @@ int OnCertificate(git_cert* cert, int /*valid*/, const char* /*host*/, void* pay
                                  shown, " is unknown: known-hosts-file ", a.known_hosts_file,
                                  " has no line for ", a.known_host_name,
                                  " (add the server's keys, e.g. from ssh-keyscan, once checked)"));
-    case HostKeyCheck::kMismatch:
+    case HostKeyCheck::kMismatch: {
+      // libssh2 chooses the host key type, not from known_hosts as ssh does: a file listing
+      // only some of the server's types refuses it although nothing is wrong.
+      std::set<std::string> types;
+      for (const KnownHost& h : st->known_hosts) {
+        if (!h.revoked && KnownHostMatches(h.hosts, a.known_host_name)) types.insert(h.key_type);
+      }
+      if (!types.count(KeyTypeOf(key))) {
+        return Refuse(absl::StrCat("refusing the SSH server ", a.known_host_name,
+                                   ": it presented host key ", shown, ", and known-hosts-file ",
+                                   a.known_hosts_file, " lists only ", absl::StrJoin(types, ", "),
+                                   " keys for it; list every host key of the server "
+                                   "(ssh-keyscan prints them all), once checked"));
+      }
       return Refuse(
           absl::StrCat("refusing the SSH server ", a.known_host_name, ": host key ", shown,
                        " does not match the keys known-hosts-file ", a.known_hosts_file,
                        " lists for it (the host's key changed, or someone is impersonating it)"));
+    }
     case HostKeyCheck::kRevoked:
       return Refuse(absl::StrCat("refusing the SSH server ", a.known_host_name, ": host key ",
                                  shown, " is marked @revoked in known-hosts-file ",

@@ -315,7 +315,7 @@ class LooseObjects : public NewObjects {
 }  // namespace
 
 ObjectSink DefaultObjectSink() { return default_sink.load(); }
-void SetDefaultObjectSinkForBenchmark(ObjectSink sink) { default_sink.store(sink); }
+void SetDefaultObjectSink(ObjectSink sink) { default_sink.store(sink); }
 
 absl::StatusOr<std::unique_ptr<NewObjects>> NewObjects::Attach(git_repository* repo,
                                                                ObjectSink sink) {

@@ -1,6 +1,7 @@
 // Benchmark of the Git provider's batch Deliver (lib/targets/git.cc): SPACES Spaces x FILES files
 // of about 1 KB of YAML each, delivered in ONE Deliver to a local bare repository, then a second
-// Deliver changing one line in every file. Each object sink of lib/targets/git_objects.h is
+// Deliver changing one line in every file, then 100 Deliver calls of one Space's Release each
+// (the median is printed). Each object sink of lib/targets/git_objects.h is
 // measured on a fresh repository. The baseline is git itself: the same files written into a
 // scratch work tree, then `git add -A && git commit` (only that command is timed), twice in the
 // same way. Note that git, by default, does not fsync loose objects; the provider makes its
@@ -9,11 +10,13 @@
 // Prints wall-clock and CPU times (on a shared machine the CPU time is the steadier figure);
 // asserts nothing.
 //
-//   git_deliver_bench [SPACES [FILES [WHAT]]]     (default 1000 10 all; WHAT: pack, loose, git)
+//   git_deliver_bench [SPACES [FILES [WHAT]]]     (default 1000 10 all; WHAT: pack, worktree,
+//   loose, git)
 
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -84,9 +87,24 @@ std::vector<Delivery> Batch(int spaces, int files, int replicas, int release_num
 
 int Sh(const std::string& cmd) { return system(cmd.c_str()); }
 
-void BenchProvider(const std::string& label, const std::string& dir, int spaces, int files) {
-  const std::string repo = dir + "/" + label + ".git";
-  Sh("git init -q --bare -b main '" + repo + "'");
+// The size of the files under `dir`, in MB.
+double DiskMegabytes(const std::string& dir) {
+  uintmax_t total = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total / 1e6;
+}
+
+// `bare`: a bare repository made beforehand; otherwise the provider makes a non-bare one and
+// checks each commit out into its work tree.
+void BenchProvider(const std::string& label, const std::string& dir, int spaces, int files,
+                   bool bare) {
+  static int n = 0;
+  const std::string repo = dir + "/repo-" + std::to_string(++n);
+  if (bare) Sh("git init -q --bare -b main '" + repo + "'");
   cub::targets::ProviderEnv env;
   env.work_dir = dir + "/work";
   auto p = cub::targets::MakeProvider("Git", {{"repository", repo}}, env);
@@ -105,9 +123,27 @@ void BenchProvider(const std::string& label, const std::string& dir, int spaces,
       std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
       exit(1);
     }
-    std::printf("  %-28s round %d: %7.3f s wall, %6.3f s CPU (commit %.12s)\n", label.c_str(),
-                round, s, cpu, r->new_commit.c_str());
+    std::printf("  %-28s round %d: %7.3f s wall, %6.3f s CPU, repository %5.1f MB (commit %.12s)\n",
+                label.c_str(), round, s, cpu, DiskMegabytes(repo), r->new_commit.c_str());
   }
+  // Then Releases one Space at a time, as a per-Space publish delivers them: the median.
+  std::vector<double> walls, cpus;
+  std::vector<Delivery> singles = Batch(std::min(spaces, 100), files, 9, 3);
+  for (Delivery& d : singles) {
+    Clock::time_point t = Clock::now();
+    double cpu = CpuSeconds(RUSAGE_SELF);
+    auto r = (*p)->Deliver({d});
+    walls.push_back(Seconds(t));
+    cpus.push_back(CpuSeconds(RUSAGE_SELF) - cpu);
+    if (!r.ok()) {
+      std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+      exit(1);
+    }
+  }
+  std::sort(walls.begin(), walls.end());
+  std::sort(cpus.begin(), cpus.end());
+  std::printf("  %-28s one Space (%zu x): median %.1f ms wall, %.1f ms CPU\n", label.c_str(),
+              walls.size(), 1e3 * walls[walls.size() / 2], 1e3 * cpus[cpus.size() / 2]);
 }
 
 void BenchGit(const std::string& dir, int spaces, int files) {
@@ -148,12 +184,16 @@ int main(int argc, char** argv) {
               spaces, files, spaces * files);
   using cub::targets::internal::ObjectSink;
   if (what == "all" || what == "pack") {
-    cub::targets::internal::SetDefaultObjectSinkForBenchmark(ObjectSink::kPack);
-    BenchProvider("Deliver, one pack", dir, spaces, files);
+    cub::targets::internal::SetDefaultObjectSink(ObjectSink::kPack);
+    BenchProvider("Deliver, one pack", dir, spaces, files, true);
+  }
+  if (what == "all" || what == "worktree") {
+    cub::targets::internal::SetDefaultObjectSink(ObjectSink::kPack);
+    BenchProvider("Deliver, pack + work tree", dir, spaces, files, false);
   }
   if (what == "all" || what == "loose") {
-    cub::targets::internal::SetDefaultObjectSinkForBenchmark(ObjectSink::kLooseSyncfs);
-    BenchProvider("Deliver, loose + syncfs", dir, spaces, files);
+    cub::targets::internal::SetDefaultObjectSink(ObjectSink::kLooseSyncfs);
+    BenchProvider("Deliver, loose + syncfs", dir, spaces, files, true);
   }
   if (what == "all" || what == "git") BenchGit(dir, spaces, files);
   std::error_code ec;

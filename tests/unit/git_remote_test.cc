@@ -216,6 +216,15 @@ TEST_CASE("Git over SSH: key file and known_hosts; unknown and changed host keys
   CHECK_THAT(std::string(r.status().message()),
              Catch::Contains("refusing the SSH server " + host + ": host key ssh-ed25519 SHA256:"));
   CHECK_THAT(std::string(r.status().message()), Catch::Contains("does not match the keys"));
+  // Listed with keys of another type only: the message says to list them all.
+  REQUIRE(Run("ssh-keygen -q -t ecdsa -N '' -f " + tmp.path() + "/ecdsa").status == 0);
+  std::ifstream ecdsa(tmp.path() + "/ecdsa.pub");
+  std::string etype, eb64;
+  ecdsa >> etype >> eb64;
+  Write(creds + "/known_hosts", host + " " + etype + " " + eb64 + "\n", 0644);
+  r = Deliver(params, env, 3);
+  CHECK_THAT(std::string(r.status().message()),
+             Catch::Contains("lists only ecdsa-sha2-nistp256 keys for it; list every host key"));
   // Only other hosts listed: unknown.
   Write(creds + "/known_hosts", "[127.0.0.1]:1 " + type + " " + b64 + "\n", 0644);
   r = Deliver(params, env, 3);

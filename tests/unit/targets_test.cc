@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "lib/targets/git_objects.h"
 #include "lib/targets/provider.h"
 
 namespace cub::targets {
@@ -601,6 +602,11 @@ TEST_CASE("Git finds Releases an earlier call committed and does not commit them
     CHECK(r.commit == c1);
   }
   CHECK(Git(repo, "rev-list --count HEAD") == "1\n");
+  // Such a retry still repairs the work tree at cub's files (here: a hand edit).
+  WriteFile(repo + "/a/x.yaml", "edited\n");
+  REQUIRE(p->Deliver({a}).ok());
+  CHECK(ReadFile(repo + "/a/x.yaml") == "a\n");
+  CHECK(Git(repo, "status --porcelain").empty());
 
   // Part of it found: the rest is committed, and only the rest is named.
   Delivery c = MakeDelivery("c", 1, {{"x.yaml", "c\n"}});
@@ -727,6 +733,37 @@ TEST_CASE("Git writes a kustomization.yaml per Space with kustomization=true", "
   CHECK(refused.status().code() == absl::StatusCode::kFailedPrecondition);
   CHECK(MessageOf(refused.status()).find("dev/kustomization.yaml") != std::string::npos);
   CHECK(Git(local, "rev-list --count HEAD") == "1\n");
+}
+
+TEST_CASE("Git objects are sound whichever sink writes them", "[targets]") {
+  using internal::ObjectSink;
+  for (ObjectSink sink : {ObjectSink::kPack, ObjectSink::kLooseSyncfs}) {
+    INFO("sink " << static_cast<int>(sink));
+    internal::SetDefaultObjectSink(sink);
+    TempDir tmp;
+    const std::string repo = tmp.path() + "/repo.git";
+    REQUIRE(Run("git init -q --bare -b main '" + repo + "'").status == 0);
+    auto p = Make("Git", {{"repository", repo}, {"path", "a/{space}/b"}}, tmp.path() + "/work");
+    for (int round = 1; round <= 3; ++round) {
+      std::vector<Delivery> batch;
+      for (int s = 0; s < 20; ++s) {
+        std::vector<BundleFile> files;
+        for (int f = 0; f < 5; ++f) {
+          // Round 3 repeats round 1's content: objects the repository already has.
+          files.push_back({"f" + std::to_string(f) + ".yaml",
+                           std::string(300 * (f + 1), 'x') + std::to_string(round % 2 + s) + "\n"});
+        }
+        batch.push_back(MakeDelivery("s" + std::to_string(s), round, std::move(files)));
+      }
+      auto r = p->Deliver(batch);
+      INFO(r.status().ToString());
+      REQUIRE(r.ok());
+    }
+    CHECK(Run("git -C '" + repo + "' fsck --strict --no-progress 2>&1").status == 0);
+    CHECK(Git(repo, "rev-list --count main") == "3\n");
+    CHECK(Git(repo, "show main:a/s7/b/f2.yaml") == std::string(900, 'x') + "8\n");
+  }
+  internal::SetDefaultObjectSink(ObjectSink::kPack);
 }
 
 // --- Git, remote ------------------------------------------------------------------------------
