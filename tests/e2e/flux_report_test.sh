@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Live status by commit, through the real binaries and the reference reporters of deploy/flux and
 # deploy/argocd with a stand-in kubectl: a Stage published as one commit carrying several Spaces,
-# then later commits (another Space's; a Release that changed nothing and so made no commit),
+# then later commits (another Space's; the same files published again),
 # each reporter mapping the commit it sees to the right Release of its Space; and the refusals
 # (a malformed or unknown commit, a commit carrying no Release of the Space, a Directory Target).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -145,10 +145,10 @@ kustomization dev-a "main@sha1:$C3" "main@sha1:$C3" True
 flux_report dev-a
 expect_eq Synced/Healthy/Succeeded "$(status_of dev-a 2)"
 
-section "a Release that changed nothing made no commit, and is still the one found"
+section "the same files published again are a Release of their own"
 expect_ok cub release publish dev-b --release 1
 expect_contains "$OUT" "Release 2 of dev-b"
-expect_eq "$C3" "$(tip)" "no commit for an unchanged tree"
+C3=$(tip)
 application dev-b "$C3" Synced Healthy Succeeded
 argo_report dev-b
 expect_contains "$OUT" "Release 2 of dev-b is Synced/Healthy"
@@ -177,6 +177,9 @@ expect_fail 2 "excludes" as "$REPORTER_TOKEN" cub release set-status --space dev
   --release 1 --commit "$C1" --sync Synced --health Healthy
 # No reporter role: refused before cubd reads any repository.
 OUTSIDER=$(create_user outsider) || e2e_fail "cubd user create failed"
+expect_fail 1 "space 'dev-a' not found" as "$OUTSIDER" cub release set-status --space dev-a \
+  --commit "$C1" --sync Synced --health Healthy
+expect_ok cub space grant dev-a viewer --user outsider
 expect_fail 1 "reporter or admin" as "$OUTSIDER" cub release set-status --space dev-a \
   --commit "$C1" --sync Synced --health Healthy
 
