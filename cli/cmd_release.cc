@@ -55,9 +55,63 @@ std::string DeliveryText(const cub::v1::Release& r) {
   return absl::StrCat("Delivery: ", r.delivery_state(), "\n");
 }
 
+// The Releases of a Stage-wide publish (or, in a dry run, the would-be ones), the Spaces
+// refused and those that had published the ChangeOrder already. Exit 1 when a Space was refused
+// or a delivery failed.
+int PrintStagePublished(const Printer& printer, const cub::v1::PublishReleasesRequest& req,
+                        const cub::v1::PublishReleasesResponse& resp) {
+  int rc = kExitOk;
+  if (!printer.table()) {
+    rc = printer.Document(resp);
+  } else {
+    std::string text =
+        absl::StrCat(req.dry_run() ? "Would publish " : "Published ", resp.releases_size(),
+                     " releases of ", req.change_order(), " in stage ", req.stage(), "\n");
+    for (const auto& r : resp.releases()) {
+      if (req.dry_run()) {
+        absl::StrAppend(&text, "  ", r.space_slug(), ": ", r.units_size(), " units (digest ",
+                        r.bundle_digest(), ")\n");
+      } else {
+        absl::StrAppend(&text, "  ", r.space_slug(), ": Release ", r.release_num(), " ",
+                        r.delivery_state(), r.commit().empty() ? "" : " commit " + r.commit(),
+                        "\n");
+      }
+    }
+    if (resp.already_published_size() > 0) {
+      absl::StrAppend(&text, "Already published (left as they are): ",
+                      absl::StrJoin(resp.already_published(), ", "), "\n");
+    }
+    for (const auto& f : resp.refused()) {
+      absl::StrAppend(&text, "Refused ", f.space_slug(), ": ", f.message(), "\n");
+    }
+    rc = printer.Text(text);
+  }
+  int failed = 0;
+  std::string first_error;
+  for (const auto& r : resp.releases()) {
+    if (r.delivery_state() != "Failed") continue;
+    if (failed++ == 0) first_error = absl::StrCat(r.target(), ": ", r.delivery_error());
+  }
+  if (rc == kExitOk && failed > 0) {
+    PrintFailure(absl::StrCat(
+        failed, " release(s) are recorded and signed, but their delivery failed (", first_error,
+        "); cubd retries them until the target takes them: fix the "
+        "target, do not publish again"));
+    rc = kExitFailed;
+  }
+  if (rc == kExitOk && resp.refused_size() > 0) {
+    PrintFailure(absl::StrCat(resp.refused_size(), " space(s) of stage ", req.stage(),
+                              " were refused; the others were ",
+                              req.dry_run() ? "checked" : "published"));
+    return kExitFailed;
+  }
+  return rc;
+}
+
 void AddReleasePublish(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, revision, description;
+    std::string change_order, stage, where_space;
     int release = 0;
     bool dry_run = false, wait = false;
     bool force = false;
@@ -65,25 +119,51 @@ void AddReleasePublish(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
-      "publish", "Bundle the Space's Units at a revision and publish them to its Target");
-  cmd->add_option("SPACE", o->space, "Space slug or ID")->required();
+      "publish",
+      "Bundle the Space's Units at a revision and publish them to its Target; or, with "
+      "--change-order and --stage, every Space of the Stage that took the ChangeOrder");
+  auto* space = cmd->add_option("SPACE", o->space, "Space slug or ID");
   cmd->add_option("--revision", o->revision,
                   "N, HeadRevisionNum (default), LastReleasedRevisionNum, Tag:T, ChangeSet:C,"
                   " ChangeOrder:BASE/NAME or Before:ChangeOrder:BASE/NAME");
   cmd->add_option("--release", o->release, "Publish again what Release N bundled (a rollback)")
       ->check(CLI::PositiveNumber)
       ->excludes("--revision");
+  auto* co = cmd->add_option("--change-order", o->change_order,
+                             "BASE/NAME: publish the Stage's Spaces that took it (with --stage)");
+  auto* stage = cmd->add_option("--stage", o->stage, "The Stage whose Spaces to publish");
+  auto* where = cmd->add_option("--where-space", o->where_space,
+                                "Narrow the Stage's Spaces, as space list --where does");
+  co->needs(stage)->excludes(space)->excludes("--revision")->excludes("--release");
+  stage->needs(co);
+  where->needs(co);
   cmd->add_option("--description", o->description, "Why this Release");
   cmd->add_flag("--dry-run", o->dry_run, "Show what would be bundled; publish nothing");
   cmd->add_flag("--wait", o->wait,
                 "For a Release of a ChangeOrder: then wait until cubd's promotion engine has "
                 "acted on what it made possible, and show what it did")
-      ->excludes("--dry-run");
+      ->excludes("--dry-run")
+      ->excludes(co);
   cmd->add_flag("--force", o->force,
                 "Publish although a freeze covering the Space is in force (needs the admin role "
-                "on the Space and --force-reason; passes nothing else)");
+                "on the Space and --force-reason; passes nothing else)")
+      ->excludes(co);
   cmd->add_option("--force-reason", o->force_reason, "Why the freeze is passed (recorded)");
   OnRun(cmd, env, [&env, o] {
+    if (!o->change_order.empty()) {
+      cub::v1::PublishReleasesRequest req;
+      req.set_change_order(o->change_order);
+      req.set_stage(o->stage);
+      req.set_where_space(o->where_space);
+      req.set_description(o->description);
+      req.set_dry_run(o->dry_run);
+      cub::v1::PublishReleasesResponse resp;
+      if (!CallCubd(env, &ReleaseService::Stub::PublishReleases, req, &resp)) return kExitFailed;
+      return PrintStagePublished(env.printer(), req, resp);
+    }
+    if (o->space.empty()) {
+      return UsageError("name the SPACE to publish, or --change-order BASE/NAME and --stage S");
+    }
     cub::v1::PublishReleaseRequest req;
     req.set_force(o->force);
     req.set_force_reason(o->force_reason);

@@ -30,6 +30,7 @@
 #include "lib/ops/queued_promotions.h"
 #include "lib/ops/releases.h"
 #include "lib/ops/spaces.h"
+#include "lib/ops/stage_publish.h"
 #include "lib/ops/tokens.h"
 #include "lib/ops/units.h"
 #include "lib/ops/upgrade.h"
@@ -299,6 +300,7 @@ class ReleaseServiceImpl final : public ServiceImpl<v1::ReleaseService> {
  public:
   ReleaseServiceImpl(CallGate& gate, const ops::ReleaseEnv& env) : ServiceImpl(gate), env_(env) {}
   CUB_RPC_AS(PublishRelease, ops::PublishRelease(db_, env_, p, *req))
+  CUB_RPC_AS(PublishReleases, ops::PublishReleases(db_, env_, p, *req))
   CUB_RPC(GetRelease)
   CUB_RPC(ListReleases)
   CUB_RPC_AS(SetReleaseStatus, ops::SetReleaseStatus(db_, env_, p, *req))

@@ -154,4 +154,22 @@ absl::Status CheckPublishBlocks(store::Tx& tx, const v1::Space& space,
   return Refusal(report);
 }
 
+absl::StatusOr<GateReport> PublishBlockFindings(store::Tx& tx,
+                                                const std::vector<PublishToCheck>& publishes) {
+  std::vector<Candidate> candidates;
+  for (const auto& p : publishes) {
+    for (const auto& u : *p.units) {
+      Candidate c;
+      c.content.space_id = p.space->space_id();
+      c.content.unit_slug = u.unit();
+      c.content.data_hash = u.data_hash();
+      c.space_slug = p.space->slug();
+      c.where = Where("Space", p.space->slug());
+      candidates.push_back(std::move(c));
+    }
+  }
+  if (candidates.empty()) return GateReport();
+  return Findings(tx, "", "unable to publish a release", candidates, false);
+}
+
 }  // namespace cub::ops

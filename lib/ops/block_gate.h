@@ -49,6 +49,15 @@ absl::Status CheckUpgradeBlocks(store::Tx& tx, const v1::Space& space, const std
 absl::Status CheckPublishBlocks(store::Tx& tx, const v1::Space& space,
                                 const std::vector<v1::ReleaseUnit>& units);
 
+// CheckPublishBlocks for many publishes at once (a Stage's), in one query: the failing
+// findings, each naming its Space, with messages opening "unable to publish a release".
+struct PublishToCheck {
+  const v1::Space* space = nullptr;
+  const std::vector<v1::ReleaseUnit>* units = nullptr;
+};
+absl::StatusOr<GateReport> PublishBlockFindings(store::Tx& tx,
+                                                const std::vector<PublishToCheck>& publishes);
+
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_BLOCK_GATE_H_

@@ -18,6 +18,7 @@
 #include "lib/ops/gates.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/stage_control.h"
+#include "lib/ops/stage_publish.h"
 #include "lib/ops/users.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/errors.h"
@@ -235,11 +236,11 @@ absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr)
   return absl::OkStatus();
 }
 
-// Checked in the publish's transaction, under the Target's lock: what the snapshot said about
-// `stage` and `space` still holds. A person may have switched the Stage to Manual (to roll
-// back), aborted the ChangeOrder, published it, or promoted a newer one meanwhile.
-absl::Status StillAutoReleased(store::Tx& tx, const Snapshot& s, const std::string& stage,
-                               const v1::Space& space) {
+// Checked in the publish's transaction, under the locks of the Stage's Spaces and Targets: what
+// the snapshot said about `stage` still holds. A person may have switched the Stage to Manual
+// (to roll back), aborted the ChangeOrder, or promoted a newer one meanwhile. (A Space that
+// published it meanwhile is left out by PublishStage, which reads that under the same locks.)
+absl::Status StillAutoReleased(store::Tx& tx, const Snapshot& s, const std::string& stage) {
   CUB_ASSIGN_OR_RETURN(auto rco, ResolveChangeOrder(tx, ServerPrincipal(), s.ref, "", false));
   if (!rco.co.aborted_reason.empty()) return EngineSkip("the change order was aborted");
   CUB_ASSIGN_OR_RETURN(StageControls controls, CurrentStageControls(tx, rco));
@@ -247,45 +248,46 @@ absl::Status StillAutoReleased(store::Tx& tx, const Snapshot& s, const std::stri
   if (c.mode != StageMode::kAutomatic || !c.auto_release) {
     return EngineSkip(absl::StrCat("stage '", stage, "' no longer has AutoRelease"));
   }
-  const auto& released = rco.co.released_space_ids;
-  if (std::find(released.begin(), released.end(), space.space_id()) != released.end()) {
-    return EngineSkip(absl::StrCat("space '", space.slug(), "' has published it already"));
-  }
   CUB_ASSIGN_OR_RETURN(bool newer,
                        store::NewerPromotedInto(tx, rco.base.space_id(), rco.co.id, stage));
   if (newer) return EngineSkip(absl::StrCat("a newer change order is in stage '", stage, "'"));
   return absl::OkStatus();
 }
 
-absl::Status PublishSpace(const EngineEnv& env, const Snapshot& s, const std::string& stage,
-                          const v1::Space& space, Progress& pr) {
-  v1::PublishReleaseRequest req;
-  req.set_space(space.space_id());
-  req.set_revision(absl::StrCat("ChangeOrder:", s.ref));
-  req.set_description(absl::StrCat("AutoRelease of ", s.ref));
-  auto r = PublishRelease(*env.db, env.release, env.automatic, req,
-                          [&](store::Tx& tx, const v1::Space& locked) {
-                            return StillAutoReleased(tx, s, stage, locked);
-                          });
+// Publishes every Space of `stage` that is ready (taken, with a Target, not yet published) in
+// one step, as `cub release publish --change-order --stage` does.
+absl::Status PublishStageOf(const EngineEnv& env, const Snapshot& s, const std::string& stage,
+                            Progress& pr) {
+  StagePublishRequest req;
+  req.change_order = s.ref;
+  req.stage = stage;
+  req.description = absl::StrCat("AutoRelease of ", s.ref);
+  req.only_ready = true;
+  req.still_wanted = [&](store::Tx& tx) { return StillAutoReleased(tx, s, stage); };
+  auto r = PublishStage(*env.db, env.release, env.automatic, req);
   if (IsEngineSkip(r.status())) return absl::OkStatus();
-  if (r.ok()) {
-    pr.landed = true;
-    ++pr.result.publishes;
+  if (!r.ok()) {
+    if (store::FailedInDatabase(r.status())) return r.status();
+    pr.errors.push_back(absl::StrCat("publish of stage '", stage, "': ", r.status().message()));
     return absl::OkStatus();
   }
-  if (store::FailedInDatabase(r.status())) return r.status();
-  // A refusal (release gates, validation errors) waits for what changes it; anything else
-  // (the Target unreachable) is retried.
-  if (absl::IsFailedPrecondition(r.status())) {
-    pr.waiting = true;
-    pr.NextChange(NextChangeOf(r.status()));
-    if (pr.result.waiting.empty()) {
-      pr.result.waiting =
-          absl::StrCat("publish in space '", space.slug(), "': ", r.status().message());
+  if (r->response.releases_size() > 0) {
+    pr.landed = true;
+    pr.result.publishes += r->response.releases_size();
+  }
+  // A refusal (release gates, validation errors, a freeze) waits for what changes it;
+  // anything else is retried.
+  for (int i = 0; i < r->response.refused_size(); ++i) {
+    const absl::Status& why = r->refusals[i];
+    const std::string what = absl::StrCat("publish in space '", r->response.refused(i).space_slug(),
+                                          "': ", why.message());
+    if (absl::IsFailedPrecondition(why)) {
+      pr.waiting = true;
+      pr.NextChange(NextChangeOf(why));
+      if (pr.result.waiting.empty()) pr.result.waiting = what;
+    } else {
+      pr.errors.push_back(what);
     }
-  } else {
-    pr.errors.push_back(
-        absl::StrCat("publish in space '", space.slug(), "': ", r.status().message()));
   }
   return absl::OkStatus();
 }
@@ -295,15 +297,15 @@ absl::Status TryAutoRelease(const EngineEnv& env, const Snapshot& s, Progress& p
     const std::string& stage = s.rco.workflow->stages[i].name;
     StageControl c = s.controls.Of(stage);
     if (c.mode != StageMode::kAutomatic || !c.auto_release || s.superseded.count(stage)) continue;
+    bool any = false;
     for (const auto& space : s.members[i]) {
       const std::string& id = space.space_id();
-      if (id == s.rco.base.space_id() || !s.resolved.count(id) || !s.with_target.count(id) ||
-          s.released.count(id)) {
-        continue;
-      }
-      if (env.stopping && env.stopping()) return absl::OkStatus();
-      CUB_RETURN_IF_ERROR(PublishSpace(env, s, stage, space, pr));
+      any = any || (id != s.rco.base.space_id() && s.resolved.count(id) &&
+                    s.with_target.count(id) && !s.released.count(id));
     }
+    if (!any) continue;
+    if (env.stopping && env.stopping()) return absl::OkStatus();
+    CUB_RETURN_IF_ERROR(PublishStageOf(env, s, stage, pr));
   }
   return absl::OkStatus();
 }

@@ -27,14 +27,18 @@
 #include "lib/ops/input.h"
 #include "lib/ops/promotion_records.h"
 #include "lib/ops/release_bundle.h"
+#include "lib/ops/release_files.h"
+#include "lib/ops/release_records.h"
 #include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
+#include "lib/ops/stage_publish.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/events.h"
+#include "lib/store/release_batch.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
@@ -69,38 +73,37 @@ absl::StatusOr<v1::Target> FindTargetIn(store::Tx& tx, const v1::Space& space,
 // What a publish bundles: one file per Unit, and the digest over them.
 struct Bundle {
   std::vector<v1::ReleaseUnit> units;
-  std::vector<targets::BundleFile> files;
+  std::vector<targets::BundleFile> files;  // parallel to units
   std::string digest;
   std::string change_order_id;
   std::string change_order;  // "BASE/NAME"
   std::optional<ResolvedChangeOrder> rco;
 };
 
-// The bundle digest: SHA-256 over each file's name and the SHA-256 of its content, in name
-// order, so it names exactly the bytes a Target is handed.
-std::string BundleDigest(std::vector<targets::BundleFile> files) {
-  std::sort(files.begin(), files.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
-  std::string canonical;
-  for (const auto& f : files) absl::StrAppend(&canonical, f.name, "\n", Sha256Hex(f.content), "\n");
-  return absl::StrCat("sha256:", Sha256Hex(canonical));
-}
-
-absl::Status AddUnit(store::Tx& tx, const v1::Unit& unit, int64_t num, Bundle& b) {
-  CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), num));
-  if (!rev) return absl::InternalError("bundled revision missing");
-  if (rev->validation_errors_size() > 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "unit '", unit.slug(), "' revision ", num, " has validation errors (",
-        absl::StrJoin(rev->validation_errors(), "; "), "); fix them before releasing it"));
+// Adds each Unit of `picked` at its revision to `b`, reading every revision in one query.
+absl::Status AddUnits(store::Tx& tx, const std::vector<std::pair<const v1::Unit*, int64_t>>& picked,
+                      Bundle& b) {
+  std::vector<std::pair<std::string, int64_t>> keys;
+  for (const auto& [unit, num] : picked) keys.emplace_back(unit->unit_id(), num);
+  CUB_ASSIGN_OR_RETURN(auto revs, store::RevisionsOf(tx, keys));
+  for (size_t i = 0; i < picked.size(); ++i) {
+    const v1::Unit& unit = *picked[i].first;
+    const int64_t num = picked[i].second;
+    const store::ReleasableUnit& rev = revs[i];
+    if (!rev.revision_found) return absl::InternalError("bundled revision missing");
+    if (!rev.validation_errors.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "unit '", unit.slug(), "' revision ", num, " has validation errors (",
+          absl::StrJoin(rev.validation_errors, "; "), "); fix them before releasing it"));
+    }
+    v1::ReleaseUnit u;
+    u.set_unit_id(unit.unit_id());
+    u.set_unit(unit.slug());
+    u.set_revision_num(static_cast<int32_t>(num));
+    u.set_data_hash(rev.data_hash);
+    b.units.push_back(u);
+    b.files.push_back({BundleFileName(unit.slug(), unit.toolchain_type()), rev.data});
   }
-  v1::ReleaseUnit u;
-  u.set_unit_id(unit.unit_id());
-  u.set_unit(unit.slug());
-  u.set_revision_num(static_cast<int32_t>(num));
-  u.set_data_hash(rev->data_hash());
-  b.units.push_back(u);
-  b.files.push_back({unit.slug() + ".yaml", rev->data()});
   return absl::OkStatus();
 }
 
@@ -153,6 +156,7 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
   // is deployed; a Unit it does not reach goes out as deployed.
   absl::Status unanswered = absl::OkStatus();
   bool answered = !tag_id.empty();
+  std::vector<std::pair<const v1::Unit*, int64_t>> picked;
   for (const auto& unit : units) {
     if (unit.toolchain_type() == kConfigHubYaml || unit.head_revision_num() == 0) continue;
     int64_t num = 0;
@@ -173,8 +177,9 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
       }
     }
     if (num == 0) continue;  // not there yet, and never deployed
-    CUB_RETURN_IF_ERROR(AddUnit(tx, unit, num, b));
+    picked.emplace_back(&unit, num);
   }
+  CUB_RETURN_IF_ERROR(AddUnits(tx, picked, b));
   if (!answered && !unanswered.ok()) return unanswered;
   if (b.units.empty()) {
     return absl::FailedPreconditionError(
@@ -188,6 +193,8 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
 absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
   Bundle b;
   CUB_ASSIGN_OR_RETURN(auto data, store::ReleaseData(tx, r.release_id()));
+  CUB_ASSIGN_OR_RETURN(auto names, store::ReleaseFileNames(tx, {r.release_id()}));
+  const std::map<std::string, std::string>& name_of = names[r.release_id()];
   for (const auto& u : r.units()) {
     auto it = data.find(u.unit());
     if (it == data.end()) {
@@ -195,8 +202,10 @@ absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
                                               u.unit(), "' revision ", u.revision_num(),
                                               ", which is gone"));
     }
+    // Releases recorded before file names were have none: every file was "<slug>.yaml" then.
+    auto name = name_of.find(u.unit());
     b.units.push_back(u);
-    b.files.push_back({u.unit() + ".yaml", it->second});
+    b.files.push_back({name != name_of.end() ? name->second : u.unit() + ".yaml", it->second});
   }
   b.digest = BundleDigest(b.files);
   return b;
@@ -382,80 +391,8 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
   return absl::OkStatus();
 }
 
-// What the provenance record says of a Release: every field of its row that is not live
-// state. VerifyStored checks each against the row.
-Json ProvenancePredicate(const store::NewRelease& r, const std::string& published_by) {
-  Json units = Json::array();
-  for (const auto& u : r.units) {
-    units.push_back(
-        {{"Unit", u.unit()}, {"RevisionNum", u.revision_num()}, {"DataHash", u.data_hash()}});
-  }
-  Json pred = Json::object();
-  pred["Space"] = r.space_slug;
-  pred["SpaceID"] = r.space_id;
-  pred["Target"] = r.target;
-  pred["ReleaseNum"] = r.release_num;
-  pred["ChangeOrder"] = r.change_order;
-  pred["ChangeOrderID"] = r.change_order_id;
-  pred["RevisionSelector"] = r.revision_selector;
-  pred["Description"] = r.description;
-  pred["Units"] = std::move(units);
-  pred["PublishedBy"] = published_by;
-  pred["PublishedAt"] = r.published_at;
-  return pred;
-}
-
 std::string SubjectName(const v1::Space& space, int64_t num) {
   return SubjectName(space.slug(), num);
-}
-
-// The votes behind each attestation prerequisite `reqs` of the Release, as judged now, signed
-// as an approval statement naming the Release and its bundle digest.
-absl::StatusOr<std::string> SealApprovals(
-    store::Tx& tx, const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
-    const std::vector<const workflow::AttestationPrerequisite*>& reqs, const v1::Space& space,
-    int64_t num, const std::string& digest) {
-  Json policy = Json::array(), votes = Json::array();
-  for (const auto* req : reqs) {
-    Json rule = Json::object();
-    rule["Name"] = req->name;
-    rule["Type"] = req->type;
-    rule["Count"] = req->count;
-    rule["FromUserIDs"] = req->from_user_ids;
-    rule["FromGroups"] = req->from_groups;
-    rule["DistinctGroups"] = req->distinct_groups;
-    rule["MaxAge"] = req->max_age;
-    rule["AllowAuthors"] = req->allow_authors;
-    rule["IgnoreFail"] = req->ignore_fail;
-    policy.push_back(std::move(rule));
-    CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *req, {space}, absl::Now()));
-    for (const auto& o : outcomes) {
-      for (const auto& j : o.votes) {
-        Json vote = Json::object();
-        vote["Requirement"] = req->name;
-        vote["AttestationID"] = j.vote.attestation_id;
-        vote["User"] = j.vote.username;
-        vote["UserID"] = j.vote.user_id;
-        vote["Result"] = j.vote.result;
-        vote["At"] = FormatRfc3339(j.vote.at);
-        vote["Unit"] = j.unit;
-        vote["RevisionNum"] = j.revision_num;
-        vote["Counted"] = j.counted;
-        vote["Why"] = j.why;
-        votes.push_back(std::move(vote));
-      }
-    }
-  }
-  Json predicate = Json::object();
-  predicate["Release"] = {{"Space", space.slug()}, {"ReleaseNum", num}, {"BundleDigest", digest}};
-  predicate["ChangeOrder"] = absl::StrCat(rco.base.slug(), "/", rco.co.slug);
-  predicate["Stage"] = stage;
-  predicate["Policy"] = std::move(policy);
-  predicate["Votes"] = std::move(votes);
-  predicate["SealedAt"] = FormatRfc3339(absl::Now());
-  std::string statement =
-      sign::Statement({{SubjectName(space, num), digest.substr(7)}}, kApprovalPredicate, predicate);
-  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
 }
 
 // The Stage of the ChangeOrder "BASE/NAME" a Release was published for moves as it is released
@@ -659,9 +596,7 @@ absl::Status RecordFreezeOverride(store::Tx& tx, const Principal& p, const v1::R
 }
 
 // "SPACE/TARGET", as a Release names its Target.
-std::string TargetName(const v1::Target& target) {
-  return absl::StrCat(target.space_slug(), "/", target.slug());
-}
+std::string TargetName(const v1::Target& target) { return ReleaseTargetName(target); }
 
 // The answer of a dry run: what would be bundled, unsigned and unnumbered.
 v1::Release UnpublishedRelease(const v1::Space& space, const v1::Target& target,
@@ -679,38 +614,8 @@ v1::Release UnpublishedRelease(const v1::Space& space, const v1::Target& target,
   return out;
 }
 
-// The row of Release `num`, without its signed records.
-store::NewRelease ReleaseRow(const Principal& p, const v1::Space& space, const v1::Target& target,
-                             const PublishSource& source, const std::string& description,
-                             int64_t num, const std::string& published_at) {
-  store::NewRelease nr;
-  nr.space_id = space.space_id();
-  nr.space_slug = space.slug();
-  nr.target_id = target.target_id();
-  nr.target = TargetName(target);
-  nr.release_num = num;
-  nr.change_order_id = source.bundle.change_order_id;
-  nr.change_order = source.bundle.change_order;
-  nr.revision_selector = source.selector;
-  nr.description = description;
-  nr.bundle_digest = source.bundle.digest;
-  nr.published_by = p.user_id;
-  nr.published_at = published_at;
-  nr.units = source.bundle.units;
-  return nr;
-}
-
-// The provenance record of the Release `nr`: an in-toto statement naming its bundle digest,
-// signed with the server's key into a DSSE envelope (JSON).
-std::string SignProvenance(const ReleaseEnv& env, const store::NewRelease& nr,
-                           const std::string& published_by) {
-  std::string statement =
-      sign::Statement({{SubjectName(nr.space_slug, nr.release_num), nr.bundle_digest.substr(7)}},
-                      kProvenancePredicate, ProvenancePredicate(nr, published_by));
-  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
-}
-
-// Numbers, signs and writes the Release; returns its ID. The row is written once, complete
+// Numbers, signs and writes the Release, with its Published event, through the path a Stage-wide
+// publish takes (lib/ops/stage_publish.h); returns its ID. The row is written once, complete
 // with its signed records, so the number, the time and the approvals are settled first (under
 // the Space's release-number lock, which orders its publishes). Nothing is handed to the Target
 // here.
@@ -718,16 +623,20 @@ absl::StatusOr<std::string> RecordRelease(store::Tx& tx, const ReleaseEnv& env, 
                                           const v1::Space& space, const v1::Target& target,
                                           const PublishSource& source, const ApprovalsToSeal& seal,
                                           const std::string& description) {
-  CUB_ASSIGN_OR_RETURN(const int64_t num, store::LockNextReleaseNum(tx, space.space_id()));
-  store::NewRelease nr =
-      ReleaseRow(p, space, target, source, description, num, FormatRfc3339(absl::Now()));
-  nr.provenance = SignProvenance(env, nr, p.username);
-  if (!seal.prerequisites.empty()) {
-    CUB_ASSIGN_OR_RETURN(nr.sealed_approvals,
-                         SealApprovals(tx, env, *source.bundle.rco, seal.stage, seal.prerequisites,
-                                       space, num, source.bundle.digest));
-  }
-  return store::InsertRelease(tx, nr);
+  ReleaseToRecord r;
+  r.space = space;
+  r.target = target;
+  r.units = source.bundle.units;
+  for (const auto& f : source.bundle.files) r.file_names.push_back(f.name);
+  r.digest = source.bundle.digest;
+  r.selector = source.selector;
+  r.change_order_id = source.bundle.change_order_id;
+  r.change_order = source.bundle.change_order;
+  r.rco = source.bundle.rco ? &*source.bundle.rco : nullptr;
+  r.seal_stage = seal.stage;
+  r.seal = seal.prerequisites;
+  CUB_ASSIGN_OR_RETURN(auto ids, RecordReleases(tx, env, p, {r}, description));
+  return ids.at(0);
 }
 
 // The Release with ID `release_id`, as stored now.
@@ -963,10 +872,6 @@ absl::StatusOr<v1::Release> RecordPublish(store::ConnectionPool& db, const Relea
       CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, source.bundle.change_order));
     }
     CUB_ASSIGN_OR_RETURN(v1::Release recorded, ReleaseByID(tx, release_id));
-    CUB_RETURN_IF_ERROR(RecordReleaseEvent(
-        tx, p, recorded, "Published",
-        absl::StrCat("published Release ", recorded.release_num(), " of space '", space.slug(), "'",
-                     recorded.change_order().empty() ? "" : " for ", recorded.change_order())));
     CUB_RETURN_IF_ERROR(RecordFreezeOverride(tx, p, recorded, source, frozen, req));
     return recorded;
   });

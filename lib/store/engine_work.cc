@@ -76,6 +76,17 @@ absl::Status WakeChangeOrdersInSpace(Tx& tx, const std::string& space_id) {
   return UpsertAndNotify(tx, std::move(q));
 }
 
+absl::Status WakeChangeOrdersInSpaces(Tx& tx, const std::vector<std::string>& space_ids) {
+  if (space_ids.empty()) return absl::OkStatus();
+  Query q;
+  std::string spaces = q.Param(TextArrayLiteral(space_ids));
+  q.Append(UpsertFrom(absl::StrCat(
+      "SELECT co.id FROM change_orders co JOIN tag_marks m ON m.tag_id = co.publish_tag_id"
+      " JOIN units u ON u.id = m.unit_id WHERE u.space_id = ANY(",
+      spaces, "::uuid[]) AND ", kOpen)));
+  return UpsertAndNotify(tx, std::move(q));
+}
+
 absl::Status LockStage(Tx& tx, const std::string& base_space_id, const std::string& stage) {
   return Guard([&]() -> absl::Status {
     // Another key space than the engine's work locks (engine_connection.cc).

@@ -36,6 +36,8 @@ absl::Status WakeChangeOrdersOfWorkflow(Tx& tx, const std::string& workflow_ref)
 // Wake for the ChangeOrders whose publish Tag marks a Unit of `space_id`: those that a status
 // report or publish in that Space may move on.
 absl::Status WakeChangeOrdersInSpace(Tx& tx, const std::string& space_id);
+// The same for every Space of `space_ids`, in one statement.
+absl::Status WakeChangeOrdersInSpaces(Tx& tx, const std::vector<std::string>& space_ids);
 
 // Serializes, until the transaction ends, the promotions into Stage `stage` of ChangeOrders of
 // `base_space_id`, so one that checks "has a newer ChangeOrder been promoted there?" sees

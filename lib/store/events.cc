@@ -48,6 +48,32 @@ absl::Status AppendEvent(Tx& tx, const NewEvent& e) {
   });
 }
 
+absl::Status AppendEvents(Tx& tx, const std::vector<NewEvent>& events) {
+  if (events.empty()) return absl::OkStatus();
+  return Guard([&]() -> absl::Status {
+    std::vector<std::string> cols[10];
+    for (const auto& e : events) {
+      const std::string* v[10] = {
+          &e.kind,  &e.space_id, &e.space_slug, &e.change_order_id, &e.change_order,
+          &e.stage, &e.user_id,  &e.username,   &e.message,         &e.details_json};
+      for (int i = 0; i < 10; ++i) cols[i].push_back(*v[i]);
+    }
+    Pq(tx).exec_params(
+        "INSERT INTO events (kind, space_id, space_slug, change_order_id, change_order, stage,"
+        " user_id, username, message, details) SELECT a, NULLIF(b, '')::uuid, c,"
+        " NULLIF(d, '')::uuid, e, f, NULLIF(g, '')::uuid, h, i, j::jsonb"
+        " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],"
+        " $7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY"
+        " AS x(a, b, c, d, e, f, g, h, i, j, ord) ORDER BY ord",
+        TextArrayLiteral(cols[0]), TextArrayLiteral(cols[1]), TextArrayLiteral(cols[2]),
+        TextArrayLiteral(cols[3]), TextArrayLiteral(cols[4]), TextArrayLiteral(cols[5]),
+        TextArrayLiteral(cols[6]), TextArrayLiteral(cols[7]), TextArrayLiteral(cols[8]),
+        TextArrayLiteral(cols[9]));
+    Pq(tx).exec(absl::StrCat("NOTIFY ", kEventChannel));
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::vector<v1::Event>> ListEvents(Tx& tx, const Caller& caller,
                                                   const EventFilter& f) {
   Query q(kEventSelect);

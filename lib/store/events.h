@@ -35,6 +35,8 @@ struct NewEvent {
 };
 
 absl::Status AppendEvent(Tx& tx, const NewEvent& e);
+// The same for many, in the order given, in one statement (and one NOTIFY).
+absl::Status AppendEvents(Tx& tx, const std::vector<NewEvent>& events);
 
 struct EventFilter {
   std::string space_id;

@@ -220,28 +220,33 @@ done
 expect_ok cub function set --space fleet-base --unit deployment \
   -- set-image-reference-by-uri ghcr.io/acme/acme ":v7"
 expect_ok cub changeorder create --space fleet-base v7 --description v7 --change-workflow platform/flow
-# Once the stage is partly published, kill -9 the replica doing it: the one whose database
-# session holds the engine's advisory lock (found by the session's client port).
+# While a replica works on the ChangeOrder (it holds the engine's advisory lock: found by the
+# session's client port), kill -9 it. AutoRelease publishes the whole Stage in one transaction,
+# so the kill leaves either none of its Releases or all of them, never a part.
 deadline=$((SECONDS + 30))
-while ((SECONDS < deadline)) && [[ $(db -c "SELECT count(*) > 0 FROM releases WHERE change_order = 'fleet-base/v7'") != t ]]; do
-  sleep 0.05
+port=""
+while ((SECONDS < deadline)) && [[ -z $port ]]; do
+  port=$(db -c "SELECT a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.classid = 1668637285 AND l.granted LIMIT 1")
+  [[ -n $port ]] || sleep 0.01
 done
-port=$(db -c "SELECT a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.classid = 1668637285 AND l.granted LIMIT 1")
-[[ -n $port ]] || e2e_fail "no replica holds the engine's lock while the stage is being published"
+[[ -n $port ]] || e2e_fail "no replica took the engine's lock for the new change order"
 holder=$(ss -tnpH "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
 victim=""
 for name in main second; do [[ ${CUBD_PID[$name]} == "$holder" ]] && victim=$name; done
 [[ -n $victim ]] || e2e_fail "the lock holder (pid '$holder', port $port) is not one of the replicas"
-_e2e_pass "replica '$victim' holds the stage; killing it"
-published=$(db -c "SELECT count(*) FROM releases WHERE change_order = 'fleet-base/v7'")
+_e2e_pass "replica '$victim' holds the change order; killing it"
 kill -9 "${CUBD_PID[$victim]}"
 wait "${CUBD_PID[$victim]}" 2>/dev/null
 unset "CUBD_PID[$victim]"
-((published < 24)) || e2e_fail "the stage was already published when the replica was killed"
+published=$(db -c "SELECT count(*) FROM releases WHERE change_order = 'fleet-base/v7'")
+[[ $published == 0 || $published == 24 ]] ||
+  e2e_fail "the kill left $published of the stage's 24 Releases: the stage publish is not one transaction"
+_e2e_pass "the kill left $published of 24 Releases (none or all)"
 wait_for "v7 published in all 24 Spaces" \
   "SELECT count(*) = 24 FROM releases WHERE change_order = 'fleet-base/v7'"
 engine_idle
 expect_eq 24 "$(db -c "SELECT count(DISTINCT space_id) FROM releases WHERE change_order = 'fleet-base/v7'")"
+expect_eq 24 "$(db -c "SELECT count(*) FROM releases WHERE change_order = 'fleet-base/v7'")" "v7 Releases (none twice)"
 expect_eq 1 "$(events Promoted fleet-base/v7 dev)"
 
 section "--no-engine serves the API only; the work waits for a replica with the engine"

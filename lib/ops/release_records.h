@@ -1,0 +1,49 @@
+// What a publish writes about each Release, shared by the single-Space publish
+// (lib/ops/releases.cc) and the Stage-wide one (lib/ops/stage_publish.cc): the bundle digest, the
+// signed provenance record and the sealed approvals. Both must produce byte for byte the same
+// records, since VerifyRelease checks any Release against the same rules.
+#ifndef CUB_LIB_OPS_RELEASE_RECORDS_H_
+#define CUB_LIB_OPS_RELEASE_RECORDS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cub/v1/release.pb.h"
+#include "cub/v1/space.pb.h"
+#include "lib/ops/change_orders.h"
+#include "lib/ops/releases.h"
+#include "lib/store/releases.h"
+#include "lib/store/transaction.h"
+#include "lib/targets/provider.h"
+#include "lib/workflow/model.h"
+
+namespace cub::ops {
+
+// The bundle digest: SHA-256 over each file's name and the SHA-256 of its content, in name
+// order, so it names exactly the bytes a Target is handed.
+std::string BundleDigest(std::vector<targets::BundleFile> files);
+
+// The name a Release's signed statements give it: "SPACE/release-N".
+std::string ReleaseSubjectName(const std::string& space_slug, int64_t num);
+
+// "SPACE/TARGET", as a Release names its Target.
+std::string ReleaseTargetName(const v1::Target& target);
+
+// The provenance record of the Release `nr`: an in-toto statement naming its bundle digest and
+// every field of its row that is not live state, signed with the server's key into a DSSE
+// envelope (JSON). `published_by` is the publisher's username.
+std::string SignReleaseProvenance(const ReleaseEnv& env, const store::NewRelease& nr,
+                                  const std::string& published_by);
+
+// The votes behind each attestation prerequisite `reqs` (of Stage `stage`) of Release `num` of
+// `space`, as judged now, signed as an approval statement naming the Release and `digest`.
+absl::StatusOr<std::string> SealReleaseApprovals(
+    store::Tx& tx, const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
+    const std::vector<const workflow::AttestationPrerequisite*>& reqs, const v1::Space& space,
+    int64_t num, const std::string& digest);
+
+}  // namespace cub::ops
+
+#endif  // CUB_LIB_OPS_RELEASE_RECORDS_H_

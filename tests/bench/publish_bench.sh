@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Stage-wide publish benchmark: times real `cub` commands against a real cubd on a throwaway
+# PostgreSQL, publishing N Spaces x 10 Units to one Git Target (a local repository). Prints
+# figures; asserts nothing beyond aborting when the setup fails and reporting PROBLEM lines.
+#
+#   setup (not measured): the workflow bench-workflows/main (one Stage, Production), the base
+#     bench-base with 10 Kubernetes Deployments, N variants bench-prod-I made with
+#     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops set as
+#     every variant's release Target (SQL, setup only); a new image tag in every base Unit, the
+#     ChangeOrder bench-base/bench-v2, and its promotion into Production (`cub variant promote`);
+#     then ANALYZE (what autovacuum does within a minute of such a bulk write).
+#   measured:
+#     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
+#     b. cub release publish --change-order bench-base/bench-v2 --stage Production
+#          (every Space its own signed Release, one commit; end to end, delivery included)
+#     c. the same again (nothing to publish: every Space already published)
+#     d. cub release publish bench-prod-I, one after the other for CUB_BENCH_SINGLE Spaces: the
+#          per-Space publish (whole cub process, delivery included): median and p90
+#     e. the baseline: the same 10,000 files (git archive of the branch) committed with
+#          `git add -A && git commit` into a fresh repository
+#
+# Usage: bash tests/bench/publish_bench.sh [BUILD_DIR]   (default: build)
+#   CUB_BENCH_SPACES   variants (default 1000)           CUB_BENCH_SINGLE   single publishes (50)
+#   CUB_BENCH_WORKERS  parallel variant creators (4)     CUB_BENCH_TIMEOUT  cub --timeout (1800)
+#   CUB_BENCH_PG_PORT  PostgreSQL port (55630)           CUB_BENCH_PORT     cubd gRPC port (7630)
+#   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
+#   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=$(cd "${1:-$root/build}" && pwd)/bin
+spaces=${CUB_BENCH_SPACES:-1000}
+single=${CUB_BENCH_SINGLE:-50}
+workers=${CUB_BENCH_WORKERS:-4}
+timeout=${CUB_BENCH_TIMEOUT:-1800}
+port=${CUB_BENCH_PG_PORT:-55630}
+grpc_port=${CUB_BENCH_PORT:-7630}
+units=10
+work=$(mktemp -d /tmp/cub-publish-bench.XXXXXX)
+chmod 755 "$work"
+
+cleanup() {
+  [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
+  [[ -n ${CUB_BENCH_LOG:-} ]] && cp "$work/cubd.log" "$CUB_BENCH_LOG"
+  bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cub() { "$bin/cub" --timeout "$timeout" "$@"; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+since() { awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+sql() { psql -X -q -At -v ON_ERROR_STOP=1 "$url" "$@"; }
+
+summary=()
+note() { summary+=("$(printf '%-66s %s' "$1" "$2")"); printf '%-66s %s\n' "$1" "$2"; }
+problems=()
+problem() { problems+=("$1"); echo "PROBLEM: $1" >&2; }
+
+# One timed run: stdout in OUT, stderr in OUT.err, the figure in the summary, the exit status
+# in last_rc and the milliseconds in last_ms.
+time_once() {
+  local label=$1 out=$2; shift 2
+  local t0 rc=0
+  t0=$(now_ms)
+  "$@" >"$out" 2>"$out.err" || rc=$?
+  last_ms=$(( $(now_ms) - t0 ))
+  note "$label" "$(awk -v m="$last_ms" 'BEGIN { printf "%8.1f ms", m }')   (1 run, exit $rc)"
+  last_rc=$rc
+}
+# Milliseconds from the microsecond lines of FILE: median, p90, min.
+us_stats() {
+  sort -n "$1" | awk '
+    { a[NR] = $1 } END { if (NR == 0) { print "no data"; exit }
+      printf "median %7.1f ms   p90 %7.1f ms   min %7.1f ms   (%d runs)",
+        a[int((NR + 1) / 2)] / 1000, a[int((NR * 9 + 9) / 10)] / 1000, a[1] / 1000, NR }'
+}
+median_ms() { sort -n "$1" | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] / 1000 }'; }
+json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+deployment() {
+  local n=$1
+  cat <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: svc$n
+  labels:
+    app.kubernetes.io/name: svc$n
+    app.kubernetes.io/part-of: acme
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: svc$n
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: svc$n
+    spec:
+      containers:
+        - name: svc$n
+          image: ghcr.io/acme/svc$n:v1
+          ports:
+            - name: http
+              containerPort: 8080
+          resources:
+            requests:
+              cpu: 100m
+              memory: 128Mi
+EOF
+}
+
+command -v git >/dev/null || { echo "publish_bench: git is required" >&2; exit 1; }
+echo "publish_bench: $spaces Spaces x $units Units to one Git Target; $single single publishes"
+t_all=$(now_ms)
+bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
+psql -q "postgresql://cub_test@127.0.0.1:$port/postgres" -c "CREATE DATABASE bench" >/dev/null
+url="postgresql://cub_test@127.0.0.1:$port/bench"
+"$bin/cubd" migrate --database-url "$url" >/dev/null
+token=$("$bin/cubd" user create bench --admin --database-url "$url")
+"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
+  --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
+  --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
+cubd_pid=$!
+export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
+for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
+cub whoami >/dev/null
+
+# ---- setup ---------------------------------------------------------------------------------
+t0=$(now_ms)
+cub --quiet space create bench-workflows
+cub --quiet changeworkflow create --space bench-workflows main --stage Production
+cub --quiet space create bench-base
+for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
+if ! seq "$spaces" | xargs -P "$workers" -I{} "$bin/cub" --timeout "$timeout" --quiet \
+    variant create "bench-prod-{}" bench-base --stage Production 2>"$work/variants.err"; then
+  echo "cub variant create failed:" >&2
+  head -20 "$work/variants.err" >&2
+  exit 1
+fi
+repo=$work/gitops
+cub --quiet target create --space bench-workflows gitops --provider Git --param "repository=$repo" \
+  --param 'path=clusters/{space}'
+sql -c "UPDATE spaces SET release_target_id = (SELECT t.id FROM targets t WHERE t.slug = 'gitops')
+        WHERE labels->>'Stage' = 'Production'"
+for i in $(seq "$units"); do
+  cub --quiet function set --space bench-base --unit "svc$i" --change-desc v2 \
+    -- set-image-reference-by-uri "ghcr.io/acme/svc$i" :v2
+done
+cub --quiet changeorder create --space bench-base bench-v2 --description v2 \
+  --change-workflow bench-workflows/main
+cub variant promote --change-order bench-base/bench-v2 --target-stage Production -o json \
+  >"$work/promote.json"
+# Statistics for the fleet just written, as autovacuum would have them a minute later: without
+# them the planner takes the new tables for empty and plans the publish's joins accordingly.
+sql -c "ANALYZE"
+note "setup: $spaces variants, Target, ChangeOrder promoted (not measured)" "$(since "$t0") s"
+
+# ---- the stage-wide publish ---------------------------------------------------------------
+stage=(cub release publish --change-order bench-base/bench-v2 --stage Production -o json)
+time_once "a. stage publish --dry-run ($spaces Spaces)" "$work/dry.json" "${stage[@]}" --dry-run
+((last_rc == 0)) || problem "dry run exited $last_rc: $(head -c 400 "$work/dry.json.err")"
+note "   dry run: would publish / refused" \
+  "$(json "$work/dry.json" '"%d / %d" % (len(d.get("Releases", [])), len(d.get("Refused", [])))')"
+
+time_once "b. stage publish ($spaces Spaces x $units Units, end to end)" "$work/stage.json" \
+  "${stage[@]}" --description "bench"
+stage_ms=$last_ms
+((last_rc == 0)) || problem "stage publish exited $last_rc: $(head -c 400 "$work/stage.json.err")"
+note "   published / refused / delivery states" \
+  "$(json "$work/stage.json" '"%d / %d / %s" % (len(d.get("Releases", [])), len(d.get("Refused", [])), sorted(set(r.get("DeliveryState", "?") for r in d.get("Releases", []))))')"
+commits=$(git -C "$repo" rev-list --count main 2>/dev/null || echo 0)
+files=$(git -C "$repo" ls-tree -r --name-only main 2>/dev/null | grep -c '\.yaml$' || true)
+releases=$(sql -c "SELECT count(*) FROM releases")
+note "   commits on main / .yaml files in the tree / Releases recorded" \
+  "$commits / $files / $releases (expected 1 / $((spaces * units)) / $spaces)"
+[[ $commits == 1 && $files == $((spaces * units)) && $releases == "$spaces" ]] ||
+  problem "after the stage publish: $commits commits, $files files, $releases Releases"
+
+time_once "c. stage publish again (nothing to publish)" "$work/again.json" "${stage[@]}"
+note "   published / already published" \
+  "$(json "$work/again.json" '"%d / %d" % (len(d.get("Releases", [])), len(d.get("AlreadyPublished", [])))')"
+[[ $(git -C "$repo" rev-list --count main) == 1 ]] || problem "the rerun made a commit"
+
+# ---- the per-Space publish -----------------------------------------------------------------
+: >"$work/single.us"
+for i in $(seq "$single"); do
+  t1=$(date +%s%N)
+  if ! cub release publish "bench-prod-$i" --description "single $i" >/dev/null 2>"$work/single.err"; then
+    problem "cub release publish bench-prod-$i: $(head -c 300 "$work/single.err")"
+  fi
+  echo $(( ($(date +%s%N) - t1) / 1000 )) >>"$work/single.us"
+done
+note "d. cub release publish SPACE, one after the other" "$(us_stats "$work/single.us")"
+
+# ---- the baseline: git commit of the same files --------------------------------------------
+base=$work/baseline
+mkdir -p "$base"
+git -C "$repo" archive main | tar -x -C "$base"
+git -C "$base" init -q -b main
+git -C "$base" config user.name bench
+git -C "$base" config user.email bench@localhost
+t0=$(now_ms)
+git -C "$base" add -A
+git -C "$base" commit -q -m "baseline"
+git_ms=$(( $(now_ms) - t0 ))
+note "e. baseline: git add -A && git commit of the same tree" \
+  "$(awk -v m="$git_ms" 'BEGIN { printf "%8.1f ms", m }')   ($(git -C "$base" ls-files | wc -l) files)"
+note "   stage publish / git commit" "$(awk -v a="$stage_ms" -v b="$git_ms" 'BEGIN { printf "%.2fx", a / b }')"
+
+if [[ -n ${CUB_BENCH_HOLD:-} ]]; then
+  echo "holding for inspection: psql $url (Ctrl-C or kill $$ to end)"
+  sleep "$CUB_BENCH_HOLD" || true
+fi
+if grep -qiE 'fatal|panic' "$work/cubd.log"; then
+  problem "cubd.log: $(grep -iE 'fatal|panic' "$work/cubd.log" | head -3)"
+fi
+echo
+echo "==== publish_bench summary: $spaces Spaces x $units Units; total $(since "$t_all") s ===="
+printf '%s\n' "${summary[@]}"
+if ((${#problems[@]})); then
+  echo "---- problems ----"
+  printf '%s\n' "${problems[@]}"
+fi
