@@ -700,6 +700,31 @@ class GitProvider : public Provider {
   // lookups, which leak a little memory on every call. The URL is kept in a file
   // `cub-target-url` in the clone, for people looking at work_dir and to check the clone is
   // the right one.
+  // The lock files libgit2 leaves in the clone when cubd dies mid-fetch or mid-commit (a ref's
+  // <name>.lock, packed-refs.lock): the clone is only written under LockRepository, which the
+  // caller holds, so any lock file there now is a dead writer's. Left in place, it would fail
+  // every later delivery to the Target.
+  static void RemoveStaleLocks(const std::string& dir) {
+    std::error_code ec;
+    auto remove_locks_in = [&](const fs::path& d, bool recursive) {
+      std::vector<fs::path> stale;
+      if (recursive) {
+        for (auto it = fs::recursive_directory_iterator(d, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+          if (it->path().extension() == ".lock") stale.push_back(it->path());
+        }
+      } else {
+        for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
+             it.increment(ec)) {
+          if (it->path().extension() == ".lock") stale.push_back(it->path());
+        }
+      }
+      for (const auto& f : stale) fs::remove(f, ec);
+    };
+    remove_locks_in(dir, false);
+    remove_locks_in(fs::path(dir) / "refs", true);
+  }
+
   absl::StatusOr<RepoPtr> OpenClone() const {
     const std::string dir = absl::StrCat(work_dir_, "/git/", Sha256Hex(repository_));
     const std::string url_file = dir + "/cub-target-url";
@@ -710,6 +735,7 @@ class GitProvider : public Provider {
       std::string url;
       if (std::getline(in, url) && url == repository_ &&
           git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+        RemoveStaleLocks(dir);
         return RepoPtr(r);
       }
       // Not a usable clone of this URL (a killed init): start over; it only holds what the
