@@ -25,6 +25,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/targets/git_message.h"
+#include "lib/targets/internal.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 
@@ -95,11 +96,27 @@ class History {
       const std::string& space, const std::vector<Provider::Recorded>& recorded) {
     InitLibgit2Once();
     if (git_oid_fromstr(&oid_, commit_.c_str()) != 0) return Internal("cannot parse the commit");
-    CUB_RETURN_IF_ERROR(Open());
-    CUB_ASSIGN_OR_RETURN(bool have, HasCommit());
-    if (!have && src_.is_url) {
-      CUB_RETURN_IF_ERROR(FetchBranch());
+    bool have = false;
+    if (!src_.is_url) {
+      CUB_RETURN_IF_ERROR(OpenLocal());
       CUB_ASSIGN_OR_RETURN(have, HasCommit());
+    } else {
+      // Reading needs no lock. Writing the clone (making it, fetching) happens only under the
+      // Target's lock, as every Deliver writes it: Deliver takes any lock file it finds there
+      // for a dead writer's.
+      CUB_ASSIGN_OR_RETURN(bool opened, OpenClone(/*may_repair=*/false));
+      if (opened) {
+        CUB_ASSIGN_OR_RETURN(have, HasCommit());
+      }
+      if (!have) {
+        CUB_ASSIGN_OR_RETURN(auto lock, LockTarget());
+        CUB_RETURN_IF_ERROR(OpenClone(/*may_repair=*/true).status());
+        CUB_ASSIGN_OR_RETURN(have, HasCommit());  // a Deliver may have fetched it meanwhile
+        if (!have) {
+          CUB_RETURN_IF_ERROR(FetchBranch());
+          CUB_ASSIGN_OR_RETURN(have, HasCommit());
+        }
+      }
     }
     if (!have) {
       return absl::NotFoundError(absl::StrCat(
@@ -115,36 +132,58 @@ class History {
     return absl::InternalError(absl::StrCat(Prefix(), what, ": ", GitErrorText()));
   }
 
-  absl::Status Open() {
+  absl::Status OpenLocal() {
     git_repository* r = nullptr;
-    if (!src_.is_url) {
-      int rc = git_repository_open_ext(&r, src_.repository.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
-                                       nullptr);
-      if (rc == GIT_ENOTFOUND) {
-        return absl::NotFoundError(absl::StrCat(Prefix(), "there is no repository at ",
-                                                src_.repository, ", so no commit ", commit_));
-      }
-      if (rc != 0) return Internal("cannot open the repository");
-      repo_.reset(r);
-      return absl::OkStatus();
+    int rc = git_repository_open_ext(&r, src_.repository.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
+                                     nullptr);
+    if (rc == GIT_ENOTFOUND) {
+      return absl::NotFoundError(absl::StrCat(Prefix(), "there is no repository at ",
+                                              src_.repository, ", so no commit ", commit_));
     }
-    // cubd's clone of the URL, as git.cc keeps it: complete once `cub-target-url` names the
-    // URL. A missing clone (a fresh work_dir) is made the same way, URL file last.
+    if (rc != 0) return Internal("cannot open the repository");
+    repo_.reset(r);
+    return absl::OkStatus();
+  }
+
+  // The lock Deliver holds while it writes the clone (git.cc's LockRepository).
+  absl::StatusOr<std::unique_ptr<LocationLock>> LockTarget() const {
+    std::error_code ec;
+    const std::string locks = src_.work_dir + "/locks";
+    fs::create_directories(locks, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat(Prefix(), "cannot create ", locks, ": ", ec.message()));
+    }
+    const std::string key = "git:" + src_.repository;
+    return LocationLock::Acquire(key, absl::StrCat(locks, "/", Sha256Hex(key), ".lock"));
+  }
+
+  // Opens cubd's clone of the URL, as git.cc keeps it: complete once `cub-target-url` names the
+  // URL. Without `may_repair` (no lock held) returns false when there is no complete clone;
+  // with it (under LockTarget) makes one the way git.cc does, starting over from a half-made
+  // one (it only holds what the remote has), URL file last.
+  absl::StatusOr<bool> OpenClone(bool may_repair) {
     const std::string dir = absl::StrCat(src_.work_dir, "/git/", Sha256Hex(src_.repository));
     const std::string url_file = dir + "/cub-target-url";
+    git_repository* r = nullptr;
     std::error_code ec;
+    repo_.reset();
     if (fs::exists(dir, ec)) {
       std::ifstream in(url_file);
       std::string url;
-      if (!std::getline(in, url) || url != src_.repository ||
-          git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-        // Half made by a Deliver that was killed; the next Deliver starts it over.
-        return absl::UnavailableError(absl::StrCat(Prefix(), "cubd's clone ", dir,
-                                                   " is incomplete; the next delivery repairs it"));
+      if (std::getline(in, url) && url == src_.repository &&
+          git_repository_open_ext(&r, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+        repo_.reset(r);
+        return true;
       }
-      repo_.reset(r);
-      return absl::OkStatus();
+      if (!may_repair) return false;
+      fs::remove_all(dir, ec);
+      if (ec) {
+        return absl::InternalError(
+            absl::StrCat(Prefix(), "cannot remove the broken clone ", dir, ": ", ec.message()));
+      }
     }
+    if (!may_repair) return false;
     git_repository_init_options o;
     git_repository_init_options_init(&o, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
     o.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_BARE;
@@ -156,7 +195,7 @@ class History {
     out << src_.repository << "\n";
     out.close();
     if (!out) return absl::InternalError(absl::StrCat(Prefix(), "cannot write ", url_file));
-    return absl::OkStatus();
+    return true;
   }
 
   absl::StatusOr<bool> HasCommit() const {
@@ -168,9 +207,14 @@ class History {
     return true;
   }
 
-  // Into a ref of its own, and without FETCH_HEAD: a Deliver may be fetching into the same
-  // clone right now, and its refs/remotes/origin/<branch> is its business.
+  // Under LockTarget. Into a ref of its own, and without FETCH_HEAD: Deliver's
+  // refs/remotes/origin/<branch> is what it builds on, and is its business.
   absl::Status FetchBranch() {
+    // A lock file of our ref now is a dead report's (we hold the Target's lock).
+    std::error_code ec;
+    fs::remove(
+        absl::StrCat(git_repository_path(repo_.get()), "refs/cub/reported/", src_.branch, ".lock"),
+        ec);
     git_remote_create_options ro;
     git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
     ro.repository = repo_.get();

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/targets/provider.h"
+#include "lib/util/sha256.h"
 
 namespace cub::targets {
 namespace {
@@ -294,6 +295,32 @@ TEST_CASE("ReleaseAt on a URL fetches into cubd's clone when the commit is missi
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == absl::StatusCode::kNotFound);
   CHECK(std::string(r.status().message()).find("after fetching branch main") != std::string::npos);
+}
+
+TEST_CASE("ReleaseAt repairs a half-made clone and a dead report's lock file", "[git_history]") {
+  TempDir tmp;
+  const std::string bare = tmp.path() + "/remote.git";
+  Sh("git init -q --bare -b main '" + bare + "'");
+  const std::string repo = NewRepo(tmp, "writer");
+  Sh("git -C '" + repo + "' remote add origin '" + bare + "'");
+  const std::string c1 = Commit(repo, "Release 1 of dev\n\n" + Trailer("r1", "dev", 1));
+  Sh("git -C '" + repo + "' push -q origin main");
+  const std::string work = tmp.path() + "/work";
+  const std::string url = "file://" + bare;
+  const std::string clone = work + "/git/" + Sha256Hex(url);
+  // A Deliver killed while making the clone: no cub-target-url yet.
+  fs::create_directories(clone + "/objects");
+  auto p = GitTarget(url, work);
+  CHECK(At(*p, c1, "dev") == "r1");
+  CHECK(Sh("cat '" + clone + "/cub-target-url'") == url);
+  // A report killed mid-fetch left its ref's lock file.
+  std::ofstream(clone + "/refs/cub/reported/main.lock") << "";
+  const std::string c2 = Commit(repo, "Release 2 of dev\n\n" + Trailer("r2", "dev", 2));
+  Sh("git -C '" + repo + "' push -q origin main");
+  CHECK(At(*p, c2, "dev") == "r2");
+  CHECK_FALSE(fs::exists(clone + "/refs/cub/reported/main.lock"));
+  // The lock the fetch took is the one Deliver takes.
+  CHECK(fs::exists(work + "/locks/" + Sha256Hex("git:" + url) + ".lock"));
 }
 
 TEST_CASE("ReleaseAt on an unreachable URL is UNAVAILABLE", "[git_history]") {
