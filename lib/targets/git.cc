@@ -293,8 +293,6 @@ class GitProvider : public Provider {
     return out;
   }
 
-  // ReleaseAt: git_history.cc.
-
  private:
   std::string Param(const char* key, const char* def) const {
     auto it = params_.find(key);

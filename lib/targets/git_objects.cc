@@ -224,6 +224,12 @@ class PackedObjects : public NewObjects {
     char hex[2 * SHA_DIGEST_LENGTH + 1];
     for (size_t i = 0; i < sizeof sum; ++i) std::snprintf(hex + 2 * i, 3, "%02x", sum[i]);
     const std::string base = std::string("pack-") + hex;
+    // objects/pack exists in any repository git or libgit2 made; a hand-pruned one gets it back.
+    if (::mkdir(pack_dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+      int err = errno;
+      return absl::InternalError(
+          absl::StrCat("Git target: cannot create ", pack_dir_, ": ", ErrnoText(err)));
+    }
     // The pack first, then its index: git and libgit2 only look at packs that have an index.
     CUB_RETURN_IF_ERROR(WriteDurably(pack_dir_, base + ".pack", pack));
     CUB_RETURN_IF_ERROR(WriteDurably(pack_dir_, base + ".idx", idx));
