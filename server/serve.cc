@@ -95,6 +95,21 @@ absl::StatusOr<sign::SigningKey> LoadSigningKey(const ServeOptions& opts,
   return sign::SigningKey::LoadOrCreate(key_path);
 }
 
+// What Targets' providers get (lib/ops/target_env.h), from the --work-dir and --git-* flags;
+// logs the commit signer's public key, for allowed-signers files.
+absl::StatusOr<targets::ProviderEnv> TargetEnvOf(const ServeOptions& opts,
+                                                 const std::string& data_dir) {
+  auto env =
+      ops::MakeTargetEnv({opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir,
+                          opts.git_credentials_dir, opts.git_signing_key, opts.git_committer});
+  if (env.ok()) {
+    if (std::string pub = ops::SignerPublicKey(*env); !pub.empty()) {
+      std::fprintf(stderr, "cubd: signing Git commits with %s\n", pub.c_str());
+    }
+  }
+  return env;
+}
+
 // The gRPC server on --listen with `services`; null when it cannot listen there.
 std::unique_ptr<grpc::Server> StartGrpc(
     const ServeOptions& opts, std::shared_ptr<grpc::ServerCredentials> creds,
@@ -198,14 +213,9 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   // Absolute, since Git Targets keep clones there whatever directory cubd runs in.
   ops::ReleaseEnv release_env;
   release_env.key = &*key;
-  auto target_env =
-      ops::MakeTargetEnv({opts.work_dir.empty() ? data_dir + "/targets" : opts.work_dir,
-                          opts.git_credentials_dir, opts.git_signing_key, opts.git_committer});
+  auto target_env = TargetEnvOf(opts, data_dir);
   if (!target_env.ok()) return Fail("Git targets", target_env.status());
   release_env.targets = *std::move(target_env);
-  if (std::string pub = ops::SignerPublicKey(release_env.targets); !pub.empty()) {
-    std::fprintf(stderr, "cubd: signing Git commits with %s\n", pub.c_str());
-  }
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
   if (opts.engine) {

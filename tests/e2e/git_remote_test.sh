@@ -4,8 +4,9 @@
 # tests/harness/sshd.sh), with credentials from --git-credentials-dir, commits signed with
 # --git-signing-key (checked by git verify-commit) and committed as --git-committer. Refused:
 # a wrong password, an unknown or changed host key, a missing or world-readable credential
-# file, credential params that are paths, http:// to anything but loopback; nothing is
-# recorded as published for a refused publish.
+# file, credential params that are paths, http:// to anything but loopback; a refused
+# publish leaves its Release recorded but not Delivered, and once the credential file is
+# fixed cubd's retry delivers it (files are read at each delivery, no restart).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v node >/dev/null || { echo "git_remote_test: node is required" >&2; exit 1; }
 [[ -x /usr/sbin/sshd ]] || { echo "git_remote_test: /usr/sbin/sshd is required" >&2; exit 1; }
@@ -143,7 +144,7 @@ expect_ok cub release publish app-ssh
 expect_eq "Release 2 of app-ssh" "$(git --git-dir="$E2E_TMP/ssh.git" log -1 --format=%s main)"
 expect_contains "$(git --git-dir="$E2E_TMP/ssh.git" show main:clusters/app-ssh/config.yaml)" "k: v2"
 
-section "refusals: nothing is published"
+section "refusals: nothing is pushed, nothing Delivered"
 show_err() { [[ -z ${E2E_VERBOSE:-} ]] || echo "    stderr: $ERR"; }  # the refusal, when verbose
 WEB_TIP=$(git --git-dir="$WEB" rev-parse main)
 SSH_TIP=$(git --git-dir="$E2E_TMP/ssh.git" rev-parse main)
@@ -196,5 +197,16 @@ expect_eq "$WEB_TIP" "$(git --git-dir="$WEB" rev-parse main)" "web.git tip"
 expect_eq "$SSH_TIP" "$(git --git-dir="$E2E_TMP/ssh.git" rev-parse main)" "ssh.git tip"
 expect_eq "$WEB_TIP" "$(git --git-dir="$WEB" rev-list -1 --all)" "web.git has no other refs"
 expect_eq 1 "$(releases_of app-web)" "releases of app-web"
+
+section "a fixed credential file is used by the next retry"
+expect_ok cub release get --space bad-pass --release 1 -o json
+expect_eq Failed "$(jget DeliveryState)"
+expect_contains "$(jget DeliveryError)" "refused user 'alice'"
+printf 's3cret pass\n' >"$CREDS/bad-token"
+wait_for "bad-pass delivered after the fix" "SELECT count(*) = 1 FROM releases r
+  JOIN spaces s ON s.id = r.space_id WHERE s.slug = 'bad-pass' AND r.delivery_state = 'Delivered'"
+expect_eq "Release 1 of bad-pass" "$(git --git-dir="$WEB" log -1 --format=%s main)"
+expect_ok git --git-dir="$WEB" -c gpg.format=ssh \
+  -c "gpg.ssh.allowedSignersFile=$E2E_TMP/allowed_signers" verify-commit main
 
 e2e_finish
