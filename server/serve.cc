@@ -168,6 +168,17 @@ absl::StatusOr<ops::IdentityOptions> IdentityOf(const ServeOptions& opts) {
   return ops::ResolveIdentity(opts.identity, opts.oidc, config_text);
 }
 
+// The delivery workers of --delivery-workers, started (they run with or without the engine).
+std::unique_ptr<DeliveryWorkers> StartDelivery(const ServeOptions& opts,
+                                               store::ConnectionPool& pool,
+                                               const ops::ReleaseEnv& env) {
+  DeliveryWorkerOptions dwo;
+  dwo.workers = opts.delivery_workers;
+  auto workers = std::make_unique<DeliveryWorkers>(pool, env, dwo);
+  workers->Start();
+  return workers;
+}
+
 }  // namespace
 
 int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
@@ -226,10 +237,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   } else {
     std::fprintf(stderr, "cubd: engine off (--no-engine): serving the API only\n");
   }
-  DeliveryWorkerOptions dwo;
-  dwo.workers = opts.delivery_workers;
-  DeliveryWorkers delivery(pool, release_env, dwo);
-  delivery.Start();
+  auto delivery = StartDelivery(opts, pool, release_env);
   std::unique_ptr<grpc::Server> server = StartGrpc(opts, *creds, services);
   if (!server) {
     std::fprintf(stderr, "cubd: cannot listen on --listen %s: the address is in use or not valid\n",
@@ -262,7 +270,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
   server->Wait();
   if (engine) engine->Stop();  // lets a step in progress finish
-  delivery.Stop();             // lets a pass in progress finish
+  delivery->Stop();            // lets a pass in progress finish
   std::fprintf(stderr, "cubd: stopped\n");
   return 0;
 }

@@ -698,29 +698,16 @@ class GitProvider : public Provider {
   // lookups, which leak a little memory on every call. The URL is kept in a file
   // `cub-target-url` in the clone, for people looking at work_dir and to check the clone is
   // the right one.
-  // The lock files libgit2 leaves in the clone when cubd dies mid-fetch or mid-commit (a ref's
-  // <name>.lock, packed-refs.lock): the clone is only written under LockRepository, which the
-  // caller holds, so any lock file there now is a dead writer's. Left in place, it would fail
-  // every later delivery to the Target.
-  static void RemoveStaleLocks(const std::string& dir) {
+  // The lock files libgit2 leaves in the clone when cubd dies while a Deliver fetches or moves
+  // the branch: the clone's refs/heads/<branch> and refs/remotes/origin/<branch> are only
+  // written by Deliver, under LockRepository, which the caller holds, so a lock file of theirs
+  // found now is a dead writer's. Left in place, it would fail every later delivery to the
+  // Target. (Other refs of the clone, such as those ReleaseAt fetches into without this lock,
+  // are not touched.)
+  void RemoveStaleLocks(const std::string& dir) const {
     std::error_code ec;
-    auto remove_locks_in = [&](const fs::path& d, bool recursive) {
-      std::vector<fs::path> stale;
-      if (recursive) {
-        for (auto it = fs::recursive_directory_iterator(d, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-          if (it->path().extension() == ".lock") stale.push_back(it->path());
-        }
-      } else {
-        for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
-             it.increment(ec)) {
-          if (it->path().extension() == ".lock") stale.push_back(it->path());
-        }
-      }
-      for (const auto& f : stale) fs::remove(f, ec);
-    };
-    remove_locks_in(dir, false);
-    remove_locks_in(fs::path(dir) / "refs", true);
+    fs::remove(absl::StrCat(dir, "/", branch_ref_, ".lock"), ec);
+    fs::remove(absl::StrCat(dir, "/refs/remotes/origin/", branch_, ".lock"), ec);
   }
 
   absl::StatusOr<RepoPtr> OpenClone() const {

@@ -1,7 +1,7 @@
-// A cubd killed mid-fetch leaves libgit2's lock files in its clone of a remote Git Target
-// (refs/remotes/origin/<branch>.lock, packed-refs.lock). The clone is only written under the
-// Target's lock, so the next Deliver removes them instead of failing on them for ever: what
-// the outbox's crash test (tests/e2e/delivery_crash_test.sh) ran into.
+// A cubd killed mid-fetch or mid-commit leaves libgit2's lock files in its clone of a remote
+// Git Target (refs/remotes/origin/<branch>.lock, refs/heads/<branch>.lock). The clone is only
+// written under the Target's lock, so the next Deliver removes them instead of failing on them for
+// ever: what the outbox's crash test (tests/e2e/delivery_crash_test.sh) ran into.
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
@@ -44,19 +44,19 @@ TEST_CASE("Git removes lock files a dead cubd left in its clone", "[targets]") {
   INFO(first.status().ToString());
   REQUIRE(first.ok());
 
-  // As a SIGKILL during the fetch's ref update and during a packed-refs rewrite leaves them.
+  // As a SIGKILL during the fetch's ref update, or the clone's branch update, leaves them.
   const std::string clone = env.work_dir + "/git/" + Sha256Hex(url);
   REQUIRE(fs::is_directory(clone + "/refs"));
   fs::create_directories(clone + "/refs/remotes/origin");
   std::ofstream(clone + "/refs/remotes/origin/main.lock") << "";
-  std::ofstream(clone + "/packed-refs.lock") << "";
+  std::ofstream(clone + "/refs/heads/main.lock") << "";
 
   auto second = (*p)->Deliver({MakeDelivery(2, "v: 2\n")});
   INFO(second.status().ToString());
   REQUIRE(second.ok());
   CHECK_FALSE(second->new_commit.empty());
   CHECK_FALSE(fs::exists(clone + "/refs/remotes/origin/main.lock"));
-  CHECK_FALSE(fs::exists(clone + "/packed-refs.lock"));
+  CHECK_FALSE(fs::exists(clone + "/refs/heads/main.lock"));
   std::error_code ec;
   fs::remove_all(tmp, ec);
 }
