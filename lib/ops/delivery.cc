@@ -74,9 +74,14 @@ absl::StatusOr<Loaded> Load(store::ConnectionPool& db, const ReleaseEnv& env,
                          store::UndeliveredReleases(tx, target_id, opts.batch_limit, true));
     if (waiting.empty()) return out;
     CUB_ASSIGN_OR_RETURN(out.target, store::FindTargetByID(tx, target_id));
-    for (auto& u : waiting) {
+    // Every waiting Release's bundle in two queries, each checked against its provenance.
+    std::vector<v1::Release> releases;
+    for (const auto& u : waiting) releases.push_back(u.release);
+    CUB_ASSIGN_OR_RETURN(auto verified, VerifiedBundleFilesOf(tx, env, releases));
+    for (size_t k = 0; k < waiting.size(); ++k) {
+      auto& u = waiting[k];
       Item item;
-      auto files = VerifiedBundleFiles(tx, env, u.release);
+      auto& files = verified[k];
       if (!files.ok()) {
         if (store::FailedInDatabase(files.status())) return files.status();
         item.error = std::string(files.status().message());

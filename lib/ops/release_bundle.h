@@ -20,6 +20,11 @@ absl::StatusOr<std::vector<targets::BundleFile>> VerifiedBundleFiles(store::Tx& 
                                                                      const ReleaseEnv& env,
                                                                      const v1::Release& r);
 
+// The same for many Releases, with two queries for all of them: each entry, in the order given,
+// is the Release's files or its DATA_LOSS. An error of the whole is the database's.
+absl::StatusOr<std::vector<absl::StatusOr<std::vector<targets::BundleFile>>>> VerifiedBundleFilesOf(
+    store::Tx& tx, const ReleaseEnv& env, const std::vector<v1::Release>& releases);
+
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_RELEASE_BUNDLE_H_

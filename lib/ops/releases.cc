@@ -190,11 +190,12 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
 }
 
 // The bundle Release `num` holds, as its rows say now.
-absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
+// The bundle of `r` from its revisions' data (`data`, by Unit slug) and the file names it
+// recorded (`name_of`, by Unit slug).
+absl::StatusOr<Bundle> BundleFrom(const v1::Release& r,
+                                  const std::map<std::string, std::string>& data,
+                                  const std::map<std::string, std::string>& name_of) {
   Bundle b;
-  CUB_ASSIGN_OR_RETURN(auto data, store::ReleaseData(tx, r.release_id()));
-  CUB_ASSIGN_OR_RETURN(auto names, store::ReleaseFileNames(tx, {r.release_id()}));
-  const std::map<std::string, std::string>& name_of = names[r.release_id()];
   for (const auto& u : r.units()) {
     auto it = data.find(u.unit());
     if (it == data.end()) {
@@ -209,6 +210,12 @@ absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
   }
   b.digest = BundleDigest(b.files);
   return b;
+}
+
+absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
+  CUB_ASSIGN_OR_RETURN(auto data, store::ReleaseData(tx, r.release_id()));
+  CUB_ASSIGN_OR_RETURN(auto names, store::ReleaseFileNames(tx, {r.release_id()}));
+  return BundleFrom(r, data, names[r.release_id()]);
 }
 
 // The name a Release's signed statements give it: "SPACE/release-N".
@@ -345,7 +352,7 @@ absl::Status VerifySealedApprovals(const ReleaseEnv& env, const v1::Release& r,
 // Checks the Release's signed provenance and that its stored bundle still hashes to the digest
 // signed. Each check passed or failed is appended to `checks`.
 absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Release& r,
-                          std::vector<std::string>* checks) {
+                          std::vector<std::string>* checks, const Bundle* preloaded = nullptr) {
   auto env_json = sign::Envelope::FromJson(r.provenance());
   if (!env_json.ok()) {
     return absl::DataLossError(
@@ -376,7 +383,12 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
                                             signed_digest, " is not the recorded one ",
                                             r.bundle_digest()));
   }
-  CUB_ASSIGN_OR_RETURN(auto stored, StoredBundle(tx, r));
+  Bundle stored;
+  if (preloaded != nullptr) {
+    stored = *preloaded;
+  } else {
+    CUB_ASSIGN_OR_RETURN(stored, StoredBundle(tx, r));
+  }
   if (stored.digest != signed_digest) {
     return absl::DataLossError(absl::StrCat(
         "release ", r.release_num(), ": the bundle as stored hashes to ", stored.digest,
@@ -655,6 +667,31 @@ absl::StatusOr<std::vector<targets::BundleFile>> VerifiedBundleFiles(store::Tx& 
   CUB_RETURN_IF_ERROR(VerifyStored(tx, env, r, &checks));
   CUB_ASSIGN_OR_RETURN(auto bundle, StoredBundle(tx, r));
   return std::move(bundle.files);
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<std::vector<targets::BundleFile>>>> VerifiedBundleFilesOf(
+    store::Tx& tx, const ReleaseEnv& env, const std::vector<v1::Release>& releases) {
+  std::vector<std::string> ids;
+  for (const auto& r : releases) ids.push_back(r.release_id());
+  CUB_ASSIGN_OR_RETURN(auto data, store::ReleasesData(tx, ids));
+  CUB_ASSIGN_OR_RETURN(auto names, store::ReleaseFileNames(tx, ids));
+  std::vector<absl::StatusOr<std::vector<targets::BundleFile>>> out;
+  out.reserve(releases.size());
+  for (const auto& r : releases) {
+    auto bundle = BundleFrom(r, data[r.release_id()], names[r.release_id()]);
+    if (!bundle.ok()) {
+      out.push_back(bundle.status());
+      continue;
+    }
+    std::vector<std::string> checks;
+    absl::Status verified = VerifyStored(tx, env, r, &checks, &*bundle);
+    if (!verified.ok()) {
+      out.push_back(verified);
+    } else {
+      out.push_back(std::move(bundle->files));
+    }
+  }
+  return out;
 }
 
 namespace {

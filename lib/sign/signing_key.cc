@@ -14,6 +14,10 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -108,7 +112,7 @@ std::string PublicDer(EVP_PKEY* pkey) {
 
 std::string KeyIdOfDer(std::string_view der) { return absl::StrCat("sha256:", Sha256Hex(der)); }
 
-absl::StatusOr<PkeyPtr> ParsePublicPem(std::string_view pem) {
+absl::StatusOr<PkeyPtr> ParsePemUncached(std::string_view pem) {
   ClearErrorsOnExit clear;
   BioPtr bio = ReadBio(pem);
   if (!bio) return absl::InvalidArgumentError("public key PEM: too large");
@@ -119,6 +123,31 @@ absl::StatusOr<PkeyPtr> ParsePublicPem(std::string_view pem) {
                      DrainOpenSslErrors(), ")"));
   }
   CUB_RETURN_IF_ERROR(CheckEd25519(pkey.get(), "public key PEM"));
+  return pkey;
+}
+
+// Keys parsed before, by their PEM text. OpenSSL 3 decodes a PEM through its decoder framework,
+// looking each step up under the library's locks: a millisecond or so, paid twice per envelope
+// checked, which a delivery of a thousand Releases notices. A parsed EVP_PKEY is reference
+// counted and may be used by several threads at once for verifying. Holds only public keys, and
+// only a few (the server's own and those of records being checked); cleared when full.
+absl::StatusOr<PkeyPtr> ParsePublicPem(std::string_view pem) {
+  static std::mutex* const mu = new std::mutex;
+  static auto* const cache = new std::map<std::string, EVP_PKEY*, std::less<>>;
+  {
+    std::lock_guard<std::mutex> l(*mu);
+    auto it = cache->find(pem);
+    if (it != cache->end() && EVP_PKEY_up_ref(it->second) == 1) return PkeyPtr(it->second);
+  }
+  CUB_ASSIGN_OR_RETURN(PkeyPtr pkey, ParsePemUncached(pem));
+  std::lock_guard<std::mutex> l(*mu);
+  if (cache->size() >= 16) {
+    for (auto& [k, v] : *cache) EVP_PKEY_free(v);
+    cache->clear();
+  }
+  if (!cache->count(pem) && EVP_PKEY_up_ref(pkey.get()) == 1) {
+    cache->emplace(std::string(pem), pkey.get());
+  }
   return pkey;
 }
 

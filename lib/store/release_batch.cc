@@ -168,6 +168,25 @@ absl::StatusOr<std::vector<std::string>> InsertReleases(
   });
 }
 
+absl::StatusOr<std::map<std::string, std::map<std::string, std::string>>> ReleasesData(
+    Tx& tx, const std::vector<std::string>& release_ids) {
+  using Out = std::map<std::string, std::map<std::string, std::string>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Out out;
+    if (release_ids.empty()) return out;
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT ru.release_id::text AS release_id, ru.unit_slug, v.data FROM release_units ru"
+        " JOIN revisions v ON v.unit_id = ru.unit_id AND v.revision_num = ru.revision_num"
+        " WHERE ru.release_id = ANY($1::uuid[])",
+        TextArrayLiteral(release_ids));
+    for (const auto& row : r) {
+      out[row["release_id"].as<std::string>()][row["unit_slug"].as<std::string>()] =
+          row["data"].as<std::string>();
+    }
+    return out;
+  });
+}
+
 absl::StatusOr<std::map<std::string, std::map<std::string, std::string>>> ReleaseFileNames(
     Tx& tx, const std::vector<std::string>& release_ids) {
   using Out = std::map<std::string, std::map<std::string, std::string>>;

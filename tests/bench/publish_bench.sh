@@ -5,9 +5,10 @@
 #
 #   setup (not measured): the workflow bench-workflows/main (one Stage, Production), the base
 #     bench-base with 10 Kubernetes Deployments, N variants bench-prod-I made with
-#     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops set as
-#     every variant's release Target (SQL, setup only); a new image tag in every base Unit, the
-#     ChangeOrder bench-base/bench-v2, and its promotion into Production (`cub variant promote`);
+#     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops (a bare
+#     local repository) set as every variant's release Target (SQL, setup only); a new image tag
+#     in every base Unit, the ChangeOrder bench-base/bench-v2, and its promotion into Production
+#     (`cub variant promote`);
 #     then ANALYZE (what autovacuum does within a minute of such a bulk write).
 #   measured:
 #     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
@@ -25,6 +26,7 @@
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55630)           CUB_BENCH_PORT     cubd gRPC port (7630)
 #   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
 #   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
+#   CUB_BENCH_PERF     record cubd with `perf record -g` during the stage publish, into this file
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)/bin
@@ -138,7 +140,10 @@ if ! seq "$spaces" | xargs -P "$workers" -I{} "$bin/cub" --timeout "$timeout" --
   head -20 "$work/variants.err" >&2
   exit 1
 fi
+# A bare repository, as a Git host keeps one: cubd commits to it without a work tree to check
+# out (a non-bare one would also get its 10,000 files written into the work tree).
 repo=$work/gitops
+git init -q --bare -b main "$repo"
 cub --quiet target create --space bench-workflows gitops --provider Git --param "repository=$repo" \
   --param 'path=clusters/{space}'
 sql -c "UPDATE spaces SET release_target_id = (SELECT t.id FROM targets t WHERE t.slug = 'gitops')
@@ -163,9 +168,15 @@ time_once "a. stage publish --dry-run ($spaces Spaces)" "$work/dry.json" "${stag
 note "   dry run: would publish / refused" \
   "$(json "$work/dry.json" '"%d / %d" % (len(d.get("Releases", [])), len(d.get("Refused", [])))')"
 
+if [[ -n ${CUB_BENCH_PERF:-} ]]; then
+  perf record -q -F 999 -g -p "$cubd_pid" -o "$CUB_BENCH_PERF" 2>/dev/null &
+  perf_pid=$!
+  sleep 0.5
+fi
 time_once "b. stage publish ($spaces Spaces x $units Units, end to end)" "$work/stage.json" \
   "${stage[@]}" --description "bench"
 stage_ms=$last_ms
+if [[ -n ${perf_pid:-} ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
 ((last_rc == 0)) || problem "stage publish exited $last_rc: $(head -c 400 "$work/stage.json.err")"
 note "   published / refused / delivery states" \
   "$(json "$work/stage.json" '"%d / %d / %s" % (len(d.get("Releases", [])), len(d.get("Refused", [])), sorted(set(r.get("DeliveryState", "?") for r in d.get("Releases", []))))')"

@@ -90,6 +90,15 @@ expect_contains "$(jget Refused.2.Message "$dry")" "requires release-manager"
 expect_eq 0 "$(db -c "SELECT count(*) FROM releases")" "Releases after the dry run"
 expect_eq 0 "$(commits)" "commits after the dry run"
 
+section "the REST mirror: PublishReleases, a dry run"
+run curl -sS -X POST -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+  --data '{"ChangeOrder":"acme-base/v2","Stage":"prod","DryRun":true}' \
+  "http://$E2E_HTTP/v1/ReleaseService/PublishReleases"
+expect_eq 0 "$RC" "curl PublishReleases"
+expect_eq 2 "$(jget Releases.len)" "REST: would-be Releases"
+expect_eq prod-c "$(jget Refused.0.SpaceSlug)"
+expect_eq 0 "$(db -c "SELECT count(*) FROM releases")" "Releases after the REST dry run"
+
 section "--where-space narrows the Stage: prod-a alone"
 expect_ok publish --where-space "Slug = 'prod-a'" -o json
 expect_eq 1 "$(jget Releases.len)"
