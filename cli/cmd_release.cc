@@ -254,7 +254,7 @@ std::string FindingsText(const ProtoMap& m) {
 
 void AddReleaseSetStatus(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, digest, sync, health, operation, message, vulnerabilities;
+    std::string space, digest, commit, sync, health, operation, message, vulnerabilities;
     int release = 0;
   };
   auto o = std::make_shared<Opts>();
@@ -266,7 +266,12 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
   auto* by_num = cmd->add_option("--release", o->release, "Release number");
   auto* by_digest =
       cmd->add_option("--digest,--bundle-digest", o->digest, "Release bundle digest (sha256:...)");
+  auto* by_commit = cmd->add_option(
+      "--commit", o->commit,
+      "The Git commit deployed (40 hex digits, or a Flux revision main@sha1:...): the Release the"
+      " Space's Git Target history names there");
   by_num->excludes(by_digest);
+  by_commit->excludes(by_num)->excludes(by_digest);
   auto* sync = cmd->add_option("--sync", o->sync, "Synced, OutOfSync or Unknown")
                    ->check(CLI::IsMember(
                        domain::AllNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
@@ -284,8 +289,9 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
   cmd->add_option("--vulnerabilities", o->vulnerabilities,
                   "Scan findings: critical=N,high=N,medium=N,low=N (any of them, each once)");
   OnRun(cmd, env, [&env, o] {
-    if (o->release == 0 && o->digest.empty()) {
-      return UsageError("name the Release with --release N or --digest sha256:...");
+    if (o->release == 0 && o->digest.empty() && o->commit.empty()) {
+      return UsageError(
+          "name the Release with --release N, --digest sha256:... or --commit COMMIT");
     }
     if (o->sync.empty() && o->vulnerabilities.empty()) {
       return UsageError(
@@ -304,6 +310,7 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
     req.set_space(o->space);
     req.set_release(o->release);
     req.set_bundle_digest(o->digest);
+    req.set_commit(o->commit);
     req.set_sync(o->sync);
     req.set_health(o->health);
     req.set_operation(o->operation);

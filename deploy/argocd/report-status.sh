@@ -2,8 +2,10 @@
 # Reference live-status reporter: reads an Argo CD Application with kubectl and reports its
 # status to cub as the live status of the Release that Argo CD is running.
 #
-# The Release is found by the git commit Argo CD synced (status.sync.revision), which is the
-# commit a Git Target made for it (`cub release list` shows it as Commit).
+# The Release is found by commit: cubd looks up the revision Argo CD syncs (status.sync.revision)
+# in the Space's Git Target and takes the nearest commit, that one or an ancestor, naming a
+# Release of the Space (a commit that published many Spaces, or a later commit for other Spaces,
+# still maps to this Space's Release).
 #
 #   report-status.sh --space SPACE --app APPLICATION [--namespace argocd] [--interval 30] [--once]
 #
@@ -21,19 +23,19 @@ while (($#)); do
     --namespace) namespace=$2; shift 2 ;;
     --interval) interval=$2; shift 2 ;;
     --once) once=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "report-status: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ -n $space && -n $app ]] || { echo "report-status: --space and --app are required" >&2; exit 2; }
 
 report_once() {
-  local app_json releases fields
+  local app_json fields
   app_json=$(kubectl get application "$app" -n "$namespace" -o json) || {
     echo "report-status: cannot read Application $namespace/$app" >&2; return 1; }
-  releases=$(cub release list --space "$space" -o json) || return 1
-  # sync, health, operation, message and the release number, tab-separated.
-  fields=$(APP="$app_json" RELEASES="$releases" python3 - <<'PY'
+  # revision, sync, health, operation and message, separated by \x1f (not whitespace, so that
+  # an empty field stays one).
+  fields=$(APP="$app_json" python3 - <<'PY'
 import json, os
 app = json.loads(os.environ["APP"]).get("status", {})
 sync = app.get("sync", {}).get("status") or "Unknown"
@@ -46,18 +48,16 @@ message = (app.get("operationState") or {}).get("message") or app.get("health", 
 revision = app.get("sync", {}).get("revision") or ""
 if sync not in ("Synced", "OutOfSync"): sync = "Unknown"
 if health not in ("Healthy", "Progressing", "Degraded", "Suspended", "Missing"): health = "Unknown"
-num = next((str(r["ReleaseNum"]) for r in json.loads(os.environ["RELEASES"])
-            if revision and r.get("Commit") == revision), "")
-print("\t".join([sync, health, operation, message.replace("\t", " ").replace("\n", " "), num]))
+print("\x1f".join([revision, sync, health, operation, message.replace("\t", " ").replace("\n", " ")]))
 PY
 ) || return 1
-  local sync health operation message num
-  IFS=$'\t' read -r sync health operation message num <<<"$fields"
-  if [[ -z $num ]]; then
-    echo "report-status: no release of $space was committed as the revision $app runs" >&2
+  local revision sync health operation message
+  IFS=$'\x1f' read -r revision sync health operation message <<<"$fields"
+  if [[ -z $revision ]]; then
+    echo "report-status: Application $namespace/$app names no revision yet" >&2
     return 1
   fi
-  local args=(--space "$space" --release "$num" --sync "$sync" --health "$health")
+  local args=(--space "$space" --commit "$revision" --sync "$sync" --health "$health")
   [[ -n $operation ]] && args+=(--operation "$operation")
   [[ -n $message ]] && args+=(--message "$message")
   cub release set-status "${args[@]}"

@@ -43,11 +43,13 @@
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
 #include "lib/store/units.h"
+#include "lib/targets/git_history.h"
 #include "lib/targets/provider.h"
 #include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
+#include "lib/workflow/names.h"
 
 namespace cub::ops {
 namespace {
@@ -718,10 +720,64 @@ absl::Status CheckStatusRequest(const v1::SetReleaseStatusRequest& req, bool has
         "Operation '", req.operation(), "' is not one of ",
         domain::JoinNames(domain::kAllOperationStatuses, domain::OperationStatusName)));
   }
-  if ((req.release() > 0) == !req.bundle_digest().empty()) {
-    return absl::InvalidArgumentError("name the release by Release N or by BundleDigest, not both");
+  const int named = (req.release() > 0) + !req.bundle_digest().empty() + !req.commit().empty();
+  if (named != 1) {
+    return absl::InvalidArgumentError(
+        "name the release by exactly one of Release N, BundleDigest or Commit");
+  }
+  if (!req.commit().empty()) {
+    CUB_RETURN_IF_ERROR(targets::ParseDeployedCommit(req.commit()).status());
   }
   return absl::OkStatus();
+}
+
+// The ID of the Release of the requested Space that commit `req.commit()` deploys, read from
+// the history of the Space's release Target, with the commits cubd recorded for the Space's
+// Releases (a Release that changed nothing has no commit of its own). Outside any transaction:
+// it may fetch from a remote. The caller's access to the Space is checked first, so that no one
+// else makes cubd read a repository.
+absl::StatusOr<std::string> ReleaseIDAtCommit(store::ConnectionPool& db, const ReleaseEnv& env,
+                                              const Principal& p,
+                                              const v1::SetReleaseStatusRequest& req,
+                                              Access access) {
+  struct Found {
+    v1::Space space;
+    v1::Target target;
+    std::vector<targets::Provider::Recorded> recorded;
+  };
+  CUB_ASSIGN_OR_RETURN(
+      Found found, store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<Found> {
+        Found f;
+        CUB_ASSIGN_OR_RETURN(f.space, ResolveSpace(tx, p, req.space(), access));
+        CUB_ASSIGN_OR_RETURN(f.target, ReleaseTargetOf(tx, f.space));
+        CUB_ASSIGN_OR_RETURN(auto releases, store::ListReleases(tx, f.space.space_id()));
+        for (const v1::Release& r : releases) {
+          if (!r.commit().empty()) {
+            f.recorded.push_back({r.release_id(), r.release_num(), r.commit()});
+          }
+        }
+        return f;
+      }));
+  const v1::Space& space = found.space;
+  const v1::Target& target = found.target;
+  const std::string target_name = absl::StrCat(target.space_slug(), "/", target.slug());
+  CUB_ASSIGN_OR_RETURN(
+      auto provider, targets::MakeProvider(target.provider(), ToMap(target.params()), env.targets));
+  auto id = provider->ReleaseAt(req.commit(), space.slug(), found.recorded);
+  if (absl::IsUnimplemented(id.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "space '", space.slug(), "' releases to Target ", target_name, " (", target.provider(),
+        "), which keeps no history, so Commit cannot name a release there: name it by Release N "
+        "or BundleDigest"));
+  }
+  if (!id.ok()) return id.status();
+  if (!*id) {
+    return absl::NotFoundError(
+        absl::StrCat("commit '", req.commit(), "' carries no release of space '", space.slug(),
+                     "': neither it nor its ancestors (up to ", targets::kMaxHistoryWalk,
+                     " back) in Target ", target_name, " name one"));
+  }
+  return **id;
 }
 
 // The deployment record of the Release `r` gone Healthy, reported by `reported_by`: an in-toto
@@ -904,17 +960,34 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
                           !req.operation().empty() || !req.message().empty();
   CUB_RETURN_IF_ERROR(CheckStatusRequest(req, has_status));
   CUB_ASSIGN_OR_RETURN(const domain::Vulnerabilities findings, RequestedFindings(req));
+  const Access access = has_status ? Access::kReport : Access::kScan;
+  std::string commit_release_id;
+  if (!req.commit().empty()) {
+    CUB_ASSIGN_OR_RETURN(commit_release_id, ReleaseIDAtCommit(db, env, p, req, access));
+  }
   return store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     v1::Release out;
-    CUB_ASSIGN_OR_RETURN(
-        auto space, ResolveSpace(tx, p, req.space(), has_status ? Access::kReport : Access::kScan));
+    CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), access));
     if (has_status && !findings.empty()) {
       CUB_RETURN_IF_ERROR(ResolveSpace(tx, p, req.space(), Access::kScan).status());
     }
-    CUB_ASSIGN_OR_RETURN(
-        auto r, req.release() > 0
-                    ? store::FindRelease(tx, space.space_id(), req.release())
-                    : store::FindReleaseByDigest(tx, space.space_id(), req.bundle_digest()));
+    std::optional<v1::Release> r;
+    if (!commit_release_id.empty()) {
+      // A trailer is text anyone with push access could write: a non-UUID names nothing.
+      if (workflow::IsUuid(commit_release_id)) {
+        CUB_ASSIGN_OR_RETURN(r, store::FindReleaseByID(tx, commit_release_id));
+      }
+      if (!r || r->space_id() != space.space_id()) {
+        return absl::NotFoundError(absl::StrCat("commit '", req.commit(), "' names release ",
+                                                commit_release_id, " of space '", space.slug(),
+                                                "', of which cubd has no record"));
+      }
+    } else if (req.release() > 0) {
+      CUB_ASSIGN_OR_RETURN(r, store::FindRelease(tx, space.space_id(), req.release()));
+    } else {
+      CUB_ASSIGN_OR_RETURN(r,
+                           store::FindReleaseByDigest(tx, space.space_id(), req.bundle_digest()));
+    }
     if (!r) {
       return absl::NotFoundError(absl::StrCat("space '", space.slug(), "' has no release ",
                                               req.release() > 0

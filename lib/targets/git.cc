@@ -68,6 +68,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <system_error>
@@ -76,6 +77,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/targets/commit_signer.h"
+#include "lib/targets/git_history.h"
 #include "lib/targets/git_message.h"
 #include "lib/targets/git_objects.h"
 #include "lib/targets/internal.h"
@@ -211,6 +213,19 @@ class GitProvider : public Provider {
         is_url_(IsUrl(repository_)),
         branch_ref_("refs/heads/" + branch_),
         tracking_ref_("refs/remotes/origin/" + branch_) {}
+
+  absl::StatusOr<std::optional<std::string>> ReleaseAt(
+      const std::string& commit, const std::string& space,
+      const std::vector<Recorded>& recorded) override {
+    InstallFetchAuth auth =
+        [this](git_remote_callbacks* callbacks) -> absl::StatusOr<std::shared_ptr<void>> {
+      if (!auth_.ok()) return auth_.status();
+      CUB_ASSIGN_OR_RETURN(auto payload, InstallRemoteAuth(*auth_, callbacks));
+      return std::shared_ptr<void>(std::move(payload));
+    };
+    return GitReleaseAt({repository_, is_url_, branch_, work_dir_, std::move(auth)}, commit, space,
+                        recorded);
+  }
 
   absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) override {
     DeliveryResult out;

@@ -154,7 +154,8 @@ absl::Status CheckKnown(const std::string& provider,
 }  // namespace
 
 absl::StatusOr<std::optional<std::string>> Provider::ReleaseAt(const std::string& commit,
-                                                               const std::string& space) {
+                                                               const std::string& space,
+                                                               const std::vector<Recorded>&) {
   return absl::UnimplementedError(absl::StrCat("this Target keeps no history, so commit '", commit,
                                                "' cannot name a Release of space '", space,
                                                "'; name the Release instead"));

@@ -153,12 +153,23 @@ class Provider {
   virtual absl::StatusOr<DeliveryResult> Deliver(const std::vector<Delivery>& batch) = 0;
 
   // The Release of `space` that commit `commit` (40 hex digits, or a Flux revision
-  // "<branch>@sha1:<hex>") deploys: the newest Cub-Release trailer naming the Space in that
-  // commit or its ancestors. Returns the Release's ID; nullopt when no commit there names one.
-  // NOT_FOUND when the repository has no such commit (a remote's clone is fetched first);
-  // UNIMPLEMENTED for providers that keep no history (Directory, the default).
-  virtual absl::StatusOr<std::optional<std::string>> ReleaseAt(const std::string& commit,
-                                                               const std::string& space);
+  // "<branch>@sha1:<hex>") deploys. Walking from the commit back through its ancestors, the
+  // first commit that names a Release of the Space in a Cub-Release trailer or that `recorded`
+  // lists decides: of the Releases it names or is recorded for, the highest-numbered one.
+  // `recorded` is what cubd recorded of the Space's delivered Releases; it matters for a Release
+  // that changed nothing, which has no commit of its own (DeliveredRelease::commit is the tip
+  // then). Returns the Release's ID; nullopt when no commit there names one (within
+  // kMaxHistoryWalk commits, lib/targets/git_history.h).
+  // INVALID_ARGUMENT for another form of `commit`; NOT_FOUND when the repository has no such
+  // commit (a remote's clone is fetched first); UNIMPLEMENTED for providers that keep no history
+  // (Directory, the default).
+  struct Recorded {
+    std::string release_id;
+    int64_t release_num = 0;
+    std::string commit;  // 40 hex digits
+  };
+  virtual absl::StatusOr<std::optional<std::string>> ReleaseAt(
+      const std::string& commit, const std::string& space, const std::vector<Recorded>& recorded);
 };
 
 // Signs Git commits (lib/targets/commit_signer.h).
