@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "lib/ops/input.h"
 #include "lib/ops/release_bundle.h"
+#include "lib/ops/target_env.h"
 #include "lib/store/deliveries.h"
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
@@ -202,8 +203,8 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
         fail_all(good, absl::StrCat("target '", target_name, "' no longer exists")));
     return pass;
   }
-  auto provider =
-      targets::MakeProvider(loaded.target->provider(), ToMap(loaded.target->params()), env.targets);
+  auto provider = targets::MakeProvider(loaded.target->provider(), ToMap(loaded.target->params()),
+                                        ProviderEnvFor(env.targets, *loaded.target));
   if (!provider.ok()) {
     CUB_RETURN_IF_ERROR(fail_all(good, std::string(provider.status().message())));
     return pass;

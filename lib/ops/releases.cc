@@ -32,6 +32,7 @@
 #include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
 #include "lib/ops/stage_publish.h"
+#include "lib/ops/target_env.h"
 #include "lib/ops/units.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
@@ -761,8 +762,9 @@ absl::StatusOr<std::string> ReleaseIDAtCommit(store::ConnectionPool& db, const R
   const v1::Space& space = found.space;
   const v1::Target& target = found.target;
   const std::string target_name = absl::StrCat(target.space_slug(), "/", target.slug());
-  CUB_ASSIGN_OR_RETURN(
-      auto provider, targets::MakeProvider(target.provider(), ToMap(target.params()), env.targets));
+  CUB_ASSIGN_OR_RETURN(auto provider,
+                       targets::MakeProvider(target.provider(), ToMap(target.params()),
+                                             ProviderEnvFor(env.targets, target)));
   auto id = provider->ReleaseAt(req.commit(), space.slug(), found.recorded);
   if (absl::IsUnimplemented(id.status())) {
     return absl::FailedPreconditionError(absl::StrCat(

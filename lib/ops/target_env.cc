@@ -77,4 +77,12 @@ std::string SignerPublicKey(const targets::ProviderEnv& env) {
   return env.signer ? env.signer->PublicKey() : std::string();
 }
 
+targets::ProviderEnv ProviderEnvFor(const targets::ProviderEnv& base, const v1::Target& target) {
+  targets::ProviderEnv env = base;
+  if (!env.credentials_dir.empty()) {
+    env.credentials_dir = absl::StrCat(env.credentials_dir, "/", target.space_slug());
+  }
+  return env;
+}
+
 }  // namespace cub::ops

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "cub/v1/release.pb.h"
 #include "lib/targets/provider.h"
 
 namespace cub::ops {
@@ -28,6 +29,12 @@ absl::StatusOr<targets::ProviderEnv> MakeTargetEnv(const TargetEnvFlags& flags);
 // "NAME <EMAIL>" split in two: NAME non-empty (surrounding spaces dropped), EMAIL non-empty,
 // neither with '<', '>', or control characters (Git's signature rules).
 absl::Status ParseCommitter(std::string_view text, std::string* name, std::string* email);
+
+// The ProviderEnv for one Target: `base` with its credentials directory narrowed to
+// <credentials_dir>/<the Target's Space>/. A Target's credential params name files there only,
+// so the admin of one Space can use no other Space's tokens or keys (and cannot send them to a
+// host of their choosing). Space slugs never contain '/' and never start with '.'.
+targets::ProviderEnv ProviderEnvFor(const targets::ProviderEnv& base, const v1::Target& target);
 
 // The public key (authorized_keys form) of the signer in `env`, empty when none: for the
 // allowed-signers line cubd logs at start.

@@ -31,9 +31,10 @@ KILLS=${DELIVERY_CRASH_KILLS:-20}
 SPACES=(alpha beta gamma delta)
 ROOT=$E2E_TMP/host
 REPO=$ROOT/gitops.git
-CREDS=$E2E_TMP/creds
+CREDS_ROOT=$E2E_TMP/creds
+CREDS=$CREDS_ROOT/platform  # the files of Targets of the Space platform
 # Each cubd of this test gets its own log, so the final one's is easy to read.
-CUBD_ARGS=(--no-engine --delivery-workers 2 --git-credentials-dir "$CREDS")
+CUBD_ARGS=(--no-engine --delivery-workers 2 --git-credentials-dir "$CREDS_ROOT")
 
 config() {  # config SPACE TEXT: a ConfigMap whose data names TEXT
   printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  v: "%s"\n' "$1" "$2"

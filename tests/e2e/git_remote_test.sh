@@ -41,7 +41,10 @@ SERVER_PIDS+=("$SSHD_PID")
 git init -q --bare "$E2E_TMP/ssh.git" || e2e_fail "git init failed"
 SSH_USER=$(id -un)
 
-CREDS=$E2E_TMP/creds
+# Credential files are looked up in a directory per Space owning the Target: all of this
+# test's Targets belong to the Space platform.
+CREDS_ROOT=$E2E_TMP/creds
+CREDS=$CREDS_ROOT/platform
 mkdir -p "$CREDS"
 printf 's3cret pass\n' >"$CREDS/web-token"
 printf 'wrong\n' >"$CREDS/bad-token"
@@ -68,7 +71,7 @@ expect_fail 1 "--git-credentials-dir $E2E_TMP/nowhere: not a directory" cubd ser
   --database-url "$E2E_SERVE_URL" --listen 127.0.0.1:0 --work-dir "$E2E_TMP/w" \
   --signing-key "$E2E_TMP/signing-key.pem" --git-credentials-dir "$E2E_TMP/nowhere"
 
-e2e_start_cubd main --git-credentials-dir "$CREDS" --git-signing-key "$E2E_TMP/commit-key" \
+e2e_start_cubd main --git-credentials-dir "$CREDS_ROOT" --git-signing-key "$E2E_TMP/commit-key" \
   --git-committer 'cub bot <cub-bot@example.com>'
 export CUB_SERVER=$E2E_SERVER CUB_TOKEN=$ADMIN_TOKEN
 expect_contains "$(cat "${CUBD_LOG[main]}")" "signing Git commits with ssh-ed25519 "
@@ -161,6 +164,19 @@ expect_fail 1 "param 'password-file': $CREDS/missing-token: cannot open: No such
   cub release publish no-file
 show_err
 expect_eq 0 "$(releases_of no-file)" "releases of no-file"
+
+section "a Target of another Space cannot use platform's credential files"
+expect_ok cub space create intruder
+expect_ok cub target create --space intruder steal --provider Git --param "repository=$HTTP_URL" \
+  --param username=alice --param password-file=web-token --param "path=clusters/{space}"
+expect_ok cub space create stolen
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stolen\ndata:\n  k: v\n' \
+  >"$E2E_TMP/stolen.yaml"
+expect_ok cub unit create --space stolen config "$E2E_TMP/stolen.yaml"
+expect_ok cub space update stolen --release-target intruder/steal
+expect_fail 1 "param 'password-file': $CREDS_ROOT/intruder/web-token: cannot open" \
+  cub release publish stolen
+expect_eq 0 "$(releases_of stolen)" "releases of stolen delivered"
 
 target web-open "$HTTP_URL" username=alice password-file=open-token
 space open-file web-open
