@@ -310,6 +310,15 @@ absl::Status ValidateGitAuthParams(const std::map<std::string, std::string>& par
         "a file in cubd's --git-credentials-dir and name that file with param '",
         u.kind == UrlParts::kSsh ? kSshKeyFile : kPasswordFile, "'"));
   }
+  if (u.kind == UrlParts::kHttp && !u.user.empty()) {
+    // A token is often given as the user name (https://TOKEN@host/...): it would be stored in
+    // the database and shown in every message naming the repository.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Git target: param 'repository' must not carry a user name in an http(s) URL ('",
+        u.user.size() > 4 ? u.user.substr(0, 4) + "..." : u.user,
+        "@'); give the user with param 'username' and a token in a file named by param '",
+        kPasswordFile, "'"));
+  }
   auto has = [&](const char* k) { return params.count(k) > 0; };
   for (const char* k : {kPasswordFile, kSshKeyFile, kKnownHostsFile}) {
     if (auto it = params.find(k); it != params.end()) {

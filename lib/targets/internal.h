@@ -59,8 +59,9 @@ std::unique_ptr<Provider> MakeGitProvider(const std::map<std::string, std::strin
 absl::Status ValidateGitParams(const std::map<std::string, std::string>& params);
 
 // How a Git Target logs in to its remote (git_auth.cc), from its params:
-//   username=NAME          HTTPS user name (default: the URL's user, else "x-access-token",
-//                          which GitHub and Gitea accept with a token; GitLab wants "oauth2").
+//   username=NAME          HTTPS user name (default "x-access-token", which GitHub and Gitea
+//                          accept with a token; GitLab wants "oauth2"). http(s) URLs carry no
+//                          user: a token is often put there, and would be stored in clear.
 //   password-file=FILE     HTTPS password or token: the first line of FILE.
 //   ssh-key-file=FILE      SSH private key (OpenSSH or PEM form, unencrypted); the user is the
 //                          URL's (git@host:path, ssh://user@host/path), else "git".
