@@ -332,8 +332,12 @@ class GitProvider : public Provider {
     git_revwalk* w = nullptr;
     if (git_revwalk_new(&w, co.repo.get()) != 0) return Fail("cannot walk the branch");
     std::unique_ptr<git_revwalk, GitFree<git_revwalk, git_revwalk_free>> walk(w);
-    git_revwalk_sorting(walk.get(), GIT_SORT_TIME);
+    // Along first parents, unsorted: libgit2 then reads one commit per step, where a sorted
+    // walk would read the whole history before the first. cub's commits are the branch's
+    // first-parent line (each builds on the tip), and their times only grow along it.
+    git_revwalk_sorting(walk.get(), GIT_SORT_NONE);
     if (git_revwalk_push(walk.get(), &co.parent_id) != 0) return Fail("cannot walk the branch");
+    git_revwalk_simplify_first_parent(walk.get());
     git_oid id;
     for (int n = 0; n < kMaxCommitsSearched && found.size() < wanted.size() &&
                     git_revwalk_next(&id, walk.get()) == 0;
@@ -758,6 +762,8 @@ class GitProvider : public Provider {
     }
     git_fetch_options fo;
     git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+    // No redirects: a redirect could carry the Target's credentials to another host.
+    fo.follow_redirects = GIT_REMOTE_REDIRECT_NONE;
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
     if (!auth_.ok()) return auth_.status();
     CUB_ASSIGN_OR_RETURN(auto auth_payload, InstallRemoteAuth(*auth_, &fo.callbacks));
@@ -773,6 +779,8 @@ class GitProvider : public Provider {
     PushResult result;
     git_push_options po;
     git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+    // No redirects: a redirect could carry the Target's credentials to another host.
+    po.follow_redirects = GIT_REMOTE_REDIRECT_NONE;
     if (!auth_.ok()) return auth_.status();
     CUB_ASSIGN_OR_RETURN(auto auth_payload, InstallRemoteAuth(*auth_, &po.callbacks));
     po.callbacks.push_update_reference = OnPushUpdate;

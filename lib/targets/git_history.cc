@@ -11,6 +11,7 @@
 #include <git2.h>
 
 #include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,6 +34,31 @@ namespace cub::targets {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A report naming a commit the clone lacks makes cubd fetch; a caller looping over made-up
+// commits would otherwise keep the Target's lock (and the network) busy. So after a fetch that
+// did not bring the commit, the repository is not fetched for reports again for
+// kReportFetchQuietSeconds; a fetch that found its commit starts no quiet time.
+constexpr int kReportFetchQuietSeconds = 10;
+
+std::mutex report_fetch_mu;
+std::map<std::string, std::chrono::steady_clock::time_point>& MissedFetches() {
+  static auto* missed = new std::map<std::string, std::chrono::steady_clock::time_point>();
+  return *missed;
+}
+
+// Whether a report may fetch `repository` now.
+bool ReportFetchAllowed(const std::string& repository) {
+  std::lock_guard<std::mutex> hold(report_fetch_mu);
+  auto it = MissedFetches().find(repository);
+  return it == MissedFetches().end() || std::chrono::steady_clock::now() - it->second >=
+                                            std::chrono::seconds(kReportFetchQuietSeconds);
+}
+
+void NoteReportFetchMissed(const std::string& repository) {
+  std::lock_guard<std::mutex> hold(report_fetch_mu);
+  MissedFetches()[repository] = std::chrono::steady_clock::now();
+}
 
 bool IsHex(const std::string& s) {
   for (char c : s) {
@@ -108,6 +134,13 @@ class History {
       if (opened) {
         CUB_ASSIGN_OR_RETURN(have, HasCommit());
       }
+      if (!have && !ReportFetchAllowed(src_.repository)) {
+        return absl::NotFoundError(absl::StrCat(Prefix(), "no commit ", commit_,
+                                                " in cubd's clone, and a fetch for another such "
+                                                "report found nothing less than ",
+                                                kReportFetchQuietSeconds,
+                                                " s ago; report again later"));
+      }
       if (!have) {
         CUB_ASSIGN_OR_RETURN(auto lock, LockTarget());
         CUB_RETURN_IF_ERROR(OpenClone(/*may_repair=*/true).status());
@@ -115,6 +148,7 @@ class History {
         if (!have) {
           CUB_RETURN_IF_ERROR(FetchBranch());
           CUB_ASSIGN_OR_RETURN(have, HasCommit());
+          if (!have) NoteReportFetchMissed(src_.repository);
         }
       }
     }
@@ -226,6 +260,8 @@ class History {
     RemotePtr remote(rm);
     git_fetch_options fo;
     git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+    // No redirects: a redirect could carry the Target's credentials to another host.
+    fo.follow_redirects = GIT_REMOTE_REDIRECT_NONE;
     fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
     fo.update_fetchhead = 0;
     std::shared_ptr<void> auth;

@@ -295,6 +295,13 @@ TEST_CASE("ReleaseAt on a URL fetches into cubd's clone when the commit is missi
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == absl::StatusCode::kNotFound);
   CHECK(std::string(r.status().message()).find("after fetching branch main") != std::string::npos);
+  // That fetch brought nothing: another unknown commit right after is not fetched for, so a
+  // loop of made-up commits cannot keep the Target's lock and the network busy.
+  auto again = p->ReleaseAt(std::string(40, 'e'), "dev", {});
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().code() == absl::StatusCode::kNotFound);
+  CHECK(std::string(again.status().message()).find("found nothing less than 10 s ago") !=
+        std::string::npos);
 }
 
 TEST_CASE("ReleaseAt repairs a half-made clone and a dead report's lock file", "[git_history]") {
