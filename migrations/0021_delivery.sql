@@ -47,9 +47,10 @@ BEGIN
   END IF;
   IF OLD.delivery_state = 'Delivered'
      AND (NEW.delivery_state, NEW.delivery_attempts, NEW.delivery_error, NEW.delivered_at,
-          NEW.next_delivery_at)
+          NEW.next_delivery_at, NEW.location, NEW.commit_id)
          IS DISTINCT FROM (OLD.delivery_state, OLD.delivery_attempts, OLD.delivery_error,
-                           OLD.delivered_at, OLD.next_delivery_at) THEN
+                           OLD.delivered_at, OLD.next_delivery_at, OLD.location,
+                           OLD.commit_id) THEN
     RAISE EXCEPTION 'releases: release % is Delivered; its delivery is final', OLD.release_num
       USING ERRCODE = 'restrict_violation';
   END IF;
