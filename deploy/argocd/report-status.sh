@@ -35,9 +35,9 @@ report_once() {
     echo "report-status: cannot read Application $namespace/$app" >&2; return 1; }
   # revision, sync, health, operation and message, separated by \x1f (not whitespace, so that
   # an empty field stays one).
-  fields=$(APP="$app_json" python3 - <<'PY'
-import json, os
-app = json.loads(os.environ["APP"]).get("status", {})
+  fields=$(python3 /dev/fd/3 3<<'PY' <<<"$app_json"
+import json, os, sys
+app = json.load(sys.stdin).get("status", {})
 sync = app.get("sync", {}).get("status") or "Unknown"
 health = app.get("health", {}).get("status") or "Unknown"
 phase = (app.get("operationState") or {}).get("phase") or ""
@@ -57,9 +57,9 @@ PY
     echo "report-status: Application $namespace/$app names no revision yet" >&2
     return 1
   fi
-  local args=(--space "$space" --commit "$revision" --sync "$sync" --health "$health")
+  local args=(--space "$space" --commit="$revision" --sync "$sync" --health "$health")
   [[ -n $operation ]] && args+=(--operation "$operation")
-  [[ -n $message ]] && args+=(--message "$message")
+  [[ -n $message ]] && args+=(--message="$message")
   cub release set-status "${args[@]}"
 }
 

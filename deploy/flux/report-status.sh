@@ -45,9 +45,9 @@ report_once() {
     echo "report-status: cannot read Kustomization $namespace/$ks" >&2; return 1; }
   # revision, sync, health, operation and message, separated by \x1f (not whitespace, so that
   # an empty field stays one).
-  fields=$(KS="$ks_json" python3 - <<'PY'
-import json, os
-ks = json.loads(os.environ["KS"])
+  fields=$(python3 /dev/fd/3 3<<'PY' <<<"$ks_json"
+import json, os, sys
+ks = json.load(sys.stdin)
 st = ks.get("status") or {}
 applied = st.get("lastAppliedRevision") or ""
 attempted = st.get("lastAttemptedRevision") or ""
@@ -73,9 +73,9 @@ PY
     echo "report-status: Kustomization $namespace/$ks names no revision yet" >&2
     return 1
   fi
-  local args=(--space "$space" --commit "$revision" --sync "$sync" --health "$health"
+  local args=(--space "$space" --commit="$revision" --sync "$sync" --health "$health"
               --operation "$operation")
-  [[ -n $message ]] && args+=(--message "$message")
+  [[ -n $message ]] && args+=(--message="$message")
   cub release set-status "${args[@]}"
 }
 
