@@ -30,10 +30,10 @@ absl::Status FillStages(store::Tx& tx, const ResolvedChangeOrder& rco,
   std::set<std::string> released, healthy;
   if (!candidates.empty()) {
     const std::vector<std::string> ids(candidates.begin(), candidates.end());
-    CUB_ASSIGN_OR_RETURN(released, store::SpacesReleasing(tx, rco.co.start_tag_id,
-                                                          rco.co.publish_tag_id, ids, false));
-    CUB_ASSIGN_OR_RETURN(
-        healthy, store::SpacesReleasing(tx, rco.co.start_tag_id, rco.co.publish_tag_id, ids, true));
+    CUB_ASSIGN_OR_RETURN(auto both, store::SpacesReleasingAndHealthy(tx, rco.co.start_tag_id,
+                                                                     rco.co.publish_tag_id, ids));
+    released = std::move(both.released);
+    healthy = std::move(both.healthy);
   }
   for (size_t i = 0; i < members.size(); ++i) {
     v1::StageProgress* sp = out.add_stages();

@@ -540,6 +540,33 @@ absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string&
   });
 }
 
+absl::StatusOr<ReleasingSpaces> SpacesReleasingAndHealthy(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids) {
+  return Guard([&]() -> absl::StatusOr<ReleasingSpaces> {
+    pqxx::result r = Pq(tx).exec_params(
+        absl::StrCat(
+            "WITH cand AS ("
+            "  SELECT r.id, r.space_id, r.sync_status, r.health_status, r.operation_state,"
+            "  row_number() OVER (PARTITION BY r.space_id"
+            "                     ORDER BY r.published_at DESC, r.release_num DESC) AS rn"
+            "  FROM releases r WHERE r.space_id = ANY($3::uuid[]))"
+            " SELECT c.space_id::text AS space_id,"
+            " bool_or(c.rn = 1 AND c.sync_status = 'Synced' AND c.health_status = 'Healthy'"
+            "         AND c.operation_state NOT IN ('Running', 'Failed')) AS healthy"
+            " FROM cand c WHERE ",
+            kReleaseCarriesChange, " GROUP BY c.space_id"),
+        start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
+    ReleasingSpaces out;
+    for (const auto& row : r) {
+      std::string id = row["space_id"].as<std::string>();
+      if (row["healthy"].as<bool>()) out.healthy.insert(id);
+      out.released.insert(std::move(id));
+    }
+    return out;
+  });
+}
+
 absl::StatusOr<bool> ChangeOrderReleasedIn(Tx& tx, const std::string& space_id,
                                            const std::string& co_id) {
   return Guard([&]() -> absl::StatusOr<bool> {

@@ -150,6 +150,15 @@ absl::StatusOr<std::set<std::string>> SpacesReleasing(Tx& tx, const std::string&
                                                       const std::string& publish_tag_id,
                                                       const std::vector<std::string>& space_ids,
                                                       bool latest_only);
+// Both answers of SpacesReleasing at once, from one query: `released` as with latest_only
+// false, `healthy` as with latest_only true (a subset of `released`).
+struct ReleasingSpaces {
+  std::set<std::string> released;
+  std::set<std::string> healthy;
+};
+absl::StatusOr<ReleasingSpaces> SpacesReleasingAndHealthy(
+    Tx& tx, const std::string& start_tag_id, const std::string& publish_tag_id,
+    const std::vector<std::string>& space_ids);
 // For the gates: per Space of `space_ids`, its newest Release that carries the change (as
 // SpacesReleasing defines it), Units included, and whether that is also the Space's newest
 // Release. Spaces with no such Release are absent. Two queries whatever the number of Spaces.
