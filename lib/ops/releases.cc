@@ -190,7 +190,6 @@ absl::StatusOr<Bundle> BuildBundle(store::Tx& tx, const Principal& p, const v1::
   return b;
 }
 
-// The bundle Release `num` holds, as its rows say now.
 // The bundle of `r` from its revisions' data (`data`, by Unit slug) and the file names it
 // recorded (`name_of`, by Unit slug).
 absl::StatusOr<Bundle> BundleFrom(const v1::Release& r,
@@ -214,9 +213,9 @@ absl::StatusOr<Bundle> BundleFrom(const v1::Release& r,
 }
 
 absl::StatusOr<Bundle> StoredBundle(store::Tx& tx, const v1::Release& r) {
-  CUB_ASSIGN_OR_RETURN(auto data, store::ReleaseData(tx, r.release_id()));
-  CUB_ASSIGN_OR_RETURN(auto names, store::ReleaseFileNames(tx, {r.release_id()}));
-  return BundleFrom(r, data, names[r.release_id()]);
+  CUB_ASSIGN_OR_RETURN(auto stored, store::ReleasesFiles(tx, {r.release_id()}));
+  const store::StoredFiles& f = stored[r.release_id()];
+  return BundleFrom(r, f.data, f.file_names);
 }
 
 // The name a Release's signed statements give it: "SPACE/release-N".
@@ -674,12 +673,12 @@ absl::StatusOr<std::vector<absl::StatusOr<std::vector<targets::BundleFile>>>> Ve
     store::Tx& tx, const ReleaseEnv& env, const std::vector<v1::Release>& releases) {
   std::vector<std::string> ids;
   for (const auto& r : releases) ids.push_back(r.release_id());
-  CUB_ASSIGN_OR_RETURN(auto data, store::ReleasesData(tx, ids));
-  CUB_ASSIGN_OR_RETURN(auto names, store::ReleaseFileNames(tx, ids));
+  CUB_ASSIGN_OR_RETURN(auto stored, store::ReleasesFiles(tx, ids));
   std::vector<absl::StatusOr<std::vector<targets::BundleFile>>> out;
   out.reserve(releases.size());
   for (const auto& r : releases) {
-    auto bundle = BundleFrom(r, data[r.release_id()], names[r.release_id()]);
+    const store::StoredFiles& f = stored[r.release_id()];
+    auto bundle = BundleFrom(r, f.data, f.file_names);
     if (!bundle.ok()) {
       out.push_back(bundle.status());
       continue;

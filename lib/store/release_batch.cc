@@ -168,38 +168,23 @@ absl::StatusOr<std::vector<std::string>> InsertReleases(
   });
 }
 
-absl::StatusOr<std::map<std::string, std::map<std::string, std::string>>> ReleasesData(
+absl::StatusOr<std::map<std::string, StoredFiles>> ReleasesFiles(
     Tx& tx, const std::vector<std::string>& release_ids) {
-  using Out = std::map<std::string, std::map<std::string, std::string>>;
+  using Out = std::map<std::string, StoredFiles>;
   return Guard([&]() -> absl::StatusOr<Out> {
     Out out;
     if (release_ids.empty()) return out;
     pqxx::result r = Pq(tx).exec_params(
-        "SELECT ru.release_id::text AS release_id, ru.unit_slug, v.data FROM release_units ru"
-        " JOIN revisions v ON v.unit_id = ru.unit_id AND v.revision_num = ru.revision_num"
+        "SELECT ru.release_id::text AS release_id, ru.unit_slug, ru.file_name, v.data,"
+        " (v.unit_id IS NOT NULL) AS found FROM release_units ru"
+        " LEFT JOIN revisions v ON v.unit_id = ru.unit_id AND v.revision_num = ru.revision_num"
         " WHERE ru.release_id = ANY($1::uuid[])",
         TextArrayLiteral(release_ids));
     for (const auto& row : r) {
-      out[row["release_id"].as<std::string>()][row["unit_slug"].as<std::string>()] =
-          row["data"].as<std::string>();
-    }
-    return out;
-  });
-}
-
-absl::StatusOr<std::map<std::string, std::map<std::string, std::string>>> ReleaseFileNames(
-    Tx& tx, const std::vector<std::string>& release_ids) {
-  using Out = std::map<std::string, std::map<std::string, std::string>>;
-  return Guard([&]() -> absl::StatusOr<Out> {
-    Out out;
-    if (release_ids.empty()) return out;
-    pqxx::result r = Pq(tx).exec_params(
-        "SELECT release_id::text AS release_id, unit_slug, file_name FROM release_units"
-        " WHERE release_id = ANY($1::uuid[]) AND file_name IS NOT NULL",
-        TextArrayLiteral(release_ids));
-    for (const auto& row : r) {
-      out[row["release_id"].as<std::string>()][row["unit_slug"].as<std::string>()] =
-          row["file_name"].as<std::string>();
+      StoredFiles& f = out[row["release_id"].as<std::string>()];
+      const std::string slug = row["unit_slug"].as<std::string>();
+      if (row["found"].as<bool>()) f.data[slug] = row["data"].as<std::string>();
+      if (!row["file_name"].is_null()) f.file_names[slug] = row["file_name"].as<std::string>();
     }
     return out;
   });

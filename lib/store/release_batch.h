@@ -60,15 +60,15 @@ struct NewReleaseWithFiles {
 absl::StatusOr<std::vector<std::string>> InsertReleases(
     Tx& tx, const std::vector<NewReleaseWithFiles>& releases);
 
-// The data of every revision each Release of `release_ids` bundled, by Release ID then Unit
-// slug, in one query (ReleaseData for many). A revision that is gone is missing.
-absl::StatusOr<std::map<std::string, std::map<std::string, std::string>>> ReleasesData(
-    Tx& tx, const std::vector<std::string>& release_ids);
-
-// The file name each Unit of each Release in `release_ids` was bundled under, by Release ID then
-// Unit slug; Releases recorded before file names were (migrations/0022) have none: their files
-// are "<slug>.yaml".
-absl::StatusOr<std::map<std::string, std::map<std::string, std::string>>> ReleaseFileNames(
+// What each Release of `release_ids` bundled, as stored now, by Release ID, in one query.
+struct StoredFiles {
+  // Each bundled revision's data, by Unit slug; a revision that is gone is missing.
+  std::map<std::string, std::string> data;
+  // The file name each Unit was bundled under, by Unit slug. Releases recorded before file names
+  // were (migrations/0022) have none: their files are "<slug>.yaml".
+  std::map<std::string, std::string> file_names;
+};
+absl::StatusOr<std::map<std::string, StoredFiles>> ReleasesFiles(
     Tx& tx, const std::vector<std::string>& release_ids);
 
 }  // namespace cub::store

@@ -358,21 +358,6 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> DeletedSpacesWi
   });
 }
 
-absl::StatusOr<std::map<std::string, std::string>> ReleaseData(Tx& tx,
-                                                               const std::string& release_id) {
-  return Guard([&]() -> absl::StatusOr<std::map<std::string, std::string>> {
-    pqxx::result r = Pq(tx).exec_params(
-        "SELECT ru.unit_slug, v.data FROM release_units ru"
-        " JOIN revisions v ON v.unit_id = ru.unit_id AND v.revision_num = ru.revision_num"
-        " WHERE ru.release_id = $1::uuid",
-        release_id);
-    std::map<std::string, std::string> out;
-    for (const auto& row : r)
-      out[row["unit_slug"].as<std::string>()] = row["data"].as<std::string>();
-    return out;
-  });
-}
-
 absl::Status SetReleaseStatus(Tx& tx, const std::string& release_id, const StatusReport& s) {
   return Guard([&]() -> absl::Status {
     Pq(tx).exec_params("SELECT cub_set_release_status($1::uuid, $2, $3, $4, $5)", release_id,

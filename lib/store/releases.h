@@ -99,11 +99,6 @@ absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string&
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> DeletedSpacesWithReleases(
     Tx& tx, const std::string& slug_or_id);
 
-// The data of every revision a Release bundled, keyed by Unit slug, in one query. A revision
-// that is gone is missing from the map.
-absl::StatusOr<std::map<std::string, std::string>> ReleaseData(Tx& tx,
-                                                               const std::string& release_id);
-
 // A live status report, as cub release set-status sends it.
 struct StatusReport {
   std::string sync, health, operation, message;
