@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "harness/scratch_dir.h"
 #include "lib/targets/provider.h"
 
 namespace cub::targets {
@@ -24,21 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/cub-signer-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("cub-signer-test") {}
 };
 
 struct CmdResult {

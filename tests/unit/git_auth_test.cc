@@ -17,6 +17,7 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
+#include "harness/scratch_dir.h"
 #include "lib/targets/internal.h"
 #include "lib/targets/known_hosts.h"
 #include "lib/targets/provider.h"
@@ -26,21 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/cub-git-auth-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("cub-git-auth-test") {}
 };
 
 void Write(const std::string& path, const std::string& text, mode_t mode) {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "harness/scratch_dir.h"
 #include "lib/targets/provider.h"
 #include "lib/util/sha256.h"
 
@@ -28,21 +29,8 @@ namespace fs = std::filesystem;
 const std::string kDigest = "sha256:" + std::string(64, 'b');
 const std::string kHex = "0123456789abcdef0123456789abcdef01234567";
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/cub-git-history-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("cub-git-history-test") {}
 };
 
 // Runs a shell command; REQUIREs success and returns its stdout without the trailing newline.

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/scratch_dir.h"
 #include "lib/targets/provider.h"
 
 namespace cub::targets {
@@ -26,39 +27,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/cub-git-remote-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("cub-git-remote-test") {}
 };
 
-struct CmdResult {
-  int status;
-  std::string out;
-};
-
-CmdResult Run(const std::string& cmd) {
-  CmdResult r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using CmdResult = testing::CommandResult;
+CmdResult Run(const std::string& cmd) { return testing::RunCommand(cmd); }
 
 void Write(const std::string& path, const std::string& text, mode_t mode) {
   std::ofstream(path, std::ios::trunc) << text;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/scratch_dir.h"
 #include "lib/targets/git_objects.h"
 #include "lib/targets/provider.h"
 
@@ -27,21 +28,8 @@ namespace fs = std::filesystem;
 
 const std::string kDigest = "sha256:" + std::string(64, 'a');
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/cub-targets-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+struct TempDir : testing::ScratchDir {
+  TempDir() : ScratchDir("cub-targets-test") {}
 };
 
 struct CmdResult {
