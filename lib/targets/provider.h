@@ -88,6 +88,16 @@ struct Delivery {
   int64_t published_at = 0;
   // The bundle; may be empty (then the Space's directory ends up with none of cub's files).
   std::vector<BundleFile> files;
+  // Evidence an OCI Target pushes beside the artifact (lib/oci/evidence.h), as cubd recorded
+  // it: the signed provenance (DSSE envelope JSON), the sealed approvals (DSSE envelope JSON,
+  // empty when none were sealed), and the signed promotion records of the Release's
+  // ChangeOrder in this Space (each a DSSE envelope JSON). Other providers ignore them.
+  std::string provenance;
+  std::string sealed_approvals;
+  std::vector<std::string> promotion_records;
+  // Whether a release gate of the Space's Stage requires approvals: then verification needs
+  // sealed approvals with result Approved in the registry (ApprovalsMissing otherwise).
+  bool approvals_required = false;
   // change_order, bundle_digest, author and author_email must not contain CR, LF or NUL: they
   // become lines of the Git commit message; a line break would let a value forge a trailer.
   // The description may span lines; a line of it that looks like a trailer is not one (git.cc
@@ -109,6 +119,19 @@ struct DeliveredRelease {
   // The Target already held it, from an earlier Deliver of the same Release that was not
   // recorded (cubd stopped in between); nothing was written for it this time.
   bool found_earlier = false;
+  // OCI: the artifact manifest's digest and the reference pushed ("HOST/PATH:TAG").
+  std::string artifact_digest;
+  std::string artifact_ref;
+  // OCI: the verification of the artifact's evidence, read back from the registry before the
+  // Space's deploy tag was moved to it. reason "Verified" or one of the refusals of
+  // v1::ReleaseVerification; the deploy tag moves only when Verified. Empty for other
+  // providers.
+  std::string verification_reason;
+  std::string verification_message;
+  std::string verification_key_id;
+  // Clusters whose Argo CD Application cub left alone (a pre-existing one without the opt-in
+  // annotation): "cluster" -> message. Git with the clusters param only.
+  std::map<std::string, std::string> held_clusters;
 };
 
 // What a Deliver call did.
@@ -175,6 +198,14 @@ class Provider {
 // Signs Git commits (lib/targets/commit_signer.h).
 class CommitSigner;
 
+}  // namespace cub::targets
+
+namespace cub::sign {
+class KeyRing;  // lib/sign/key_ring.h
+}  // namespace cub::sign
+
+namespace cub::targets {
+
 // What providers need of the server, the same for every Target.
 struct ProviderEnv {
   // A directory cubd owns (created when needed): a Git provider keeps lock files in
@@ -191,6 +222,9 @@ struct ProviderEnv {
   // The commits' committer.
   std::string committer_name = "cubd";
   std::string committer_email = "cubd@localhost";
+  // The keys that sign OCI evidence and verify it when read back (null: an OCI Target refuses
+  // to deliver, FAILED_PRECONDITION).
+  std::shared_ptr<sign::KeyRing> keys;
 };
 
 // Checks a Target's provider name and params without touching the file system or network.

@@ -24,11 +24,14 @@ declare -A ALLOWED=(
   [lib/net]="lib/util"
   [lib/identity]="lib/net lib/config lib/util"
   [lib/links]="lib/config lib/functions lib/workflow lib/domain lib/util"
-  [lib/targets]="lib/util"
+  [lib/oci]="lib/net lib/sign lib/util"
+  [lib/argocd]="lib/util"
+  [lib/targets]="lib/oci lib/argocd lib/net lib/sign lib/util"
   [lib/store]="lib/where lib/domain lib/util cub/v1"
   [lib/ops]="lib/util lib/domain lib/where lib/config lib/functions lib/workflow lib/sign lib/links
-             lib/targets lib/store lib/net lib/identity cub/v1"
-  [server]="server lib/ops lib/store lib/sign lib/net lib/identity lib/util cub/v1 cub/v1-grpc"
+             lib/targets lib/store lib/net lib/identity lib/oci lib/argocd cub/v1"
+  [server]="server lib/ops lib/store lib/sign lib/net lib/identity lib/oci lib/util cub/v1
+            cub/v1-grpc"
   [cli]="cli lib/config lib/domain lib/net lib/identity lib/util cub/v1 cub/v1-grpc"
 )
 
