@@ -19,6 +19,7 @@
 #include "google/protobuf/descriptor.h"
 #include "lib/ops/releases.h"
 #include "lib/ops/target_env.h"
+#include "lib/sign/key_ring.h"
 #include "lib/sign/signing_key.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
@@ -227,6 +228,8 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   auto target_env = TargetEnvOf(opts, data_dir);
   if (!target_env.ok()) return Fail("Git targets", target_env.status());
   release_env.targets = *std::move(target_env);
+  // OCI evidence is signed and verified with this ring (a database-backed one replaces it).
+  release_env.targets.keys = sign::FixedKeyRing(*key);
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
   if (opts.engine) {
