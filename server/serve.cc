@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "lib/ops/releases.h"
+#include "lib/oci/verify.h"
 #include "lib/ops/target_env.h"
 #include "lib/sign/key_ring.h"
 #include "lib/sign/signing_key.h"
@@ -230,6 +231,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   release_env.targets = *std::move(target_env);
   // OCI evidence is signed and verified with this ring (a database-backed one replaces it).
   release_env.targets.keys = sign::FixedKeyRing(*key);
+  release_env.targets.verifications = std::make_shared<oci::VerificationCache>();
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
   if (opts.engine) {

@@ -14,10 +14,12 @@
 #include "absl/time/time.h"
 #include "lib/ops/input.h"
 #include "lib/ops/release_bundle.h"
+#include "lib/ops/release_verification.h"
 #include "lib/ops/target_env.h"
 #include "lib/store/deliveries.h"
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
+#include "lib/store/release_verifications.h"
 #include "lib/store/releases.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
@@ -65,6 +67,35 @@ targets::Delivery DeliveryOf(const store::UndeliveredRelease& u,
   return d;
 }
 
+// What an OCI Target pushes beside each artifact and verifies before deploying it (one query
+// for the batch); nothing for other providers.
+absl::StatusOr<std::map<std::string, store::DeliveryEvidenceRow>> EvidenceFor(
+    store::Tx& tx, const std::optional<v1::Target>& target,
+    const std::vector<v1::Release>& releases) {
+  if (!target || target->provider() != "OCI")
+    return std::map<std::string, store::DeliveryEvidenceRow>{};
+  std::vector<std::string> ids;
+  for (const auto& r : releases) ids.push_back(r.release_id());
+  return store::DeliveryEvidence(tx, ids);
+}
+
+// Approvals are required of an artifact when approvals were sealed onto its Release: a release
+// gate required them when it was published, and the registry must still show them.
+void AddEvidence(const v1::Release& r,
+                 const std::map<std::string, store::DeliveryEvidenceRow>& evidence,
+                 targets::Delivery* d) {
+  auto it = evidence.find(r.release_id());
+  if (it == evidence.end()) return;
+  d->provenance = r.provenance();
+  d->sealed_approvals = r.sealed_approvals();
+  d->approvals_required = !r.sealed_approvals().empty();
+  d->promotion_records = it->second.promotion_records;
+  d->rollback_of.release_id = it->second.rollback_release_id;
+  d->rollback_of.release_num = it->second.rollback_release_num;
+  d->rollback_of.change_order = it->second.rollback_change_order;
+  d->rollback_of.approvals_required = it->second.rollback_sealed;
+}
+
 // The Target's Releases waiting for it (when one is due), each checked against its signed
 // provenance.
 absl::StatusOr<Loaded> Load(store::ConnectionPool& db, const ReleaseEnv& env,
@@ -79,6 +110,7 @@ absl::StatusOr<Loaded> Load(store::ConnectionPool& db, const ReleaseEnv& env,
     std::vector<v1::Release> releases;
     for (const auto& u : waiting) releases.push_back(u.release);
     CUB_ASSIGN_OR_RETURN(auto verified, VerifiedBundleFilesOf(tx, env, releases));
+    CUB_ASSIGN_OR_RETURN(auto evidence, EvidenceFor(tx, *out.target, releases));
     for (size_t k = 0; k < waiting.size(); ++k) {
       auto& u = waiting[k];
       Item item;
@@ -88,6 +120,7 @@ absl::StatusOr<Loaded> Load(store::ConnectionPool& db, const ReleaseEnv& env,
         item.error = std::string(files.status().message());
       } else {
         item.delivery = DeliveryOf(u, *std::move(files));
+        AddEvidence(u.release, evidence, &item.delivery);
       }
       item.release = std::move(u.release);
       out.items.push_back(std::move(item));
@@ -222,14 +255,33 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
       return pass;
     }
     std::vector<store::DeliveredRow> rows;
+    std::vector<store::NewVerification> checks;
+    std::vector<std::pair<const Item*, std::string>> refused;  // not deployed: why
     int found = 0;
-    for (const auto& d : result->releases) {
+    for (size_t j = 0; j < result->releases.size(); ++j) {
+      const auto& d = result->releases[j];
+      if (!d.verification_reason.empty()) {
+        checks.push_back({d.release_id, d.artifact_digest, d.verification_reason,
+                          d.verification_message, d.verification_key_id});
+        if (d.verification_reason != "Verified") {
+          refused.emplace_back(run[j],
+                               absl::StrCat(d.verification_reason, ": ", d.verification_message));
+          continue;
+        }
+      }
       rows.push_back({d.release_id, d.location, d.commit});
       if (d.found_earlier) ++found;
     }
-    CUB_ASSIGN_OR_RETURN(int recorded, store::InTransaction(db, [&](store::Tx& tx) {
+    CUB_ASSIGN_OR_RETURN(int recorded,
+                         store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<int> {
+                           CUB_RETURN_IF_ERROR(store::RecordVerifications(tx, checks));
                            return store::RecordDelivered(tx, rows);
                          }));
+    // An artifact whose evidence does not hold in the registry is not deployed: Failed with
+    // the reason, tried again later (the evidence may be repaired, a key trusted again).
+    for (const auto& [item, error] : refused) {
+      CUB_RETURN_IF_ERROR(fail_all({item}, error));
+    }
     // Counted as this pass recorded them; any recorded meanwhile by another cubd are neither.
     const int now_found = std::min(found, recorded);
     pass.found += now_found;
@@ -270,7 +322,11 @@ absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
     }
   }
   return store::InReadTransaction(
-      db, [&](store::Tx& tx) { return store::FindReleasesByID(tx, release_ids); });
+      db, [&](store::Tx& tx) -> absl::StatusOr<std::vector<v1::Release>> {
+        CUB_ASSIGN_OR_RETURN(auto releases, store::FindReleasesByID(tx, release_ids));
+        CUB_RETURN_IF_ERROR(AttachVerificationsTo(tx, releases));
+        return releases;
+      });
 }
 
 absl::StatusOr<DueTargets> FindDueTargets(store::ConnectionPool& db) {

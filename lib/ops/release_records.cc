@@ -8,6 +8,7 @@
 #include "lib/ops/attestation_gate.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
+#include "lib/util/bundle_digest.h"
 #include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
@@ -42,11 +43,10 @@ Json ProvenancePredicate(const store::NewRelease& r, const std::string& publishe
 }  // namespace
 
 std::string BundleDigest(std::vector<targets::BundleFile> files) {
-  std::sort(files.begin(), files.end(),
-            [](const auto& a, const auto& b) { return a.name < b.name; });
-  std::string canonical;
-  for (const auto& f : files) absl::StrAppend(&canonical, f.name, "\n", Sha256Hex(f.content), "\n");
-  return absl::StrCat("sha256:", Sha256Hex(canonical));
+  std::vector<NamedContent> named;
+  named.reserve(files.size());
+  for (const auto& f : files) named.emplace_back(f.name, f.content);
+  return BundleDigestOf(std::move(named));
 }
 
 std::string ReleaseSubjectName(const std::string& space_slug, int64_t num) {

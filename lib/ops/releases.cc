@@ -29,6 +29,7 @@
 #include "lib/ops/release_bundle.h"
 #include "lib/ops/release_files.h"
 #include "lib/ops/release_records.h"
+#include "lib/ops/release_verification.h"
 #include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
 #include "lib/ops/stage_publish.h"
@@ -937,7 +938,9 @@ absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principa
                                        const v1::GetReleaseRequest& req) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::Release> {
     CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-    return ReleaseOf(tx, space, req.release());
+    CUB_ASSIGN_OR_RETURN(v1::Release r, ReleaseOf(tx, space, req.release()));
+    CUB_RETURN_IF_ERROR(AttachVerifications(tx, {&r}));
+    return r;
   });
 }
 

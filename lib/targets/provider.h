@@ -98,6 +98,17 @@ struct Delivery {
   // Whether a release gate of the Space's Stage requires approvals: then verification needs
   // sealed approvals with result Approved in the registry (ApprovalsMissing otherwise).
   bool approvals_required = false;
+  // A rollback (published with --release N): Release N of the same Space, whose artifact an
+  // OCI Target deploys again, after verifying it in the registry as it verifies every artifact,
+  // instead of pushing a new one (the bundle is N's, byte for byte). Empty release_id when the
+  // Release is no rollback. Other providers ignore it.
+  struct Earlier {
+    std::string release_id;
+    int64_t release_num = 0;
+    std::string change_order;
+    bool approvals_required = false;
+  };
+  Earlier rollback_of;
   // change_order, bundle_digest, author and author_email must not contain CR, LF or NUL: they
   // become lines of the Git commit message; a line break would let a value forge a trailer.
   // The description may span lines; a line of it that looks like a trailer is not one (git.cc
@@ -204,6 +215,10 @@ namespace cub::sign {
 class KeyRing;  // lib/sign/key_ring.h
 }  // namespace cub::sign
 
+namespace cub::oci {
+class VerificationCache;  // lib/oci/verify.h
+}  // namespace cub::oci
+
 namespace cub::targets {
 
 // What providers need of the server, the same for every Target.
@@ -225,6 +240,8 @@ struct ProviderEnv {
   // The keys that sign OCI evidence and verify it when read back (null: an OCI Target refuses
   // to deliver, FAILED_PRECONDITION).
   std::shared_ptr<sign::KeyRing> keys;
+  // OCI: verification results kept across deliveries (null: none kept).
+  std::shared_ptr<oci::VerificationCache> verifications;
 };
 
 // Checks a Target's provider name and params without touching the file system or network.
