@@ -69,8 +69,8 @@ absl::StatusOr<std::map<std::string, DeliveryEvidenceRow>> DeliveryEvidence(
         " coalesce(e.change_order, '') AS rollback_co,"
         " coalesce(e.sealed_approvals <> '', false) AS rollback_sealed"
         " FROM releases r LEFT JOIN releases e ON e.space_id = r.space_id"
-        "   AND r.revision_selector ~ '^Release:[0-9]{1,9}$'"
-        "   AND e.release_num = substr(r.revision_selector, 9)::int"
+        "   AND e.release_num = CASE WHEN r.revision_selector ~ '^Release:[0-9]{1,9}$'"
+        "     THEN substr(r.revision_selector, 9)::int END"
         " WHERE r.id = ANY($1::uuid[])",
         TextArrayLiteral(release_ids));
     for (const auto& row : rows) {
