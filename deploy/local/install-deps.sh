@@ -17,6 +17,7 @@ PACKAGES=(
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
   openssh-client openssh-server  # Git over SSH: ssh-keygen, and the tests' sshd (tests/harness/sshd.sh)
+  docker-registry skopeo apache2-utils  # the tests' OCI registry (tests/harness/registry.sh), skopeo, htpasswd
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm

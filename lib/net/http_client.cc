@@ -35,6 +35,8 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   absl::string_view line(data, size * n);
+  // A status line starts the headers of a response: keep only the last response's.
+  if (absl::StartsWith(line, "HTTP/")) t->response->headers.clear();
   size_t colon = line.find(':');
   if (colon != absl::string_view::npos) {
     std::string name = absl::AsciiStrToLower(line.substr(0, colon));
@@ -67,7 +69,9 @@ int HexValue(char c) {
 void InitHttpClient() { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 absl::StatusOr<HttpResponse> Fetch(const HttpRequest& req) {
-  if (req.method != "GET" && req.method != "POST") {
+  const std::string& m = req.method;
+  const bool sends_body = m == "POST" || m == "PUT" || m == "PATCH";
+  if (m != "GET" && m != "HEAD" && m != "DELETE" && !sends_body) {
     return absl::InvalidArgumentError(
         absl::StrCat("HTTP method ", req.method, " is not supported"));
   }
@@ -99,11 +103,20 @@ absl::StatusOr<HttpResponse> Fetch(const HttpRequest& req) {
     std::string line = absl::StrCat(name, ": ", value);
     headers.reset(curl_slist_append(headers.release(), line.c_str()));
   }
+  // libcurl waits for a "100 Continue" before sending a body over 1 MiB; registries answer
+  // none, so that would cost a second per upload.
+  if (sends_body) headers.reset(curl_slist_append(headers.release(), "Expect:"));
   if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  if (req.method == "POST") {
+  if (sends_body) {
+    // POSTFIELDS sends the bytes as they are (no chunking) for any method set below.
     curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+    if (m != "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m.c_str());
+  } else if (m == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else if (m == "DELETE") {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
   }
   char error[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);

@@ -1,14 +1,16 @@
-// A small blocking HTTP(S) client (libcurl) for the few documents cub fetches from other
-// services: an OpenID provider's discovery document, its keys and its token endpoints.
+// A small blocking HTTP(S) client (libcurl) for the few services cub talks to: an OpenID
+// provider's discovery document, its keys and its token endpoints, and OCI registries.
 //
 // Contract:
 // - One request, no redirects followed (a 3xx is returned as it came), no cookies, no proxy
 //   from the environment unless `use_env_proxy`.
+// - Methods GET, POST, PUT, PATCH (each sending `body`, of any size, exactly as given),
+//   HEAD (no response body is read) and DELETE. No "Expect: 100-continue" round trip.
 // - TLS verifies the peer and its host name, against `ca_file` when set, else the system roots.
 // - The response body is read up to `max_response_bytes`; a longer one is an error, not a
 //   truncated body, so a hostile server cannot make the caller hold more than that.
 // - `timeout` bounds the whole exchange (connect, TLS, send, receive).
-// Errors: UNAVAILABLE "GET URL: <what failed>" for connection, TLS and timeout failures;
+// Errors: UNAVAILABLE "METHOD URL: <what failed>" for connection, TLS and timeout failures;
 // RESOURCE_EXHAUSTED when the body is too long; INVALID_ARGUMENT for a malformed URL.
 // A non-2xx status is not an error: the caller reads `status`.
 //
@@ -29,10 +31,10 @@
 namespace cub::net {
 
 struct HttpRequest {
-  std::string method = "GET";  // GET or POST
+  std::string method = "GET";  // GET, POST, PUT, PATCH, HEAD or DELETE
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;  // POST only; set Content-Type in `headers`
+  std::string body;  // POST, PUT and PATCH; set Content-Type in `headers`
   absl::Duration timeout = absl::Seconds(10);
   size_t max_response_bytes = 1 << 20;
   std::string ca_file;  // PEM bundle; empty: the system's roots
@@ -43,7 +45,8 @@ struct HttpResponse {
   int status = 0;
   std::string content_type;
   std::string body;
-  // Header names lower-cased; the last value of a repeated header.
+  // Header names lower-cased; the last value of a repeated header. Only the final response's
+  // headers (those of an interim "100 Continue" are dropped).
   std::map<std::string, std::string> headers;
 };
 
