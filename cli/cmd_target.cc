@@ -30,12 +30,13 @@ void AddTargetCreate(CLI::App* group, Env& env) {
   CLI::App* cmd = group->add_subcommand("create", "Create a Target");
   cmd->add_option("--space", o->space, "Space to keep the Target in")->required();
   cmd->add_option("NAME", o->name, "Slug of the new Target")->required();
-  cmd->add_option("--provider", o->provider, "Directory or Git")
+  cmd->add_option("--provider", o->provider, "Directory, Git or OCI")
       ->required()
-      ->check(CLI::IsMember({"Directory", "Git"}));
+      ->check(CLI::IsMember({"Directory", "Git", "OCI"}));
   AddKeyValueFlag(cmd, "--param", &o->params,
                   "Provider parameter: path=DIR (Directory); repository=PATH-OR-URL, branch=B,"
-                  " path=TEMPLATE (Git) (repeatable)");
+                  " path=TEMPLATE (Git); repository=HOST/PATH, insecure=true, credentials=FILE,"
+                  " ca-file=FILE (OCI) (repeatable)");
   OnRun(cmd, env, [&env, o] {
     cub::v1::CreateTargetRequest req;
     req.set_space(o->space);

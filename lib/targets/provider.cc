@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/targets/internal.h"
+#include "lib/targets/oci_internal.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::targets {
@@ -181,8 +182,12 @@ absl::Status ValidateParams(std::string_view provider,
     CUB_RETURN_IF_ERROR(CheckKnown("Git", params, known, {"repository"}));
     return internal::ValidateGitParams(params);
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown target provider '", std::string(provider), "'; known: Directory, Git"));
+  if (provider == "OCI") {
+    CUB_RETURN_IF_ERROR(CheckKnown("OCI", params, internal::OciParamNames(), {"repository"}));
+    return internal::ValidateOciParams(params);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown target provider '", std::string(provider),
+                                                 "'; known: Directory, Git, OCI"));
 }
 
 absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(
@@ -190,6 +195,7 @@ absl::StatusOr<std::unique_ptr<Provider>> MakeProvider(
     const ProviderEnv& env) {
   CUB_RETURN_IF_ERROR(ValidateParams(provider, params));
   if (provider == "Directory") return internal::MakeDirectoryProvider(params);
+  if (provider == "OCI") return internal::MakeOciProvider(params, env);
   const std::string& work_dir = env.work_dir;
   if (work_dir.empty() || work_dir[0] != '/') {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -151,7 +151,7 @@ TEST_CASE("ValidateParams names what is wrong", "[targets]") {
   CHECK(bad("Directory", {}) == "Directory target: missing param 'path'");
   CHECK(bad("Directory", {{"path", "/x"}, {"branch", "main"}}) ==
         "Directory target: unknown param 'branch'; known: path");
-  CHECK(bad("S3", {{"bucket", "b"}}) == "unknown target provider 'S3'; known: Directory, Git");
+  CHECK(bad("S3", {{"bucket", "b"}}) == "unknown target provider 'S3'; known: Directory, Git, OCI");
   CHECK(bad("git", {{"repository", "/r"}}).find("unknown target provider 'git'") == 0);
 
   CHECK(bad("Directory", {{"path", "relative/dir"}}).find("absolute") != std::string::npos);
