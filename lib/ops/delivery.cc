@@ -269,7 +269,7 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
           continue;
         }
       }
-      rows.push_back({d.release_id, d.location, d.commit});
+      rows.push_back({d.release_id, d.location, d.commit, d.artifact_digest, d.artifact_ref});
       if (d.found_earlier) ++found;
     }
     CUB_ASSIGN_OR_RETURN(int recorded,

@@ -160,15 +160,24 @@ absl::StatusOr<std::vector<UndeliveredRelease>> UndeliveredReleases(Tx& tx,
 absl::StatusOr<int> RecordDelivered(Tx& tx, const std::vector<DeliveredRow>& rows) {
   return Guard([&]() -> absl::StatusOr<int> {
     if (rows.empty()) return 0;
-    std::vector<std::string> ids, locations, commits;
+    std::vector<std::string> ids, locations, commits, digests, refs;
     for (const auto& r : rows) {
       ids.push_back(r.release_id);
       locations.push_back(r.location);
       commits.push_back(r.commit);
+      digests.push_back(r.artifact_digest);
+      refs.push_back(r.artifact_ref);
     }
+    // The artifacts go in with the state, in one statement: of the Releases this call records.
     pqxx::result r = Pq(tx).exec_params(
-        "SELECT * FROM cub_record_delivered($1::uuid[], $2::text[], $3::text[])",
-        TextArrayLiteral(ids), TextArrayLiteral(locations), TextArrayLiteral(commits));
+        "WITH d AS (SELECT id FROM cub_record_delivered($1::uuid[], $2::text[], $3::text[]) id),"
+        " a AS (INSERT INTO release_artifacts (release_id, digest, ref)"
+        "       SELECT v.id, v.digest, v.ref"
+        "         FROM unnest($1::uuid[], $4::text[], $5::text[]) AS v(id, digest, ref)"
+        "        WHERE v.digest <> '' AND v.id IN (SELECT id FROM d))"
+        " SELECT id FROM d",
+        TextArrayLiteral(ids), TextArrayLiteral(locations), TextArrayLiteral(commits),
+        TextArrayLiteral(digests), TextArrayLiteral(refs));
     return static_cast<int>(r.size());
   });
 }

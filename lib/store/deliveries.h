@@ -65,9 +65,14 @@ struct DeliveredRow {
   std::string release_id;
   std::string location;
   std::string commit;
+  // OCI Targets: the artifact's manifest digest and its reference (release_artifacts); empty
+  // for other providers.
+  std::string artifact_digest;
+  std::string artifact_ref;
 };
-// Records them Delivered (one statement); returns how many it recorded (those Delivered
-// already, by another cubd, are left as they are and not counted).
+// Records them Delivered (one statement, which also records the artifacts of those that have
+// one); returns how many it recorded (those Delivered already, by another cubd, are left as
+// they are and not counted).
 absl::StatusOr<int> RecordDelivered(Tx& tx, const std::vector<DeliveredRow>& rows);
 
 struct FailedRow {

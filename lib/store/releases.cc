@@ -53,8 +53,10 @@ const std::string kReleaseSelect = absl::StrCat(
     ", '') AS status_at, r.provenance, r.sealed_approvals, r.delivery_state,"
     " r.delivery_attempts, r.delivery_error, coalesce(",
     Rfc3339("r.delivered_at"), ", '') AS delivered_at, coalesce(", Rfc3339("r.next_delivery_at"),
-    ", '') AS next_delivery_at"
-    " FROM releases r LEFT JOIN users u ON u.id = r.published_by WHERE TRUE");
+    ", '') AS next_delivery_at, coalesce(ra.digest, '') AS artifact_digest,"
+    " coalesce(ra.ref, '') AS artifact_ref"
+    " FROM releases r LEFT JOIN users u ON u.id = r.published_by"
+    " LEFT JOIN release_artifacts ra ON ra.release_id = r.id WHERE TRUE");
 
 v1::Release ReleaseFromRow(const pqxx::row& r) {
   v1::Release v;
@@ -85,6 +87,8 @@ v1::Release ReleaseFromRow(const pqxx::row& r) {
   v.set_delivery_error(r["delivery_error"].as<std::string>());
   v.set_delivered_at(r["delivered_at"].as<std::string>());
   v.set_next_delivery_at(r["next_delivery_at"].as<std::string>());
+  v.set_artifact_digest(r["artifact_digest"].as<std::string>());
+  v.set_artifact_ref(r["artifact_ref"].as<std::string>());
   return v;
 }
 

@@ -16,7 +16,8 @@ namespace {
 // updated: their trigger lets only the write-once facts through).
 constexpr char kRecordTables[] =
     "ARRAY['revisions', 'releases', 'release_units', 'deployments', 'attestations',"
-    " 'attestation_revisions', 'purges', 'events', 'release_scans', 'promotion_records']";
+    " 'attestation_revisions', 'purges', 'events', 'release_scans', 'promotion_records',"
+    " 'release_artifacts']";
 
 }  // namespace
 
