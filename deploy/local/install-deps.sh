@@ -17,6 +17,7 @@ PACKAGES=(
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
   openssh-client openssh-server  # Git over SSH: ssh-keygen, and the tests' sshd (tests/harness/sshd.sh)
+  python3-jsonschema python3-yaml  # Argo CD Applications checked against the CRD (tests/harness/argocd_schema_check.py)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm

@@ -18,6 +18,7 @@
 #include "lib/store/deliveries.h"
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
+#include "lib/store/held_clusters.h"
 #include "lib/store/releases.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
@@ -222,13 +223,20 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
       return pass;
     }
     std::vector<store::DeliveredRow> rows;
+    std::vector<store::HeldClusterRow> held;
     int found = 0;
     for (const auto& d : result->releases) {
       rows.push_back({d.release_id, d.location, d.commit});
       if (d.found_earlier) ++found;
+      for (const auto& [cluster, why] : d.held_clusters) {
+        held.push_back({d.release_id, cluster, "OptInRequired", why});
+      }
     }
-    CUB_ASSIGN_OR_RETURN(int recorded, store::InTransaction(db, [&](store::Tx& tx) {
-                           return store::RecordDelivered(tx, rows);
+    CUB_ASSIGN_OR_RETURN(int recorded,
+                         store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<int> {
+                           CUB_ASSIGN_OR_RETURN(int n, store::RecordDelivered(tx, rows));
+                           CUB_RETURN_IF_ERROR(store::RecordHeldClusters(tx, held));
+                           return n;
                          }));
     // Counted as this pass recorded them; any recorded meanwhile by another cubd are neither.
     const int now_found = std::min(found, recorded);
