@@ -392,6 +392,7 @@ void AddReleaseGroup(CLI::App& app, Env& env) {
   AddReleaseSetStatus(group, env);
   AddReleaseHistory(group, env);
   AddReleaseVerify(group, env);
+  AddReleaseApplicationsCommand(group, env);
 }
 
 }  // namespace

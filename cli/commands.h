@@ -98,6 +98,8 @@ void AddPromotionCommands(CLI::App& app, Env& env);
 void AddEventCommands(CLI::App& app, Env& env);
 // `target`, `release` and `server`.
 void AddReleaseCommands(CLI::App& app, Env& env);
+// `release applications`, into the release group (AddReleaseCommands calls it).
+void AddReleaseApplicationsCommand(CLI::App* release, Env& env);
 void AddTargetCommands(CLI::App& app, Env& env);
 void AddServerCommands(CLI::App& app, Env& env);
 // `key`: the trusted keys.

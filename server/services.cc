@@ -17,6 +17,7 @@
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "lib/ops/argocd_applications.h"
 #include "lib/ops/attestations.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
@@ -308,6 +309,7 @@ class ReleaseServiceImpl final : public ServiceImpl<v1::ReleaseService> {
   CUB_RPC_AS(SetReleaseStatus, ops::SetReleaseStatus(db_, env_, p, *req))
   CUB_RPC(ReleaseHistory)
   CUB_RPC_AS(VerifyRelease, ops::VerifyRelease(db_, env_, p, *req))
+  CUB_RPC(ReleaseApplications)
 
  private:
   const ops::ReleaseEnv& env_;

@@ -18,6 +18,7 @@ PACKAGES=(
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
   openssh-client openssh-server  # Git over SSH: ssh-keygen, and the tests' sshd (tests/harness/sshd.sh)
   docker-registry skopeo apache2-utils  # the tests' OCI registry (tests/harness/registry.sh), skopeo, htpasswd
+  python3-jsonschema python3-yaml  # Argo CD Applications checked against the CRD (tests/harness/argocd_schema_check.py)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm

@@ -20,6 +20,7 @@
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
 #include "lib/store/release_verifications.h"
+#include "lib/store/held_clusters.h"
 #include "lib/store/releases.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
@@ -257,6 +258,7 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
     std::vector<store::DeliveredRow> rows;
     std::vector<store::NewVerification> checks;
     std::vector<std::pair<const Item*, std::string>> refused;  // not deployed: why
+    std::vector<store::HeldClusterRow> held;
     int found = 0;
     for (size_t j = 0; j < result->releases.size(); ++j) {
       const auto& d = result->releases[j];
@@ -271,11 +273,16 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
       }
       rows.push_back({d.release_id, d.location, d.commit, d.artifact_digest, d.artifact_ref});
       if (d.found_earlier) ++found;
+      for (const auto& [cluster, why] : d.held_clusters) {
+        held.push_back({d.release_id, cluster, "OptInRequired", why});
+      }
     }
     CUB_ASSIGN_OR_RETURN(int recorded,
                          store::InTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<int> {
                            CUB_RETURN_IF_ERROR(store::RecordVerifications(tx, checks));
-                           return store::RecordDelivered(tx, rows);
+                           CUB_ASSIGN_OR_RETURN(int n, store::RecordDelivered(tx, rows));
+                           CUB_RETURN_IF_ERROR(store::RecordHeldClusters(tx, held));
+                           return n;
                          }));
     // An artifact whose evidence does not hold in the registry is not deployed: Failed with
     // the reason, tried again later (the evidence may be repaired, a key trusted again).

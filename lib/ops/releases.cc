@@ -41,6 +41,7 @@
 #include "lib/store/change_orders.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/events.h"
+#include "lib/store/held_clusters.h"
 #include "lib/store/release_batch.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
@@ -953,6 +954,7 @@ absl::StatusOr<v1::Release> GetRelease(store::ConnectionPool& db, const Principa
     CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
     CUB_ASSIGN_OR_RETURN(v1::Release r, ReleaseOf(tx, space, req.release()));
     CUB_RETURN_IF_ERROR(AttachVerifications(tx, {&r}));
+    CUB_RETURN_IF_ERROR(store::AttachHeldClusters(tx, {&r}));
     return r;
   });
 }
@@ -965,6 +967,9 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
         CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
         CUB_ASSIGN_OR_RETURN(auto releases, store::ListReleases(tx, space.space_id()));
         for (auto& r : releases) *out.add_releases() = std::move(r);
+        std::vector<v1::Release*> all;
+        for (v1::Release& r : *out.mutable_releases()) all.push_back(&r);
+        CUB_RETURN_IF_ERROR(store::AttachHeldClusters(tx, all));
         return out;
       });
 }

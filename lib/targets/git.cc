@@ -76,6 +76,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "lib/argocd/application.h"
+#include "lib/targets/argocd_files.h"
 #include "lib/targets/commit_signer.h"
 #include "lib/targets/git_history.h"
 #include "lib/targets/git_message.h"
@@ -174,6 +176,9 @@ struct DirEntries {
   std::set<std::string> subtrees;
 };
 
+// Clusters held by the opt-in rule: release ID -> cluster -> why.
+using HeldClusters = std::map<std::string, std::map<std::string, std::string>>;
+
 // The tree updates of one Deliver. Paths are kept in a deque so the c_str()s git_tree_update
 // points at stay put.
 struct TreeChanges {
@@ -209,6 +214,7 @@ class GitProvider : public Provider {
         branch_(Param("branch", "main")),
         path_template_(Param("path", "{space}")),
         kustomization_(Param("kustomization", "false") == "true"),
+        argocd_(argocd::SettingsOf(params_)),
         work_dir_(NormalizeLocal(env.work_dir)),
         is_url_(IsUrl(repository_)),
         branch_ref_("refs/heads/" + branch_),
@@ -259,8 +265,12 @@ class GitProvider : public Provider {
 
     CUB_ASSIGN_OR_RETURN(auto objects, NewObjects::Attach(co.repo.get(), DefaultObjectSink()));
     TreeChanges changes;
+    HeldClusters held;
     CUB_ASSIGN_OR_RETURN(auto new_tree,
-                         BuildTree(co, batch, dirs, earlier, objects.get(), &changes));
+                         BuildTree(co, batch, dirs, earlier, objects.get(), &changes, &held));
+    for (DeliveredRelease& r : out.releases) {
+      if (auto it = held.find(r.release_id); it != held.end()) r.held_clusters = it->second;
+    }
     const bool unchanged =
         co.old_tree ? git_oid_equal(git_tree_id(new_tree.get()), git_tree_id(co.old_tree.get()))
                     : git_tree_entrycount(new_tree.get()) == 0;
@@ -305,6 +315,12 @@ class GitProvider : public Provider {
     CUB_RETURN_IF_ERROR(CheckReservedNames(d, kustomization_, Prefix()));
     std::string dir = ExpandPathTemplate(path_template_, d.space);
     CUB_RETURN_IF_ERROR(ValidateRepoRelativePath(Prefix() + "path", dir));
+    if (argocd_ &&
+        (dir == kArgoDirectory || dir.rfind(std::string(kArgoDirectory) + "/", 0) == 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Prefix(), "space ", d.space, "'s directory ", dir, " is inside ", kArgoDirectory,
+          "/, where the Target's param clusters puts Argo CD Applications; change param path"));
+    }
     return dir;
   }
 
@@ -363,7 +379,8 @@ class GitProvider : public Provider {
   absl::StatusOr<TreePtr> BuildTree(const Checkout& co, const std::vector<Delivery>& batch,
                                     const std::vector<std::string>& dirs,
                                     const std::map<std::string, std::string>& earlier,
-                                    NewObjects* objects, TreeChanges* changes) const {
+                                    NewObjects* objects, TreeChanges* changes,
+                                    HeldClusters* held) const {
     git_repository* repo = co.repo.get();
     TreePtr empty;
     git_tree* base = co.old_tree.get();
@@ -377,6 +394,7 @@ class GitProvider : public Provider {
       if (earlier.count(batch[i].release_id) != 0) continue;
       CUB_RETURN_IF_ERROR(PlanDirectory(repo, base, dir, batch[i], objects, changes));
     }
+    CUB_RETURN_IF_ERROR(PlanApplications(repo, base, batch, dirs, earlier, objects, changes, held));
     git_oid tree_id;
     if (git_tree_create_updated(&tree_id, repo, base, changes->updates.size(),
                                 changes->updates.data()) != 0) {
@@ -501,6 +519,79 @@ class GitProvider : public Provider {
     owned.insert(names.begin(), names.end());
     owned.insert(kManifestName);
     for (const std::string& name : owned) changes->owned.push_back(prefix + name);
+    return absl::OkStatus();
+  }
+
+  // Adds to `changes` what makes argocd/ hold the Applications of the last Release of each Space
+  // of the batch (argocd_files.h), and reports the clusters held by the opt-in rule. Without
+  // the clusters param, only removes the Applications an earlier setting left for these Spaces.
+  absl::Status PlanApplications(git_repository* repo, git_tree* base,
+                                const std::vector<Delivery>& batch,
+                                const std::vector<std::string>& dirs,
+                                const std::map<std::string, std::string>& earlier,
+                                NewObjects* objects, TreeChanges* changes,
+                                HeldClusters* held) const {
+    const std::string prefix = absl::StrCat(kArgoDirectory, "/");
+    if (!argocd_) {
+      git_tree_entry* e = nullptr;
+      if (git_tree_entry_bypath(&e, base, (prefix + kManifestName).c_str()) != 0) {
+        return absl::OkStatus();
+      }
+      git_tree_entry_free(e);
+    }
+    CUB_ASSIGN_OR_RETURN(const DirEntries now, ReadDirectory(repo, base, kArgoDirectory));
+    auto read = [&](const std::string& name) -> std::string {
+      auto it = now.blobs.find(name);
+      git_blob* b = nullptr;
+      if (it == now.blobs.end() || git_blob_lookup(&b, repo, &it->second.first) != 0) return "";
+      std::string text(static_cast<const char*>(git_blob_rawcontent(b)),
+                       static_cast<size_t>(git_blob_rawsize(b)));
+      git_blob_free(b);
+      return text;
+    };
+    ArgoDirectory dir_now;
+    for (const auto& [name, entry] : now.blobs) {
+      if (name != kManifestName) dir_now.files.insert(name);
+    }
+    dir_now.subtrees = now.subtrees;
+    dir_now.manifest = read(kManifestName);
+    std::map<std::string, size_t> last;  // space -> index of its last Release in the batch
+    for (size_t i = 0; i < batch.size(); ++i) last[batch[i].space] = i;
+    std::vector<SpaceApplications> spaces;
+    for (const auto& [space, i] : last) {
+      if (earlier.count(batch[i].release_id) != 0) continue;
+      SpaceApplications s{space, batch[i].release_id, {}};
+      if (argocd_) {
+        s.applications = argocd::RenderAll(space, batch[i].release_num, *argocd_,
+                                           argocd::GitSource(repository_, dirs[i], branch_));
+      }
+      spaces.push_back(std::move(s));
+    }
+    const ArgoPlan plan = PlanArgoDirectory(dir_now, spaces, read);
+    auto put = [&](const std::string& name, const std::string& content) -> absl::Status {
+      git_oid id;
+      if (git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB) != 0) {
+        return Fail("cannot hash " + prefix + name);
+      }
+      auto it = now.blobs.find(name);
+      if (it != now.blobs.end() && git_oid_equal(&it->second.first, &id) &&
+          it->second.second == GIT_FILEMODE_BLOB) {
+        return absl::OkStatus();
+      }
+      CUB_RETURN_IF_ERROR(objects->AddBlob(content, id));
+      changes->Upsert(prefix + name, id);
+      return absl::OkStatus();
+    };
+    for (const auto& [name, content] : plan.writes) CUB_RETURN_IF_ERROR(put(name, content));
+    for (const std::string& name : plan.removes) changes->Remove(prefix + name);
+    if (plan.manifest) {
+      CUB_RETURN_IF_ERROR(put(kManifestName, *plan.manifest));
+    } else if (now.blobs.count(kManifestName) != 0) {
+      changes->Remove(prefix + kManifestName);
+    }
+    for (const std::string& name : plan.owned) changes->owned.push_back(prefix + name);
+    changes->owned.push_back(prefix + kManifestName);
+    *held = plan.held;
     return absl::OkStatus();
   }
 
@@ -856,6 +947,7 @@ class GitProvider : public Provider {
   const std::string branch_;
   const std::string path_template_;
   const bool kustomization_;
+  const std::optional<argocd::Settings> argocd_;  // the clusters param's, when set
   const std::string work_dir_;
   const bool is_url_;
   const std::string branch_ref_;    // refs/heads/<branch>

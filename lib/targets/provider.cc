@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/argocd/application.h"
 #include "lib/targets/internal.h"
 #include "lib/targets/oci_internal.h"
 #include "lib/util/status_macros.h"
@@ -179,7 +180,9 @@ absl::Status ValidateParams(std::string_view provider,
   if (provider == "Git") {
     std::vector<std::string> known = {"repository", "branch", "path", "kustomization"};
     for (const std::string& n : internal::GitAuthParamNames()) known.push_back(n);
+    for (const std::string& n : argocd::ParamNames()) known.push_back(n);
     CUB_RETURN_IF_ERROR(CheckKnown("Git", params, known, {"repository"}));
+    CUB_RETURN_IF_ERROR(argocd::ValidateParams("Git", params));
     return internal::ValidateGitParams(params);
   }
   if (provider == "OCI") {

@@ -23,6 +23,9 @@
 //              Release in a trailer "Cub-Release: <release-id>", which is how a retry finds
 //              what an interrupted call already committed. Author: the publisher (name and
 //              email); committer: ProviderEnv's. Optionally signed (ProviderEnv::signer).
+//              With the params clusters, namespace and project (lib/argocd/application.h), the
+//              same commit also writes one Argo CD Application per Space and cluster under
+//              argocd/ of the repository, by the opt-in rule of lib/targets/argocd_files.h.
 //
 // Both keep, in each Space's directory, a manifest of the files cub wrote there (".cub-files"),
 // and remove a file only when the manifest lists it and the new bundle does not: files cub did
@@ -254,8 +257,9 @@ struct ProviderEnv {
 //        no empty, ".", ".." or ".git" components, so it cannot leave the repository or reach
 //        into its metadata; "{space}" is the only placeholder, and may appear anywhere, or not
 //        at all: a path without it puts every Space delivering to the repository into one
-//        directory, which is right only for a repository (or branch) per Space), and the params
-//        git.cc documents for credentials and layout.
+//        directory, which is right only for a repository (or branch) per Space), the params
+//        git.cc documents for credentials and layout, and clusters, namespace and project
+//        (checked by argocd::ValidateParams).
 // Errors: INVALID_ARGUMENT naming the provider and param, e.g.
 //   "Git target: unknown param 'repo'; known: repository, branch, path, ...".
 absl::Status ValidateParams(std::string_view provider,
