@@ -99,8 +99,9 @@ for s in good unsigned tampered copied other; do
   expect_eq Verified "$(verification "$s" 1)"
 done
 expect_ok cub release get --space good --release 1 -o json
-R1=$(jget Verification.Digest)
+R1=$(jget ArtifactDigest)
 expect_match "$R1" '^sha256:[0-9a-f]{64}$'
+expect_eq "$R1" "$(jget Verification.Digest)"
 expect_match "$(jget Verification.KeyID)" '^sha256:[0-9a-f]{64}$'
 expect_contains "$(jget Verification.Message)" "provenance names space good"
 expect_eq "$R1" "$(reg digest good)"
@@ -130,8 +131,8 @@ expect_contains "$OUT" "Delivery: Delivered"
 expect_eq Verified "$(verification good 3)"
 expect_eq "$R1" "$(reg digest good)"
 expect_ok cub release get --space good --release 3 -o json
-expect_eq "$R1" "$(jget Verification.Digest)"
-expect_contains "$(jget Location)" ":good-r1"
+expect_eq "$R1" "$(jget ArtifactDigest)"
+expect_eq "$REPO:good-r1" "$(jget ArtifactRef)"
 
 # rollback_refused SPACE REASON TEXT: a rollback to Release 1 is Failed with REASON, and the
 # deploy tag stays at Release 2.
