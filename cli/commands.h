@@ -100,6 +100,8 @@ void AddEventCommands(CLI::App& app, Env& env);
 void AddReleaseCommands(CLI::App& app, Env& env);
 void AddTargetCommands(CLI::App& app, Env& env);
 void AddServerCommands(CLI::App& app, Env& env);
+// `key`: the trusted keys.
+void AddKeyCommands(CLI::App& app, Env& env);
 // `variant approve` (after AddVariantCommands) and `attestation`.
 void AddApprovalCommands(CLI::App& app, Env& env);
 

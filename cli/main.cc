@@ -85,6 +85,7 @@ int Main(int argc, char** argv) {
   AddTargetCommands(app, env);
   AddReleaseCommands(app, env);
   AddServerCommands(app, env);
+  AddKeyCommands(app, env);
   AddApprovalCommands(app, env);
   AddFreezeCommands(app, env);
   Finish(&app, true);

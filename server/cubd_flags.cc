@@ -32,6 +32,10 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
   cmd->add_option("--signing-key", serve.signing_key,
                   "Ed25519 private key (PEM) to sign releases with; created if absent"
                   " (default: signing-key.pem in the data directory)");
+  cmd->add_flag("!--no-create-signing-key", serve.create_signing_key,
+                "Never create the --signing-key file: when it is absent (a Secret not mounted"
+                " yet), start without a key, refuse to sign until it appears, look again every"
+                " 2 s");
   cmd->add_option("--work-dir", serve.work_dir,
                   "Where Git targets keep clones (default: targets/ in the data directory)");
   cmd->add_option("--git-credentials-dir", serve.git_credentials_dir,

@@ -17,11 +17,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
-#include "lib/ops/releases.h"
 #include "lib/oci/verify.h"
+#include "lib/ops/key_ring_db.h"
+#include "lib/ops/releases.h"
 #include "lib/ops/target_env.h"
-#include "lib/sign/key_ring.h"
-#include "lib/sign/signing_key.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
 #include "server/delivery_worker.h"
@@ -85,16 +84,22 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
   return grpc::SslServerCredentials(ssl);
 }
 
-// The key Releases and records are signed with: --signing-key, or signing-key.pem in the data
-// directory, created there on first use.
-absl::StatusOr<sign::SigningKey> LoadSigningKey(const ServeOptions& opts,
-                                                const std::string& data_dir) {
-  const std::string key_path =
-      opts.signing_key.empty() ? data_dir + "/signing-key.pem" : opts.signing_key;
-  // The default lives in the data directory, which an external database leaves uncreated.
-  std::error_code ignored;
-  std::filesystem::create_directories(std::filesystem::path(key_path).parent_path(), ignored);
-  return sign::SigningKey::LoadOrCreate(key_path);
+// The keys Releases and records are signed and verified with: the signing key --signing-key,
+// or signing-key.pem in the data directory, created there on first use (unless
+// --no-create-signing-key), and the trusted keys of the database (lib/ops/key_ring_db.h).
+absl::StatusOr<std::shared_ptr<ops::DbKeyRing>> OpenKeyRing(const ServeOptions& opts,
+                                                            const std::string& data_dir,
+                                                            const std::string& db_url) {
+  ops::DbKeyRingOptions ko;
+  ko.key_path = opts.signing_key.empty() ? data_dir + "/signing-key.pem" : opts.signing_key;
+  ko.create_key = opts.create_signing_key;
+  ko.log = [](const std::string& line) { std::fprintf(stderr, "cubd: %s\n", line.c_str()); };
+  if (ko.create_key) {
+    // The default lives in the data directory, which an external database leaves uncreated.
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(ko.key_path).parent_path(), ignored);
+  }
+  return ops::DbKeyRing::Open(db_url, std::move(ko));
 }
 
 // What Targets' providers get (lib/ops/target_env.h), from the --work-dir and --git-* flags;
@@ -220,17 +225,15 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   }
   const std::string data_dir =
       db_opts.data_dir.empty() ? store::DefaultDataDir() : db_opts.data_dir;
-  auto key = LoadSigningKey(opts, data_dir);
-  if (!key.ok()) return Fail("--signing-key", key.status());
-  std::fprintf(stderr, "cubd: signing with key %s\n", key->KeyId().c_str());
+  auto keys = OpenKeyRing(opts, data_dir, db->url);
+  if (!keys.ok()) return Fail("--signing-key", keys.status());
   // Absolute, since Git Targets keep clones there whatever directory cubd runs in.
   ops::ReleaseEnv release_env;
-  release_env.key = &*key;
   auto target_env = TargetEnvOf(opts, data_dir);
   if (!target_env.ok()) return Fail("Git targets", target_env.status());
   release_env.targets = *std::move(target_env);
-  // OCI evidence is signed and verified with this ring (a database-backed one replaces it).
-  release_env.targets.keys = sign::FixedKeyRing(*key);
+  // Releases, records and OCI evidence are signed and verified with this ring.
+  release_env.targets.keys = *keys;
   release_env.targets.verifications = std::make_shared<oci::VerificationCache>();
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;

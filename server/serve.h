@@ -21,6 +21,8 @@ struct ServeOptions {
   // The Ed25519 key Releases and deployment records are signed with (PEM, created on first
   // start if absent); empty: signing-key.pem in the data directory.
   std::string signing_key;
+  // Whether a missing signing key file is created (else cubd waits for it to appear).
+  bool create_signing_key = true;
   // Where Git Targets keep clones of remote repositories; empty: targets/ in the data
   // directory.
   std::string work_dir;

@@ -12,6 +12,7 @@
 #include "cub/v1/event.grpc.pb.h"
 #include "cub/v1/freeze.grpc.pb.h"
 #include "cub/v1/function.grpc.pb.h"
+#include "cub/v1/key.grpc.pb.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
@@ -25,6 +26,7 @@
 #include "lib/ops/explain.h"
 #include "lib/ops/freezes.h"
 #include "lib/ops/functions.h"
+#include "lib/ops/keys.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/promotion_records.h"
 #include "lib/ops/queued_promotions.h"
@@ -248,7 +250,7 @@ class ChangeOrderServiceImpl final : public ServiceImpl<v1::ChangeOrderService> 
   // A caller's promotion, its records signed with the server's key.
   static ops::PromoteBy SignedBy(const ops::ReleaseEnv& env) {
     ops::PromoteBy by;
-    by.signer = env.key;
+    by.keys = env.targets.keys;
     return by;
   }
   const ops::ReleaseEnv& env_;
@@ -321,6 +323,19 @@ class ServerServiceImpl final : public ServiceImpl<v1::ServerService> {
   const ops::ReleaseEnv& env_;
 };
 
+// The trusted keys: listing them for any caller, trusting and revoking for admins, through the
+// server's own key ring (so a change shows in its next verification).
+class KeyServiceImpl final : public ServiceImpl<v1::KeyService> {
+ public:
+  KeyServiceImpl(CallGate& gate, const ops::ReleaseEnv& env) : ServiceImpl(gate), env_(env) {}
+  CUB_RPC_AS(ListKeys, ops::ListKeys(db_, *env_.targets.keys, p, *req))
+  CUB_RPC_AS(TrustKey, ops::TrustKey(db_, *env_.targets.keys, p, *req))
+  CUB_RPC_AS(RevokeKey, ops::RevokeKey(db_, *env_.targets.keys, p, *req))
+
+ private:
+  const ops::ReleaseEnv& env_;
+};
+
 class TagServiceImpl final : public ServiceImpl<v1::TagService> {
  public:
   using ServiceImpl::ServiceImpl;
@@ -375,6 +390,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
   out.push_back(std::make_unique<AttestationServiceImpl>(gate));
   out.push_back(std::make_unique<ReleaseServiceImpl>(gate, release_env));
   out.push_back(std::make_unique<ServerServiceImpl>(gate, release_env));
+  out.push_back(std::make_unique<KeyServiceImpl>(gate, release_env));
   out.push_back(std::make_unique<VariantServiceImpl>(gate));
   out.push_back(std::make_unique<LinkServiceImpl>(gate));
   out.push_back(std::make_unique<FilterServiceImpl>(gate));

@@ -156,7 +156,7 @@ absl::Status TryQueued(const EngineEnv& env, const Snapshot& s, Progress& pr) {
     PromoteBy by;
     by.engine = true;
     by.queued_by = q.by.username;
-    by.signer = env.release.key;
+    by.keys = env.release.targets.keys;
     auto r = Promote(*env.db, q.by, req, by);
     if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
     std::vector<std::string> waiting =
@@ -229,7 +229,7 @@ absl::Status TryAutomatic(const EngineEnv& env, const Snapshot& s, Progress& pr)
   req.set_target_stage(stage);
   PromoteBy by;
   by.engine = true;
-  by.signer = env.release.key;
+  by.keys = env.release.targets.keys;
   auto r = Promote(*env.db, env.automatic, req, by);
   if (!r.ok() && store::FailedInDatabase(r.status())) return r.status();
   Fold(r, absl::StrCat("promotion into stage '", stage, "'"), pr);

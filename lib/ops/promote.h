@@ -21,6 +21,7 @@
 #ifndef CUB_LIB_OPS_PROMOTE_H_
 #define CUB_LIB_OPS_PROMOTE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@
 #include "cub/v1/changeorder.pb.h"
 #include "cub/v1/unit.pb.h"
 #include "lib/ops/principal.h"
-#include "lib/sign/signing_key.h"
+#include "lib/sign/key_ring.h"
 #include "lib/store/pool.h"
 #include "lib/store/transaction.h"
 
@@ -49,9 +50,9 @@ struct PromoteBy {
   bool engine = false;  // cubd's engine: Automatic Stages are its to promote into
   // The user whose queued promotion the engine carries out (empty: the engine's own).
   std::string queued_by;
-  // The server's key, which signs the record of each Space promoted into
-  // (lib/ops/promotion_records.h). Required whenever something lands; not owned.
-  const sign::SigningKey* signer = nullptr;
+  // The server's key ring, whose current key signs the record of each Space promoted into
+  // (lib/ops/promotion_records.h). Required whenever something lands.
+  std::shared_ptr<sign::KeyRing> keys;
 };
 absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Principal& p,
                                             const v1::PromoteRequest& req, const PromoteBy& by);

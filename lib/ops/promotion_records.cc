@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "lib/ops/promotion_report.h"
 #include "lib/sign/dsse.h"
+#include "lib/sign/ring_verify.h"
 #include "lib/sign/statement.h"
 #include "lib/store/promotion_records.h"
 #include "lib/util/sha256.h"
@@ -142,9 +143,11 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
     }
   }
   if (promoted.empty()) return absl::OkStatus();
-  if (by.signer == nullptr) {
+  if (by.keys == nullptr) {
     return absl::InternalError("no signing key for the promotion records: nothing was promoted");
   }
+  CUB_ASSIGN_OR_RETURN(auto keys, by.keys->Snapshot());
+  CUB_ASSIGN_OR_RETURN(const sign::SigningKey signer, sign::SigningKeyOf(*keys));
   CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
   std::map<std::string, const store::UnitHead*> head_of;
   for (const auto& h : heads) head_of[h.unit_id] = &h;
@@ -200,13 +203,22 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
     r.forced = forced;
     r.at = at;
     r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
-    r.envelope = sign::SignEnvelope(*by.signer, sign::kInTotoPayloadType, statement).ToJson();
+    r.envelope = sign::SignEnvelope(signer, sign::kInTotoPayloadType, statement).ToJson();
     rows.push_back(std::move(r));
   }
   return store::InsertPromotionRecords(tx, rows);
 }
 
 absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::string& public_key_pem,
+                                   const std::string& space_id,
+                                   const std::string& change_order_id) {
+  CUB_ASSIGN_OR_RETURN(std::string key_id, sign::PublicKeyId(public_key_pem));
+  sign::KeySnapshot one;
+  one.trusted.push_back({key_id, public_key_pem});
+  return VerifyPromotionRecord(r, one, space_id, change_order_id);
+}
+
+absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const sign::KeySnapshot& keys,
                                    const std::string& space_id,
                                    const std::string& change_order_id) {
   const std::string what = absl::StrCat("promotion record ", r.record_id(), " (space '", r.space(),
@@ -216,9 +228,10 @@ absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::stri
     return absl::DataLossError(absl::StrCat(what, ": ", parsed.status().message()));
   }
   const sign::Envelope& env = *parsed;
-  if (absl::Status s = sign::VerifyEnvelope(env, public_key_pem); !s.ok()) {
-    return absl::UnauthenticatedError(
-        absl::StrCat(what, ": the signature does not verify with the server's key: ", s.message()));
+  if (auto signer = sign::VerifyEnvelopeTrusted(env, keys); !signer.ok()) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        what,
+        ": the signature does not verify with a key cubd trusts: ", signer.status().message()));
   }
   std::vector<std::string> differ;
   if (env.payload_type != sign::kInTotoPayloadType) {
@@ -283,7 +296,7 @@ absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::stri
       absl::StrCat(what, ": the signed statement differs in ", absl::StrJoin(differ, "; ")));
 }
 
-absl::Status VerifyPromotionRecordsOf(store::Tx& tx, const sign::SigningKey& key,
+absl::Status VerifyPromotionRecordsOf(store::Tx& tx, const sign::KeySnapshot& keys,
                                       const std::string& change_order_id,
                                       const std::string& space_id,
                                       std::vector<std::string>* checks) {
@@ -293,10 +306,9 @@ absl::Status VerifyPromotionRecordsOf(store::Tx& tx, const sign::SigningKey& key
     checks->push_back("no promotion record of its change order in this space");
     return absl::OkStatus();
   }
-  const std::string pem = key.PublicKeyPem();
   absl::Status first;
   for (const auto& r : records) {
-    absl::Status s = VerifyPromotionRecord(r, pem, space_id, change_order_id);
+    absl::Status s = VerifyPromotionRecord(r, keys, space_id, change_order_id);
     if (s.ok()) {
       checks->push_back(absl::StrCat(
           "promotion record ", r.record_id(), " (stage '", r.stage(), "', by ", r.promoted_by(),

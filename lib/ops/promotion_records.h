@@ -25,6 +25,7 @@
 #include "lib/ops/gate_report.h"
 #include "lib/ops/principal.h"
 #include "lib/ops/promote.h"
+#include "lib/sign/key_ring.h"
 #include "lib/sign/signing_key.h"
 #include "lib/store/pool.h"
 #include "lib/store/transaction.h"
@@ -84,17 +85,21 @@ Json FindingJson(const GateFinding& g);
 
 // Signs and stores the record of each Space `out` reports Promoted (a dry run, a queued
 // promotion, Spaces that had the change already or failed record nothing). `req` says whether
-// it was forced and why; `by` who asks and carries the key (by.signer). INTERNAL without a key
-// when there is something to record.
+// it was forced and why; `by` who asks and carries the key ring (by.keys), whose current key
+// signs. When there is something to record: INTERNAL without a ring, FAILED_PRECONDITION
+// SigningKeyNotReady while it has no signing key.
 absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
                               const std::string& stage, const v1::PromoteRequest& req,
                               const PromoteBy& by, const PromotionEvidence& evidence,
                               const v1::PromoteResponse& out);
 
-// Checks a stored record's envelope: the signature with `public_key_pem`, the payload type,
+// Checks a stored record's envelope: the signature by one of `keys`' trusted keys (the
+// overload with `public_key_pem`: by that key), the payload type,
 // that it is an in-toto Statement of kPromotionPredicate, and that its subject and predicate
 // name the Space `space_id` and the ChangeOrder `change_order_id`. OK, or UNAUTHENTICATED (the
 // signature) or DATA_LOSS (what the statement names instead), naming what is wrong.
+absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const sign::KeySnapshot& keys,
+                                   const std::string& space_id, const std::string& change_order_id);
 absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::string& public_key_pem,
                                    const std::string& space_id, const std::string& change_order_id);
 
@@ -102,7 +107,7 @@ absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::stri
 // Space `space_id`, appending one line per record (or that there are none) to `checks`.
 // Returns the first failure, OK otherwise (also when there are none: a Release published
 // without a promotion, in the base or by plain upgrade, has none).
-absl::Status VerifyPromotionRecordsOf(store::Tx& tx, const sign::SigningKey& key,
+absl::Status VerifyPromotionRecordsOf(store::Tx& tx, const sign::KeySnapshot& keys,
                                       const std::string& change_order_id,
                                       const std::string& space_id,
                                       std::vector<std::string>* checks);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "lib/ops/attestation_gate.h"
+#include "lib/ops/release_keys.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
 #include "lib/util/bundle_digest.h"
@@ -57,12 +58,14 @@ std::string ReleaseTargetName(const v1::Target& target) {
   return absl::StrCat(target.space_slug(), "/", target.slug());
 }
 
-std::string SignReleaseProvenance(const ReleaseEnv& env, const store::NewRelease& nr,
-                                  const std::string& published_by) {
+absl::StatusOr<std::string> SignReleaseProvenance(const ReleaseEnv& env,
+                                                  const store::NewRelease& nr,
+                                                  const std::string& published_by) {
   std::string statement = sign::Statement(
       {{ReleaseSubjectName(nr.space_slug, nr.release_num), nr.bundle_digest.substr(7)}},
       kProvenancePredicate, ProvenancePredicate(nr, published_by));
-  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
+  CUB_ASSIGN_OR_RETURN(sign::SigningKey key, SigningKeyOf(env));
+  return sign::SignEnvelope(key, sign::kInTotoPayloadType, statement).ToJson();
 }
 
 absl::StatusOr<std::string> SealReleaseApprovals(
@@ -109,7 +112,8 @@ absl::StatusOr<std::string> SealReleaseApprovals(
   predicate["SealedAt"] = FormatRfc3339(absl::Now());
   std::string statement = sign::Statement(
       {{ReleaseSubjectName(space.slug(), num), digest.substr(7)}}, kApprovalPredicate, predicate);
-  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
+  CUB_ASSIGN_OR_RETURN(sign::SigningKey key, SigningKeyOf(env));
+  return sign::SignEnvelope(key, sign::kInTotoPayloadType, statement).ToJson();
 }
 
 }  // namespace cub::ops

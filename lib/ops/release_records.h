@@ -34,8 +34,10 @@ std::string ReleaseTargetName(const v1::Target& target);
 // The provenance record of the Release `nr`: an in-toto statement naming its bundle digest and
 // every field of its row that is not live state, signed with the server's key into a DSSE
 // envelope (JSON). `published_by` is the publisher's username.
-std::string SignReleaseProvenance(const ReleaseEnv& env, const store::NewRelease& nr,
-                                  const std::string& published_by);
+// FAILED_PRECONDITION SigningKeyNotReady while cubd has no signing key.
+absl::StatusOr<std::string> SignReleaseProvenance(const ReleaseEnv& env,
+                                                  const store::NewRelease& nr,
+                                                  const std::string& published_by);
 
 // The votes behind each attestation prerequisite `reqs` (of Stage `stage`) of Release `num` of
 // `space`, as judged now, signed as an approval statement naming the Release and `digest`.

@@ -28,6 +28,7 @@
 #include "lib/ops/promotion_records.h"
 #include "lib/ops/release_bundle.h"
 #include "lib/ops/release_files.h"
+#include "lib/ops/release_keys.h"
 #include "lib/ops/release_records.h"
 #include "lib/ops/release_verification.h"
 #include "lib/ops/release_scans.h"
@@ -336,10 +337,10 @@ absl::Status VerifySealedApprovals(const ReleaseEnv& env, const v1::Release& r,
         absl::StrCat("release ", r.release_num(),
                      ": its sealed approvals do not read: ", sealed.status().message()));
   }
-  if (auto s = sign::VerifyEnvelope(*sealed, env.key->PublicKeyPem()); !s.ok()) {
+  if (auto s = VerifyTrusted(env, *sealed); !s.ok()) {
     return absl::DataLossError(
         absl::StrCat("release ", r.release_num(),
-                     ": the sealed approvals' signature does not verify: ", s.message()));
+                     ": the sealed approvals' signature does not verify: ", s.status().message()));
   }
   if (!absl::StrContains(sealed->payload, absl::StrCat("\"sha256\":\"", sha256, "\"")) ||
       !absl::StrContains(sealed->payload, absl::StrCat("\"name\":\"", r.space_slug(), "/release-",
@@ -348,6 +349,14 @@ absl::Status VerifySealedApprovals(const ReleaseEnv& env, const v1::Release& r,
         absl::StrCat("release ", r.release_num(), ": the sealed approvals name another bundle"));
   }
   return absl::OkStatus();
+}
+
+// The key id the Release's provenance names as its signer (its first signature's keyid); empty
+// when it does not read.
+std::string ProvenanceKeyId(const v1::Release& r) {
+  auto env_json = sign::Envelope::FromJson(r.provenance());
+  if (!env_json.ok() || env_json->signatures.empty()) return "";
+  return env_json->signatures[0].keyid;
 }
 
 // Checks the Release's signed provenance and that its stored bundle still hashes to the digest
@@ -360,13 +369,14 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
         absl::StrCat("release ", r.release_num(),
                      ": its provenance record does not read: ", env_json.status().message()));
   }
-  if (auto s = sign::VerifyEnvelope(*env_json, env.key->PublicKeyPem()); !s.ok()) {
+  auto signer = VerifyTrusted(env, *env_json);
+  if (!signer.ok()) {
     return absl::DataLossError(absl::StrCat("release ", r.release_num(),
-                                            ": the provenance signature does not verify with the"
-                                            " server's key: ",
-                                            s.message()));
+                                            ": the provenance signature does not verify with a"
+                                            " key cubd trusts: ",
+                                            signer.status().message()));
   }
-  checks->push_back(absl::StrCat("provenance signature verifies with key ", env.key->KeyId()));
+  checks->push_back(absl::StrCat("provenance signature verifies with key ", *signer));
   auto statement = config::ParseYaml(env_json->payload);
   const config::Node* subject =
       statement.ok() && statement->size() == 1 ? (*statement)[0].Find("subject") : nullptr;
@@ -784,8 +794,9 @@ absl::StatusOr<std::string> ReleaseIDAtCommit(store::ConnectionPool& db, const R
 
 // The deployment record of the Release `r` gone Healthy, reported by `reported_by`: an in-toto
 // statement naming its bundle digest, signed with the server's key into a DSSE envelope.
-std::string SignDeploymentRecord(const ReleaseEnv& env, const v1::Space& space,
-                                 const v1::Release& r, const std::string& reported_by) {
+absl::StatusOr<std::string> SignDeploymentRecord(const ReleaseEnv& env, const v1::Space& space,
+                                                 const v1::Release& r,
+                                                 const std::string& reported_by) {
   Json predicate = {{"Space", space.slug()},
                     {"ReleaseNum", r.release_num()},
                     {"BundleDigest", r.bundle_digest()},
@@ -795,15 +806,17 @@ std::string SignDeploymentRecord(const ReleaseEnv& env, const v1::Space& space,
   std::string statement =
       sign::Statement({{SubjectName(space, r.release_num()), r.bundle_digest().substr(7)}},
                       kDeploymentPredicate, predicate);
-  return sign::SignEnvelope(*env.key, sign::kInTotoPayloadType, statement).ToJson();
+  CUB_ASSIGN_OR_RETURN(sign::SigningKey key, SigningKeyOf(env));
+  return sign::SignEnvelope(key, sign::kInTotoPayloadType, statement).ToJson();
 }
 
 }  // namespace
 
-v1::PublicKey GetPublicKey(const ReleaseEnv& env) {
+absl::StatusOr<v1::PublicKey> GetPublicKey(const ReleaseEnv& env) {
+  CUB_ASSIGN_OR_RETURN(sign::SigningKey key, SigningKeyOf(env));
   v1::PublicKey k;
-  k.set_key_id(env.key->KeyId());
-  k.set_pem(env.key->PublicKeyPem());
+  k.set_key_id(key.KeyId());
+  k.set_pem(key.PublicKeyPem());
   return k;
 }
 
@@ -1011,8 +1024,8 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
     const DeploymentStep step = DeploymentStepFor(report, facts);
     CUB_RETURN_IF_ERROR(TakeDeploymentStep(tx, *r, facts, step));
     if (SignsDeploymentRecord(step)) {
-      CUB_RETURN_IF_ERROR(store::SetDeploymentRecord(
-          tx, r->release_id(), SignDeploymentRecord(env, space, *r, p.username)));
+      CUB_ASSIGN_OR_RETURN(auto record, SignDeploymentRecord(env, space, *r, p.username));
+      CUB_RETURN_IF_ERROR(store::SetDeploymentRecord(tx, r->release_id(), record));
     }
     if (!r->change_order().empty()) CUB_RETURN_IF_ERROR(AdvanceStageOf(tx, r->change_order()));
     CUB_ASSIGN_OR_RETURN(auto done, store::FindReleaseByID(tx, r->release_id()));
@@ -1055,13 +1068,14 @@ absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& d
         v1::VerifyReleaseResponse out;
         CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
         CUB_ASSIGN_OR_RETURN(auto r, ReleaseOf(tx, space, req.release()));
-        out.set_key_id(env.key->KeyId());
+        CUB_ASSIGN_OR_RETURN(auto keys, KeysOf(env));
+        out.set_key_id(ProvenanceKeyId(r));
         out.set_bundle_digest(r.bundle_digest());
         std::vector<std::string> checks;
         absl::Status verified = VerifyStored(tx, env, r, &checks);
         if (!verified.ok()) checks.push_back(std::string(verified.message()));
         absl::Status records =
-            VerifyPromotionRecordsOf(tx, *env.key, r.change_order_id(), r.space_id(), &checks);
+            VerifyPromotionRecordsOf(tx, *keys, r.change_order_id(), r.space_id(), &checks);
         if (verified.ok()) verified = records;
         out.set_verified(verified.ok());
         for (auto& c : checks) out.add_checks(std::move(c));

@@ -23,11 +23,11 @@
 
 namespace cub::ops {
 
-// What publishing needs of the server: its signing key, and what the Targets' providers need
-// (a directory of its own, where Git Targets keep clones and locks; credentials; the commit
-// signer).
+// What publishing needs of the server: what the Targets' providers need (a directory of its
+// own, where Git Targets keep clones and locks; credentials; the commit signer), and the key
+// ring, targets.keys, whose current key signs Releases and records and whose trusted keys
+// verify them (lib/ops/release_keys.h).
 struct ReleaseEnv {
-  const sign::SigningKey* key = nullptr;
   targets::ProviderEnv targets;
 };
 
@@ -36,8 +36,9 @@ inline constexpr char kProvenancePredicate[] = "https://cub.dev/release-provenan
 inline constexpr char kDeploymentPredicate[] = "https://cub.dev/deployment/v1";
 inline constexpr char kApprovalPredicate[] = "https://cub.dev/approval/v1";
 
-// The public half of the key Releases and records are signed with; for any caller.
-v1::PublicKey GetPublicKey(const ReleaseEnv& env);
+// The public half of the key Releases and records are signed with now; for any caller.
+// FAILED_PRECONDITION SigningKeyNotReady while cubd has none.
+absl::StatusOr<v1::PublicKey> GetPublicKey(const ReleaseEnv& env);
 
 absl::StatusOr<v1::Target> CreateTarget(store::ConnectionPool& db, const Principal& p,
                                         const v1::CreateTargetRequest& req);
@@ -79,7 +80,8 @@ absl::StatusOr<v1::Release> SetReleaseStatus(store::ConnectionPool& db, const Re
 absl::StatusOr<v1::ReleaseHistoryResponse> ReleaseHistory(store::ConnectionPool& db,
                                                           const Principal& p,
                                                           const v1::ReleaseHistoryRequest& req);
-// Checks the provenance signature with the server's key, that it names this Release, and that
+// Checks the provenance signature with the keys cubd trusts (the one that signs now, earlier
+// ones until revoked), that it names this Release, and that
 // the bundle as stored now hashes to the digest it signed; and each signed promotion record of
 // the Release's ChangeOrder in its Space (lib/ops/promotion_records.h).
 absl::StatusOr<v1::VerifyReleaseResponse> VerifyRelease(store::ConnectionPool& db,

@@ -412,7 +412,7 @@ absl::StatusOr<std::vector<std::string>> RecordReleases(
     nr.published_by = p.user_id;
     nr.published_at = published_at;
     nr.units = r.units;
-    nr.provenance = SignReleaseProvenance(env, nr, p.username);
+    CUB_ASSIGN_OR_RETURN(nr.provenance, SignReleaseProvenance(env, nr, p.username));
     if (!r.seal.empty()) {
       CUB_ASSIGN_OR_RETURN(nr.sealed_approvals,
                            SealReleaseApprovals(tx, env, *r.rco, r.seal_stage, r.seal, r.space,

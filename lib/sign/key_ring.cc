@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 namespace cub::sign {
 namespace {
 
@@ -16,6 +18,14 @@ class Fixed : public KeyRing {
 
 }  // namespace
 
+absl::StatusOr<SigningKey> SigningKeyOf(const KeySnapshot& s) {
+  if (s.signing.has_value()) return *s.signing;
+  return absl::FailedPreconditionError(absl::StrCat(
+      kSigningKeyNotReady, ": cubd has no signing key yet",
+      s.signing_missing.empty() ? std::string() : absl::StrCat(" (", s.signing_missing, ")"),
+      "; nothing can be signed until it has one"));
+}
+
 std::shared_ptr<KeyRing> FixedKeyRing(std::optional<SigningKey> signing,
                                       std::vector<TrustedPublicKey> extra) {
   auto s = std::make_shared<KeySnapshot>();
@@ -24,6 +34,7 @@ std::shared_ptr<KeyRing> FixedKeyRing(std::optional<SigningKey> signing,
     s->trusted.push_back({signing->KeyId(), signing->PublicKeyPem()});
   }
   for (TrustedPublicKey& k : extra) s->trusted.push_back(std::move(k));
+  if (!signing.has_value()) s->signing_missing = "the ring was made without one";
   s->signing = std::move(signing);
   return std::make_shared<Fixed>(std::move(s));
 }

@@ -34,6 +34,8 @@ struct TrustedPublicKey {
 struct KeySnapshot {
   int64_t generation = 0;
   std::optional<SigningKey> signing;
+  // Why `signing` is empty, for messages (e.g. the key file cubd waits for); empty otherwise.
+  std::string signing_missing;
   // Not revoked; includes the current signing key's public half when there is one.
   std::vector<TrustedPublicKey> trusted;
 
@@ -52,7 +54,18 @@ class KeyRing {
   // Errors: UNAVAILABLE when the trusted set cannot be read (the database is down); callers
   // report that, never an empty set.
   virtual absl::StatusOr<std::shared_ptr<const KeySnapshot>> Snapshot() = 0;
+  // Called after this process trusted or revoked a key, so that the next Snapshot() reads the
+  // change rather than a cached set. A no-op for rings that read nothing.
+  virtual void Refresh() {}
 };
+
+// Prefix of the FAILED_PRECONDITION that signing without a key gets, as the Release
+// verification reason spells it.
+inline constexpr char kSigningKeyNotReady[] = "SigningKeyNotReady";
+
+// The key to sign with now: `s.signing`, or FAILED_PRECONDITION "SigningKeyNotReady: <why>"
+// (s.signing_missing) when there is none.
+absl::StatusOr<SigningKey> SigningKeyOf(const KeySnapshot& s);
 
 // A KeyRing that never changes: one signing key (or none) trusted alone, plus `extra`.
 // For tools and unit tests; cubd's ring reads the database (lib/ops/key_ring_db.h).

@@ -16,6 +16,7 @@
 #include "cub/v1/unit.grpc.pb.h"
 #include "harness/test_db.h"
 #include "lib/ops/users.h"
+#include "lib/sign/key_ring.h"
 #include "lib/sign/signing_key.h"
 #include "lib/util/proto_text.h"
 #include "server/auth_limiter.h"
@@ -150,7 +151,8 @@ struct Server {
     auto k = sign::SigningKey::LoadOrCreate((dir / "key.pem").string());
     REQUIRE(k.ok());
     key = std::make_unique<sign::SigningKey>(*std::move(k));
-    env = ops::ReleaseEnv{key.get(), (dir / "work").string()};
+    env.targets.work_dir = (dir / "work").string();
+    env.targets.keys = sign::FixedKeyRing(*key);
     gate = std::make_unique<CallGate>(*pool, limits);
     services = MakeServices(*gate, env);
     grpc::ServerBuilder builder;

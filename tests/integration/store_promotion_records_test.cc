@@ -12,6 +12,7 @@
 #include "harness/test_db.h"
 #include "lib/ops/promotion_records.h"
 #include "lib/sign/dsse.h"
+#include "lib/sign/key_ring.h"
 #include "lib/sign/statement.h"
 #include "lib/store/migrations.h"
 #include "lib/store/promotion_records.h"
@@ -103,7 +104,7 @@ TEST_CASE("a promotion into 1,000 Spaces: records signed one by one, written in 
   ops::Principal p;
   p.username = "alice";
   ops::PromoteBy by;
-  by.signer = &*key;
+  by.keys = sign::FixedKeyRing(*key);
   v1::PromoteRequest req;
   req.set_force(true);
   req.set_force_reason("bench");
@@ -166,7 +167,10 @@ TEST_CASE("a promotion into 1,000 Spaces: records signed one by one, written in 
 
   std::vector<std::string> checks;
   auto verified = store::InTransaction(*fleet.db, [&](store::Tx& tx) -> absl::StatusOr<bool> {
-    absl::Status v = ops::VerifyPromotionRecordsOf(tx, *key, rco.co.id, first.space_id(), &checks);
+    auto keys = by.keys->Snapshot();
+    REQUIRE(keys.ok());
+    absl::Status v =
+        ops::VerifyPromotionRecordsOf(tx, **keys, rco.co.id, first.space_id(), &checks);
     if (!v.ok()) return v;
     return true;
   });
