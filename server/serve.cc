@@ -17,9 +17,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
+#include "lib/oci/verify.h"
 #include "lib/ops/key_ring_db.h"
 #include "lib/ops/releases.h"
-#include "lib/oci/verify.h"
 #include "lib/ops/target_env.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"

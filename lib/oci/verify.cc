@@ -220,7 +220,11 @@ Verification JudgeEvidence(const std::string& manifest_digest, const std::string
                            const sign::KeySnapshot& keys) {
   const std::string& d = manifest_digest;
   if (!keys.signing) {
-    return Result(kSigningKeyNotReady, "cubd has no signing key yet; nothing is deployed", d);
+    return Result(
+        kSigningKeyNotReady,
+        absl::StrCat("cubd has no signing key yet", keys.signing_missing.empty() ? "" : ": ",
+                     keys.signing_missing, "; nothing is deployed"),
+        d);
   }
   std::string notes = evidence.notes.empty()
                           ? ""

@@ -55,8 +55,11 @@ Verification VerifyArtifact(Registry& registry, const std::string& reference,
                             const Expectation& expected, const sign::KeySnapshot& keys,
                             VerificationCache* cache, Manifest* verified) {
   if (!keys.signing) {
-    return Verification{kSigningKeyNotReady, "cubd has no signing key yet; nothing is deployed", "",
-                        ""};
+    return Verification{
+        kSigningKeyNotReady,
+        absl::StrCat("cubd has no signing key yet", keys.signing_missing.empty() ? "" : ": ",
+                     keys.signing_missing, "; nothing is deployed"),
+        "", ""};
   }
   std::string where = absl::StrCat(registry.host(), "/", registry.repository(), ":", reference);
   auto m = registry.GetManifest(reference);

@@ -8,8 +8,10 @@
 # original's evidence (SignatureInvalid), another Space's artifact copied with skopeo under the
 # Release's tag (ProvenanceMismatch). The refused rollback is recorded Failed with the reason,
 # the deploy tag stays where it was, and `release get` shows the Verification.
-# (A revoked key is tested over a KeySnapshot in tests/unit/oci_evidence_test.cc and against
-# the registry in tests/unit/oci_verify_registry_test.cc, until `cub key revoke` exists.)
+# After a key rotation, evidence the old key signed still verifies (KeyID names it), until the key
+# is revoked: a rollback to what it signed is then refused (by the stored records' check, before
+# the registry is read; the registry's SignatureInvalid for a revoked key is tested in
+# tests/unit/oci_verify_registry_test.cc).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [[ -x /usr/bin/docker-registry ]] || { echo "oci_verify_test: docker-registry missing: skipped"; exit 0; }
 command -v skopeo >/dev/null || { echo "oci_verify_test: skopeo missing: skipped"; exit 0; }
@@ -84,7 +86,7 @@ section "setup: Spaces releasing to one OCI Target"
 expect_ok cub space create platform
 expect_ok cub target create --space platform oci --provider OCI \
   --param "repository=$REPO" --param insecure=true
-for s in good unsigned tampered copied other; do
+for s in good unsigned tampered copied other rotated; do
   expect_ok cub space create "$s"
   printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  v: "1"\n' "$s" \
     >"$E2E_TMP/cm.yaml"
@@ -93,14 +95,15 @@ for s in good unsigned tampered copied other; do
 done
 
 section "a publish pushes the artifact and its evidence, verifies them, then deploys"
-for s in good unsigned tampered copied other; do
+for s in good unsigned tampered copied other rotated; do
   expect_ok cub release publish "$s"
   expect_contains "$OUT" "Delivery: Delivered"
   expect_eq Verified "$(verification "$s" 1)"
 done
 expect_ok cub release get --space good --release 1 -o json
-R1=$(jget Verification.Digest)
+R1=$(jget ArtifactDigest)
 expect_match "$R1" '^sha256:[0-9a-f]{64}$'
+expect_eq "$R1" "$(jget Verification.Digest)"
 expect_match "$(jget Verification.KeyID)" '^sha256:[0-9a-f]{64}$'
 expect_contains "$(jget Verification.Message)" "provenance names space good"
 expect_eq "$R1" "$(reg digest good)"
@@ -116,7 +119,7 @@ expect_ok skopeo inspect --raw --tls-verify=false "docker://$REPO:sha256-${R1#sh
 expect_contains "$OUT" '"cub.dev/evidence":"provenance"'
 
 # A second Release in each Space, so that a rollback to Release 1 moves the deploy tag back.
-for s in good unsigned tampered copied; do
+for s in good unsigned tampered copied rotated; do
   printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  v: "2"\n' "$s" \
     >"$E2E_TMP/cm.yaml"
   expect_ok cub unit update --space "$s" config "$E2E_TMP/cm.yaml"
@@ -130,8 +133,8 @@ expect_contains "$OUT" "Delivery: Delivered"
 expect_eq Verified "$(verification good 3)"
 expect_eq "$R1" "$(reg digest good)"
 expect_ok cub release get --space good --release 3 -o json
-expect_eq "$R1" "$(jget Verification.Digest)"
-expect_contains "$(jget Location)" ":good-r1"
+expect_eq "$R1" "$(jget ArtifactDigest)"
+expect_eq "$REPO:good-r1" "$(jget ArtifactRef)"
 
 # rollback_refused SPACE REASON TEXT: a rollback to Release 1 is Failed with REASON, and the
 # deploy tag stays at Release 2.
@@ -166,6 +169,22 @@ expect_ok skopeo copy --src-tls-verify=false --dest-tls-verify=false \
   "docker://$REPO:other-r1" "docker://$REPO:copied-r1"
 expect_eq "$(reg digest other-r1)" "$(reg digest copied-r1)"
 rollback_refused copied ProvenanceMismatch "Space 'other', this deploy expects 'copied'"
+
+section "a new signing key: evidence the old key signed still verifies, until it is revoked"
+KEY_A=$(cub server public-key -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["KeyID"])')
+mv "$E2E_TMP/signing-key.pem" "$E2E_TMP/key-a.pem"
+e2e_stop_cubd main
+e2e_start_cubd main  # makes a new key at the same path
+export CUB_SERVER=${CUBD_GRPC[main]}
+expect_ok cub release publish rotated --release 1
+expect_contains "$OUT" "Delivery: Delivered"
+expect_ok cub release get --space rotated --release 3 -o json
+expect_eq Verified "$(jget Verification.Reason)"
+expect_eq "$KEY_A" "$(jget Verification.KeyID)" "the registry's signature is the old key's"
+O3=$(reg digest rotated)
+expect_ok cub key revoke "$KEY_A" --reason "rotated"
+expect_fail 1 "does not verify with a key cubd trusts" cub release publish rotated --release 1
+expect_eq "$O3" "$(reg digest rotated)" "the deploy tag"
 
 section "a refused Release is retried, and stays refused while the registry holds the same"
 expect_ok cub release get --space copied --release 3 -o json
