@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
 #include <set>
+#include <thread>
 
 #include "harness/test_db.h"
 #include "lib/ops/spaces.h"
@@ -286,6 +287,32 @@ TEST_CASE("store deliveries: one session at a time holds a Target", "[store][db]
   auto third = store::TargetClaim::TryClaim(url, f.target.target_id());
   REQUIRE(third.ok());
   CHECK(*third != nullptr);
+}
+
+TEST_CASE("store deliveries: a claim can wait for the holder to finish", "[store][db]") {
+  Fixture f;
+  const std::string url = f.db->url();
+  auto first = store::TargetClaim::TryClaim(url, f.target.target_id());
+  REQUIRE(first.ok());
+  REQUIRE(*first != nullptr);
+  // Still held when the wait ends: no claim, and the session is fit to be used again.
+  auto timed_out = store::TargetClaim::Claim(url, f.target.target_id(), absl::Milliseconds(50));
+  REQUIRE(timed_out.ok());
+  CHECK(*timed_out == nullptr);
+  // Let go while another waits: the waiter gets it.
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    first->reset();
+  });
+  auto waited = store::TargetClaim::Claim(url, f.target.target_id(), absl::Seconds(60));
+  releaser.join();
+  REQUIRE(waited.ok());
+  REQUIRE(*waited != nullptr);
+  CHECK((*waited)->Alive());
+  // And while it holds the Target, nobody else does.
+  auto other = store::TargetClaim::TryClaim(url, f.target.target_id());
+  REQUIRE(other.ok());
+  CHECK(*other == nullptr);
 }
 
 }  // namespace
