@@ -206,9 +206,10 @@ std::vector<std::vector<const Item*>> RunsOf(const std::vector<const Item*>& ite
 
 absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const ReleaseEnv& env,
                                            const DeliveryOptions& opts,
-                                           const std::string& target_id) {
+                                           const std::string& target_id,
+                                           absl::Duration claim_wait) {
   DeliveryPass pass;
-  CUB_ASSIGN_OR_RETURN(auto claim, store::TargetClaim::TryClaim(db.url(), target_id));
+  CUB_ASSIGN_OR_RETURN(auto claim, store::TargetClaim::Claim(db.url(), target_id, claim_wait));
   if (!claim) return pass;
   pass.claimed = true;
   CUB_ASSIGN_OR_RETURN(Loaded loaded, Load(db, env, opts, target_id));
@@ -303,7 +304,7 @@ absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
                                                     const std::vector<std::string>& release_ids,
                                                     absl::Duration wait) {
   const absl::Time deadline = absl::Now() + wait;
-  absl::Duration pause = absl::Milliseconds(10);
+  int idle_passes = 0;
   while (true) {
     CUB_ASSIGN_OR_RETURN(auto states, store::InReadTransaction(db, [&](store::Tx& tx) {
                            return store::DeliveryStates(tx, release_ids);
@@ -314,18 +315,21 @@ absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
       if (s.state == "Pending" && seen.insert(s.target_id).second) targets.push_back(s.target_id);
     }
     if (targets.empty()) break;
-    bool waited_on_someone = false;
+    bool did_nothing = true;
     for (const auto& t : targets) {
-      CUB_ASSIGN_OR_RETURN(DeliveryPass pass, DeliverTarget(db, env, opts, t));
-      if (!pass.claimed || pass.delivered + pass.found + pass.failed == 0) {
-        waited_on_someone = true;
-      }
+      // Another session delivering to the Target (a worker woken by the publish's commit,
+      // another cubd) is waited for on the claim itself, so its end is seen at once.
+      const absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) break;
+      CUB_ASSIGN_OR_RETURN(DeliveryPass pass, DeliverTarget(db, env, opts, t, left));
+      if (pass.claimed && pass.delivered + pass.found + pass.failed > 0) did_nothing = false;
     }
     if (absl::Now() >= deadline) break;
-    if (waited_on_someone) {
-      // Another cubd (or worker) is delivering to the Target: look again shortly.
-      absl::SleepFor(std::min(pause, deadline - absl::Now()));
-      pause = std::min(pause * 2, absl::Milliseconds(200));
+    // Claimed, yet nothing to do: the holder before delivered them (the states read next say
+    // so). Should they still read Pending, pause a little rather than spin.
+    if (did_nothing && ++idle_passes > 1) {
+      absl::SleepFor(
+          std::min(absl::Milliseconds(std::min(10 * idle_passes, 200)), deadline - absl::Now()));
     }
   }
   return store::InReadTransaction(

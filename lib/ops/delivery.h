@@ -50,17 +50,21 @@ struct DeliveryPass {
   std::string error;  // the provider's error when failed > 0
 };
 
-// One pass over `target_id`: if no other session is delivering to it, delivers its Releases that
+// One pass over `target_id`: if no other session is delivering to it (or, given `claim_wait`,
+// once the one that is has finished, waiting at most that long), delivers its Releases that
 // are due (Pending, or Failed with NextDeliveryAt passed), oldest first. Errors are the
 // database's (a failed delivery is recorded, not returned).
 absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const ReleaseEnv& env,
                                            const DeliveryOptions& opts,
-                                           const std::string& target_id);
+                                           const std::string& target_id,
+                                           absl::Duration claim_wait = absl::ZeroDuration());
 
 // For a publish that has just committed `release_ids`: runs passes over their Targets until each
-// of them has left Pending or `wait` has passed (another cubd may be delivering to the Target;
-// then this waits for it), and returns the Releases as they stand, in the order given. A
-// delivery failure is no error here: the Releases come back Failed, with the error.
+// of them has left Pending or `wait` has passed (another cubd, or this one's delivery worker
+// woken by the commit, may be delivering to the Target; then this waits on the Target's claim
+// until that delivery ends, and looks again at once), and returns the Releases as they stand, in
+// the order given. A delivery failure is no error here: the Releases come back Failed, with the
+// error.
 absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
                                                     const ReleaseEnv& env,
                                                     const DeliveryOptions& opts,

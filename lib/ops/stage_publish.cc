@@ -363,7 +363,9 @@ absl::StatusOr<Decided> Decide(store::Tx& tx, const ReleaseEnv& env, const Princ
   }
   if (to_record.empty()) return out;
   CUB_ASSIGN_OR_RETURN(out.release_ids, RecordReleases(tx, env, p, to_record, req.description));
-  CUB_RETURN_IF_ERROR(AdvanceStage(tx, rco).status());
+  // `rco` was read under the locks; Completed is as far as a Stage goes and never moves back, so
+  // only a ChangeOrder short of it is read again to see whether this publish moved it.
+  if (rco.co.stage != "Completed") CUB_RETURN_IF_ERROR(AdvanceStage(tx, rco).status());
   return out;
 }
 

@@ -83,6 +83,12 @@ TargetClaim::~TargetClaim() {
 
 absl::StatusOr<std::unique_ptr<TargetClaim>> TargetClaim::TryClaim(const std::string& url,
                                                                    const std::string& target_id) {
+  return Claim(url, target_id, absl::ZeroDuration());
+}
+
+absl::StatusOr<std::unique_ptr<TargetClaim>> TargetClaim::Claim(const std::string& url,
+                                                                const std::string& target_id,
+                                                                absl::Duration wait) {
   auto impl = std::make_unique<Impl>();
   impl->url = url;
   absl::Status s = Guard([&]() -> absl::Status {
@@ -96,12 +102,31 @@ absl::StatusOr<std::unique_ptr<TargetClaim>> TargetClaim::TryClaim(const std::st
     return s;
   }
   auto claim = std::unique_ptr<TargetClaim>(new TargetClaim(std::move(impl)));
+  const int64_t wait_ms = absl::ToInt64Milliseconds(wait);
+  if (wait_ms <= 0) {
+    CUB_ASSIGN_OR_RETURN(bool locked, Guard([&]() -> absl::StatusOr<bool> {
+                           return claim->impl_->work
+                               ->exec_params1(
+                                   "SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked",
+                                   kDeliveryLockSpace, target_id)["locked"]
+                               .as<bool>();
+                         }));
+    if (!locked) return std::unique_ptr<TargetClaim>();
+    return claim;
+  }
+  // The wait is the lock's own (lock_timeout, this transaction only): the session sleeps in
+  // the server until the holder's transaction ends.
   CUB_ASSIGN_OR_RETURN(bool locked, Guard([&]() -> absl::StatusOr<bool> {
-                         return claim->impl_->work
-                             ->exec_params1(
-                                 "SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked",
-                                 kDeliveryLockSpace, target_id)["locked"]
-                             .as<bool>();
+                         try {
+                           pqxx::work& w = *claim->impl_->work;
+                           w.exec0(absl::StrCat("SET LOCAL lock_timeout = ", wait_ms));
+                           w.exec_params("SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                                         kDeliveryLockSpace, target_id);
+                           return true;
+                         } catch (const pqxx::sql_error& e) {
+                           if (e.sqlstate() == "55P03") return false;  // lock_not_available
+                           throw;
+                         }
                        }));
   if (!locked) return std::unique_ptr<TargetClaim>();
   return claim;

@@ -36,6 +36,12 @@ class TargetClaim {
   // session comes from a small process-wide set of connections to `url`, opened when needed.
   static absl::StatusOr<std::unique_ptr<TargetClaim>> TryClaim(const std::string& url,
                                                                const std::string& target_id);
+  // Takes the Target's lock, waiting up to `wait` for another session to let it go (TryClaim
+  // when `wait` is not positive); nullopt when it is still held then. What a publish waiting
+  // for its own Releases uses: it learns the moment the holder is done instead of polling.
+  static absl::StatusOr<std::unique_ptr<TargetClaim>> Claim(const std::string& url,
+                                                            const std::string& target_id,
+                                                            absl::Duration wait);
   ~TargetClaim();
   // Whether the session holding the lock is still there: one round trip.
   bool Alive();

@@ -27,6 +27,8 @@
 #   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
 #   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
 #   CUB_BENCH_PERF     record cubd with `perf record -g` during the stage publish, into this file
+#   CUB_BENCH_STATEMENTS  log every SQL statement of the stage publish (b) and of the first
+#                      single publish (d) with its duration, and copy PostgreSQL's log here
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)/bin
@@ -43,6 +45,7 @@ chmod 755 "$work"
 cleanup() {
   [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
   [[ -n ${CUB_BENCH_LOG:-} ]] && cp "$work/cubd.log" "$CUB_BENCH_LOG"
+  [[ -n ${CUB_BENCH_STATEMENTS:-} ]] && cp "$work/pg/postgres.log" "$CUB_BENCH_STATEMENTS"
   bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -52,6 +55,13 @@ cub() { "$bin/cub" --timeout "$timeout" "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 since() { awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
 sql() { psql -X -q -At -v ON_ERROR_STOP=1 "$url" "$@"; }
+# Statement logging (CUB_BENCH_STATEMENTS) on or off: -1 or 0 (every statement). A reload
+# reaches the sessions cubd holds open.
+statement_log() {
+  [[ -n ${CUB_BENCH_STATEMENTS:-} ]] || return 0
+  sql -c "ALTER SYSTEM SET log_min_duration_statement = $1" -c "SELECT pg_reload_conf()" >/dev/null
+  sleep 0.2
+}
 
 summary=()
 note() { summary+=("$(printf '%-66s %s' "$1" "$2")"); printf '%-66s %s\n' "$1" "$2"; }
@@ -173,9 +183,11 @@ if [[ -n ${CUB_BENCH_PERF:-} ]]; then
   perf_pid=$!
   sleep 0.5
 fi
+statement_log 0
 time_once "b. stage publish ($spaces Spaces x $units Units, end to end)" "$work/stage.json" \
   "${stage[@]}" --description "bench"
 stage_ms=$last_ms
+statement_log -1
 if [[ -n ${perf_pid:-} ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
 ((last_rc == 0)) || problem "stage publish exited $last_rc: $(head -c 400 "$work/stage.json.err")"
 note "   published / refused / delivery states" \
@@ -196,6 +208,8 @@ note "   published / already published" \
 # ---- the per-Space publish -----------------------------------------------------------------
 : >"$work/single.us"
 for i in $(seq "$single"); do
+  ((i == 1)) && statement_log 0
+  ((i == 2)) && statement_log -1
   t1=$(date +%s%N)
   if ! cub release publish "bench-prod-$i" --description "single $i" >/dev/null 2>"$work/single.err"; then
     problem "cub release publish bench-prod-$i: $(head -c 300 "$work/single.err")"

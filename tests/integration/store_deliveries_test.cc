@@ -4,6 +4,8 @@
 // per Space whatever the Target.
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
+#include <set>
+#include <thread>
 
 #include "harness/test_db.h"
 #include "lib/ops/spaces.h"
@@ -188,6 +190,58 @@ TEST_CASE("store deliveries: the trigger lets the delivery state move only forwa
   CHECK(f.Release(pending).delivery_state() == "Delivered");
 }
 
+// The trigger's cheap check (migrations/0023) compares whole rows: every column other than the
+// live status and the delivery is refused by name, whatever its type, NULLs included; leaving a
+// column as it is, or changing only the status, passes.
+TEST_CASE("store deliveries: the trigger refuses a change of any other column, by name",
+          "[store][db]") {
+  Fixture f;
+  const std::string id = f.Publish(f.target);
+  const std::set<std::string> mutable_columns = {
+      "sync_status",       "health_status",  "operation_state", "status_message",
+      "status_at",         "location",       "commit_id",       "delivery_state",
+      "delivery_attempts", "delivery_error", "delivered_at",    "next_delivery_at"};
+  std::vector<std::pair<std::string, std::string>> columns;  // name, type
+  {
+    pqxx::connection c(f.url);
+    pqxx::work w(c);
+    for (const auto& row : w.exec(
+             "SELECT column_name, data_type FROM information_schema.columns"
+             " WHERE table_schema = 'public' AND table_name = 'releases' ORDER BY column_name")) {
+      columns.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+    }
+  }
+  REQUIRE(columns.size() > mutable_columns.size());
+  auto update = [&](const std::string& set) {
+    return f.OwnerRefusal("UPDATE releases SET " + set + " WHERE id = '" + id + "'");
+  };
+  int checked = 0;
+  for (const auto& [name, type] : columns) {
+    if (mutable_columns.count(name)) continue;
+    std::string changed;
+    if (type == "text") {
+      changed = name + " || 'x'";
+    } else if (type == "uuid") {
+      changed = "gen_random_uuid()";  // change_order_id and published_by are NULL here
+    } else if (type == "bigint" || type == "integer") {
+      changed = name + " + 1";
+    } else if (type == "boolean") {
+      changed = "NOT " + name;
+    } else if (type == "timestamp with time zone") {
+      changed = "coalesce(" + name + ", now()) + interval '1 second'";
+    } else {
+      FAIL("releases." << name << " has a type this test does not know: " << type);
+    }
+    INFO(name);
+    CHECK_THAT(update(name + " = " + changed), Catch::Contains("UPDATE of " + name + " refused"));
+    CHECK(update(name + " = " + name) == "");  // the same value again is no change
+    ++checked;
+  }
+  CHECK(checked >= 14);
+  CHECK(update("status_message = 'synced', sync_status = 'Synced', status_at = now()") == "");
+  CHECK(update("change_order_id = NULL, published_by = NULL") == "");
+}
+
 TEST_CASE("store deliveries: release numbers count per Space, whatever the Target", "[store][db]") {
   Fixture f;
   const std::string a = f.Publish(f.target);
@@ -233,6 +287,32 @@ TEST_CASE("store deliveries: one session at a time holds a Target", "[store][db]
   auto third = store::TargetClaim::TryClaim(url, f.target.target_id());
   REQUIRE(third.ok());
   CHECK(*third != nullptr);
+}
+
+TEST_CASE("store deliveries: a claim can wait for the holder to finish", "[store][db]") {
+  Fixture f;
+  const std::string url = f.db->url();
+  auto first = store::TargetClaim::TryClaim(url, f.target.target_id());
+  REQUIRE(first.ok());
+  REQUIRE(*first != nullptr);
+  // Still held when the wait ends: no claim, and the session is fit to be used again.
+  auto timed_out = store::TargetClaim::Claim(url, f.target.target_id(), absl::Milliseconds(50));
+  REQUIRE(timed_out.ok());
+  CHECK(*timed_out == nullptr);
+  // Let go while another waits: the waiter gets it.
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    first->reset();
+  });
+  auto waited = store::TargetClaim::Claim(url, f.target.target_id(), absl::Seconds(60));
+  releaser.join();
+  REQUIRE(waited.ok());
+  REQUIRE(*waited != nullptr);
+  CHECK((*waited)->Alive());
+  // And while it holds the Target, nobody else does.
+  auto other = store::TargetClaim::TryClaim(url, f.target.target_id());
+  REQUIRE(other.ok());
+  CHECK(*other == nullptr);
 }
 
 }  // namespace
