@@ -18,7 +18,7 @@
 namespace cub::server {
 
 // All cub.v1 services, calling through `gate` (its pool and limits) with the release
-// environment; both must outlive them.
+// environment, whose key ring (release_env.targets.keys) must be set; both must outlive them.
 std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
                                                          const ops::ReleaseEnv& release_env);
 

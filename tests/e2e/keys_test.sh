@@ -37,6 +37,9 @@ expect_eq true "$(jget 0.Current)"
 expect_ok cub key list
 expect_contains "$OUT" "KEY ID"
 expect_contains "$OUT" "$KEY_A"
+expect_ok curl -sS -X POST -H "Authorization: Bearer $ALICE" -H 'Content-Type: application/json' \
+  "http://$E2E_HTTP/v1/KeyService/ListKeys" -d '{"All": true}'
+expect_eq "$KEY_A" "$(jget Keys.0.KeyID)" "ListKeys over REST"
 
 section "setup: a Space publishing to a directory, Release 1 signed with key A"
 expect_ok cub space create app
