@@ -50,7 +50,8 @@
 // processes sharing work_dir; for a local repository, processes with different work_dirs are
 // caught by the compare-and-swap above instead.
 //
-// Params besides repository, branch and path: kustomization ("true" or "false", default false).
+// Params besides repository, branch and path: kustomization ("true" or "false", default false),
+// and clusters, namespace and project: Argo CD Applications under argocd/ (argocd_files.h).
 //
 // libgit2 is initialized once per process (and never shut down: other threads may still be
 // delivering), with fsync of objects, packs and refs enabled, since a Release that was reported

@@ -165,6 +165,15 @@ absl::StatusOr<std::optional<std::string>> Provider::ReleaseAt(const std::string
 
 absl::Status ValidateParams(std::string_view provider,
                             const std::map<std::string, std::string>& params) {
+  // OCI Targets take the Argo CD params too (for `cub release applications`): checked here,
+  // then left out of what the OCI provider checks.
+  if (provider == "OCI" && (params.count("clusters") != 0 || params.count("namespace") != 0 ||
+                            params.count("project") != 0)) {
+    CUB_RETURN_IF_ERROR(argocd::ValidateParams(provider, params));
+    std::map<std::string, std::string> rest = params;
+    for (const std::string& n : argocd::ParamNames()) rest.erase(n);
+    return ValidateParams(provider, rest);
+  }
   if (provider == "Directory") {
     CUB_RETURN_IF_ERROR(CheckKnown("Directory", params, {"path"}, {"path"}));
     const std::string& path = params.at("path");

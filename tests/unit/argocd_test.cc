@@ -14,6 +14,7 @@
 #include "harness/scratch_dir.h"
 #include "lib/argocd/application.h"
 #include "lib/config/yaml.h"
+#include "lib/targets/provider.h"
 
 namespace cub::argocd {
 namespace {
@@ -100,6 +101,26 @@ TEST_CASE("Argo CD params are checked and read") {
   CHECK(s->clusters[1].name == "dev");
   CHECK(s->project == "x");
   CHECK(s->namespace_name.empty());
+}
+
+TEST_CASE("Git and OCI Targets take the Argo CD params; Directory Targets do not") {
+  using M = std::map<std::string, std::string>;
+  const std::string clusters = "prod=https://prod.example:6443";
+  CHECK(targets::ValidateParams("Git", M{{"repository", "/srv/d"},
+                                         {"clusters", clusters},
+                                         {"namespace", "web"},
+                                         {"project", "p"}})
+            .ok());
+  absl::Status s =
+      targets::ValidateParams("Git", M{{"repository", "/srv/d"}, {"clusters", "prod=x"}});
+  CHECK(s.message().find("Git target: param 'clusters'") == 0);
+  s = targets::ValidateParams("OCI", M{{"repository", "r.example/p"}, {"clusters", "prod=x"}});
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().find("OCI target: param 'clusters'") == 0);
+  s = targets::ValidateParams("OCI", M{{"repository", "r.example/p"}, {"namespace", "web"}});
+  CHECK(s.message().find("need param 'clusters'") != std::string::npos);
+  s = targets::ValidateParams("Directory", M{{"path", "/srv/d"}, {"clusters", clusters}});
+  CHECK(s.message().find("unknown param 'clusters'") != std::string::npos);
 }
 
 TEST_CASE("A rendered Application says what the issue asks") {

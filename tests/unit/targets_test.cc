@@ -145,7 +145,7 @@ TEST_CASE("ValidateParams names what is wrong", "[targets]") {
   };
   CHECK(bad("Git", {{"repo", "/r"}}) ==
         "Git target: unknown param 'repo'; known: repository, branch, path, kustomization, "
-        "username, password-file, ssh-key-file, known-hosts-file");
+        "username, password-file, ssh-key-file, known-hosts-file, clusters, namespace, project");
   CHECK(bad("Git", {}) == "Git target: missing param 'repository'");
   CHECK(bad("Git", {{"repository", ""}}) == "Git target: missing param 'repository'");
   CHECK(bad("Directory", {}) == "Directory target: missing param 'path'");
