@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/store/pool_stats.h"
-#include "lib/store/pool_stats.h"
 
 namespace cub::server {
 namespace {
