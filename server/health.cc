@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/store/ops_gauges.h"
 #include "lib/store/transaction.h"
@@ -54,6 +55,16 @@ HttpResponse Text(int status, std::string body) {
   return r;
 }
 
+// `url` with libpq's connect_timeout, so that a probe of an unreachable host (no answer at all,
+// not a refusal) gives up within seconds; a URL that already sets one is kept as it is.
+std::string WithConnectTimeout(const std::string& url) {
+  if (url.find("connect_timeout") != std::string::npos) return url;
+  if (absl::StrContains(url, "://")) {
+    return absl::StrCat(url, absl::StrContains(url, "?") ? "&" : "?", "connect_timeout=3");
+  }
+  return absl::StrCat(url, " connect_timeout=3");  // key=value form
+}
+
 }  // namespace
 
 std::unique_ptr<grpc::ServerBuilderOption> ServiceNamesOption(std::vector<std::string>* out) {
@@ -61,7 +72,7 @@ std::unique_ptr<grpc::ServerBuilderOption> ServiceNamesOption(std::vector<std::s
 }
 
 Health::Health(std::string db_url, Metrics* metrics, HealthOptions options)
-    : probe_pool_(std::move(db_url), 1), metrics_(metrics), options_(options) {}
+    : probe_pool_(WithConnectTimeout(db_url), 1), metrics_(metrics), options_(options) {}
 
 Health::~Health() { Stop(); }
 

@@ -5,8 +5,9 @@
 // probe. A thread probes PostgreSQL every `interval` on a connection of its own (not one of the
 // request pool, so a busy pool does not read as a database that is down), reading the work-list
 // gauges of server/metrics.h with the same query; a probe that has not answered for `stale`
-// (a hung connection) counts as down. Liveness (`/healthz`) is not this: a cubd whose database
-// is down is alive and becomes ready again by itself.
+// (a hung connection) counts as down for /readyz (the gRPC health service changes when a probe
+// ends; connecting gives up after 3 s, libpq's connect_timeout). Liveness (`/healthz`) is not this:
+// a cubd whose database is down is alive and becomes ready again by itself.
 #ifndef CUB_SERVER_HEALTH_H_
 #define CUB_SERVER_HEALTH_H_
 
