@@ -58,6 +58,39 @@ std::string ClientAddress(const std::string& peer, const std::string* http_clien
 
 namespace {
 
+// The call's one log line. Calls from the REST mirror arrive in-process; the gateway names the
+// HTTP client in x-forwarded-for. Any client can send that header, so it is logged beside the
+// real peer, never in its place.
+void LogCall(absl::Time start, const char* method, const std::string& user, int code,
+             absl::Duration took, const std::string& peer_text,
+             const std::multimap<grpc::string_ref, grpc::string_ref>& md,
+             const std::string& request_id) {
+  std::string forwarded;
+  if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
+    forwarded.assign(fwd->second.data(), fwd->second.size());
+  }
+  const std::string code_name = absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+  const std::string millis = absl::StrFormat("%.2f", absl::ToDoubleMilliseconds(took));
+  if (forwarded.empty()) {
+    LogEvent(start, "call",
+             {{"method", method},
+              {"user", user},
+              {"code", code_name},
+              {"duration_ms", LogValue::Number(millis)},
+              {"peer", peer_text},
+              {"request_id", request_id}});
+  } else {
+    LogEvent(start, "call",
+             {{"method", method},
+              {"user", user},
+              {"code", code_name},
+              {"duration_ms", LogValue::Number(millis)},
+              {"peer", peer_text},
+              {"forwarded_for", forwarded},
+              {"request_id", request_id}});
+  }
+}
+
 // Runs `fn` after the checks every call gets; `authenticate` says whether a bearer token is
 // required (`fn` then receives the caller) or ignored (`fn` receives nullptr).
 grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* method,
@@ -137,33 +170,7 @@ grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* me
   const absl::Duration took = absl::Now() - start;
   const int code = static_cast<int>(out.error_code());
   if (gate.metrics() != nullptr) gate.metrics()->RecordCall(method, code, took);
-  // Calls from the REST mirror arrive in-process; the gateway names the HTTP client in
-  // x-forwarded-for. Any client can send that header, so it is logged beside the real peer,
-  // never in its place.
-  std::string forwarded;
-  if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
-    forwarded.assign(fwd->second.data(), fwd->second.size());
-  }
-  const std::string code_name = absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
-  const std::string millis = absl::StrFormat("%.2f", absl::ToDoubleMilliseconds(took));
-  if (forwarded.empty()) {
-    LogEvent(start, "call",
-             {{"method", method},
-              {"user", user},
-              {"code", code_name},
-              {"duration_ms", LogValue::Number(millis)},
-              {"peer", peer_text},
-              {"request_id", request_id}});
-  } else {
-    LogEvent(start, "call",
-             {{"method", method},
-              {"user", user},
-              {"code", code_name},
-              {"duration_ms", LogValue::Number(millis)},
-              {"peer", peer_text},
-              {"forwarded_for", forwarded},
-              {"request_id", request_id}});
-  }
+  LogCall(start, method, user, code, took, peer_text, md, request_id);
   return out;
 }
 

@@ -43,6 +43,27 @@ void Gauge(std::string& out, const char* name, const char* help, const std::stri
   absl::StrAppend(&out, name, " ", value, "\n");
 }
 
+// The request pool's gauges and counters (lib/store/pool_stats.h).
+void RenderPool(std::string& out, const store::ConnectionPool& pool) {
+  const store::PoolStats s = store::ReadPoolStats(pool);
+  Gauge(out, "cubd_db_pool_size", "Connections the request pool may open.", absl::StrCat(s.size));
+  Gauge(out, "cubd_db_pool_open", "Connections of the request pool open now.",
+        absl::StrCat(s.open));
+  Gauge(out, "cubd_db_pool_in_use", "Connections of the request pool leased now.",
+        absl::StrCat(s.in_use));
+  Head(out, "cubd_db_pool_acquires_total", "counter", "Connections asked of the pool.");
+  absl::StrAppend(&out, "cubd_db_pool_acquires_total ", s.acquires, "\n");
+  Head(out, "cubd_db_pool_waits_total", "counter",
+       "Requests for a connection that found none free and waited.");
+  absl::StrAppend(&out, "cubd_db_pool_waits_total ", s.waits, "\n");
+  Head(out, "cubd_db_pool_wait_timeouts_total", "counter",
+       "Waits for a connection that gave up (the call got RESOURCE_EXHAUSTED).");
+  absl::StrAppend(&out, "cubd_db_pool_wait_timeouts_total ", s.wait_timeouts, "\n");
+  Head(out, "cubd_db_pool_wait_seconds_total", "counter",
+       "Time spent waiting for a free connection.");
+  absl::StrAppend(&out, "cubd_db_pool_wait_seconds_total ", Num(s.wait_seconds), "\n");
+}
+
 }  // namespace
 
 Metrics::MethodSeries& Metrics::Series(const std::string& method) {
@@ -103,6 +124,13 @@ void Metrics::SetDraining() { draining_ = true; }
 std::string Metrics::Render(const store::ConnectionPool* pool) const {
   std::string out;
   out.reserve(16 << 10);
+  RenderCalls(out);
+  RenderWork(out);
+  if (pool != nullptr) RenderPool(out, *pool);
+  return out;
+}
+
+void Metrics::RenderCalls(std::string& out) const {
   // Calls: a snapshot of the method list under the reader lock, then the atomics.
   std::vector<std::pair<std::string, const MethodSeries*>> methods;
   {
@@ -142,6 +170,9 @@ std::string Metrics::Render(const store::ConnectionPool* pool) const {
                       std::max(n, cumulative), "\n");
     }
   }
+}
+
+void Metrics::RenderWork(std::string& out) const {
   const auto outcomes = [&](const char* name, const char* help,
                             const std::array<std::atomic<uint64_t>, kCodes>& api,
                             const std::vector<std::pair<const char*, uint64_t>>& engine) {
@@ -180,26 +211,6 @@ std::string Metrics::Render(const store::ConnectionPool* pool) const {
     Gauge(out, "cubd_delivery_oldest_undelivered_seconds",
           "Age of the oldest Release not yet delivered (0: none).", Num(delivery_oldest_.load()));
   }
-  if (pool != nullptr) {
-    const store::PoolStats s = store::ReadPoolStats(*pool);
-    Gauge(out, "cubd_db_pool_size", "Connections the request pool may open.", absl::StrCat(s.size));
-    Gauge(out, "cubd_db_pool_open", "Connections of the request pool open now.",
-          absl::StrCat(s.open));
-    Gauge(out, "cubd_db_pool_in_use", "Connections of the request pool leased now.",
-          absl::StrCat(s.in_use));
-    Head(out, "cubd_db_pool_acquires_total", "counter", "Connections asked of the pool.");
-    absl::StrAppend(&out, "cubd_db_pool_acquires_total ", s.acquires, "\n");
-    Head(out, "cubd_db_pool_waits_total", "counter",
-         "Requests for a connection that found none free and waited.");
-    absl::StrAppend(&out, "cubd_db_pool_waits_total ", s.waits, "\n");
-    Head(out, "cubd_db_pool_wait_timeouts_total", "counter",
-         "Waits for a connection that gave up (the call got RESOURCE_EXHAUSTED).");
-    absl::StrAppend(&out, "cubd_db_pool_wait_timeouts_total ", s.wait_timeouts, "\n");
-    Head(out, "cubd_db_pool_wait_seconds_total", "counter",
-         "Time spent waiting for a free connection.");
-    absl::StrAppend(&out, "cubd_db_pool_wait_seconds_total ", Num(s.wait_seconds), "\n");
-  }
-  return out;
 }
 
 }  // namespace cub::server

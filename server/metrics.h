@@ -72,6 +72,8 @@ class Metrics {
     std::array<CodeSeries, kCodes> codes;
   };
   MethodSeries& Series(const std::string& method);
+  void RenderCalls(std::string& out) const;  // requests and durations
+  void RenderWork(std::string& out) const;   // promotions, publishes, database gauges
 
   mutable std::shared_mutex mu_;
   std::map<std::string, std::unique_ptr<MethodSeries>> methods_;  // guarded by mu_

@@ -195,15 +195,50 @@ std::unique_ptr<DeliveryWorkers> StartDelivery(const ServeOptions& opts,
   return workers;
 }
 
+// The promotion engine, started, unless --no-engine (then `*engine` stays null).
+absl::Status StartEngine(const ServeOptions& opts, const std::string& db_url,
+                         store::ConnectionPool& pool, const ops::ReleaseEnv& release_env,
+                         Metrics& metrics, std::unique_ptr<Engine>* engine) {
+  if (!opts.engine) {
+    LogMessageF("cubd: engine off (--no-engine): serving the API only");
+    return absl::OkStatus();
+  }
+  EngineOptions eo;
+  eo.workers = opts.engine_workers;
+  eo.metrics = &metrics;
+  *engine = std::make_unique<Engine>(db_url, ops::EngineEnv{&pool, release_env, {}}, eo);
+  return (*engine)->Start();
+}
+
+// Waits for SIGTERM or SIGINT; then cubd is not ready, and keeps serving for --drain-delay
+// (cut short by a second signal) so that load balancers stop sending it calls first.
+void WaitForStop(const sigset_t& stop_signals, const ServeOptions& opts, Health& health) {
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  const char* sig_name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+  health.SetDraining();
+  if (opts.drain_delay_s > 0) {
+    LogMessageF(
+        "cubd: %s received, not ready; serving %.3g s more before draining (a second "
+        "signal drains now)",
+        sig_name, opts.drain_delay_s);
+    const auto ns = static_cast<int64_t>(opts.drain_delay_s * 1e9);
+    timespec delay{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    while (sigtimedwait(&stop_signals, nullptr, &delay) < 0 && errno == EINTR) {
+    }
+  }
+  LogMessageF("cubd: %s received, draining in-flight calls", sig_name);
+}
+
 }  // namespace
 
 int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
-  LogFormat log_format = LogFormat::kText;
-  if (!ParseLogFormat(opts.log_format, &log_format)) {
+  if (LogFormat f; ParseLogFormat(opts.log_format, &f)) {
+    SetLogFormat(f);
+  } else {
     LogMessageF("cubd: --log-format %s: not text or json", opts.log_format.c_str());
     return 2;
   }
-  SetLogFormat(log_format);
   if (opts.tls_cert.empty() != opts.tls_key.empty()) {
     LogMessageF("cubd: --tls-cert and --tls-key go together");
     return 2;
@@ -256,14 +291,8 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   release_env.targets.keys = sign::FixedKeyRing(*key);
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
-  if (opts.engine) {
-    EngineOptions eo;
-    eo.workers = opts.engine_workers;
-    eo.metrics = &metrics;
-    engine = std::make_unique<Engine>(db->url, ops::EngineEnv{&pool, release_env, {}}, eo);
-    if (absl::Status s = engine->Start(); !s.ok()) return Fail("engine", s);
-  } else {
-    LogMessageF("cubd: engine off (--no-engine): serving the API only");
+  if (absl::Status s = StartEngine(opts, db->url, pool, release_env, metrics, &engine); !s.ok()) {
+    return Fail("engine", s);
   }
   auto delivery = StartDelivery(opts, pool, release_env);
   std::vector<std::string> service_names;
@@ -290,21 +319,7 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
     LogMessageF("cubd: serving REST/JSON on %s", opts.http_listen.c_str());
   }
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  const char* sig_name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-  health.SetDraining();
-  if (opts.drain_delay_s > 0) {
-    LogMessageF(
-        "cubd: %s received, not ready; serving %.3g s more before draining (a second "
-        "signal drains now)",
-        sig_name, opts.drain_delay_s);
-    const auto ns = static_cast<int64_t>(opts.drain_delay_s * 1e9);
-    timespec delay{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-    while (sigtimedwait(&stop_signals, nullptr, &delay) < 0 && errno == EINTR) {
-    }
-  }
-  LogMessageF("cubd: %s received, draining in-flight calls", sig_name);
+  WaitForStop(stop_signals, opts, health);
   // Watch streams run until their ChangeOrder completes: told to end first, they do within a
   // fraction of a second, and neither drain below waits for them.
   gate.streams().Stop();
