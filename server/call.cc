@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "lib/util/proto_text.h"
+#include "server/request_log.h"
 
 namespace cub::server {
 namespace {
@@ -22,10 +23,6 @@ std::string BearerToken(const grpc::ServerContext* ctx) {
   std::string value(it->second.data(), it->second.size());
   if (absl::StartsWithIgnoreCase(value, "Bearer ")) return value.substr(7);
   return "";
-}
-
-std::string FormatLogTime(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
 
 // Whether grpc::ServerContext::peer() is that of a call of grpc::Server::InProcessChannel()
@@ -61,6 +58,39 @@ std::string ClientAddress(const std::string& peer, const std::string* http_clien
 
 namespace {
 
+// The call's one log line. Calls from the REST mirror arrive in-process; the gateway names the
+// HTTP client in x-forwarded-for. Any client can send that header, so it is logged beside the
+// real peer, never in its place.
+void LogCall(absl::Time start, const char* method, const std::string& user, int code,
+             absl::Duration took, const std::string& peer_text,
+             const std::multimap<grpc::string_ref, grpc::string_ref>& md,
+             const std::string& request_id) {
+  std::string forwarded;
+  if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
+    forwarded.assign(fwd->second.data(), fwd->second.size());
+  }
+  const std::string code_name = absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+  const std::string millis = absl::StrFormat("%.2f", absl::ToDoubleMilliseconds(took));
+  if (forwarded.empty()) {
+    LogEvent(start, "call",
+             {{"method", method},
+              {"user", user},
+              {"code", code_name},
+              {"duration_ms", LogValue::Number(millis)},
+              {"peer", peer_text},
+              {"request_id", request_id}});
+  } else {
+    LogEvent(start, "call",
+             {{"method", method},
+              {"user", user},
+              {"code", code_name},
+              {"duration_ms", LogValue::Number(millis)},
+              {"peer", peer_text},
+              {"forwarded_for", forwarded},
+              {"request_id", request_id}});
+  }
+}
+
 // Runs `fn` after the checks every call gets; `authenticate` says whether a bearer token is
 // required (`fn` then receives the caller) or ignored (`fn` receives nullptr).
 grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* method,
@@ -76,6 +106,17 @@ grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* me
   }
   const std::string addr =
       ClientAddress(peer_text, IsInProcessPeer(peer_text) ? &http_addr : nullptr);
+  std::string given_id;
+  const bool has_id = [&] {
+    auto it = md.find("x-request-id");
+    if (it == md.end()) return false;
+    given_id.assign(it->second.data(), it->second.size());
+    return true;
+  }();
+  const std::string request_id = RequestIdOr(has_id ? &given_id : nullptr);
+  // Before the handler runs: a streaming handler sends the initial metadata with its first
+  // message.
+  ctx->AddInitialMetadata("x-request-id", request_id);
   absl::Status result = [&]() -> absl::Status {
     if (absl::Duration wait = gate.auth().RetryAfter(addr, start); wait > absl::ZeroDuration()) {
       return absl::ResourceExhaustedError(
@@ -88,10 +129,13 @@ grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* me
       if (!authenticated.ok()) {
         if (absl::IsUnauthenticated(authenticated.status()) &&
             gate.auth().RecordFailure(addr, start)) {
-          std::fprintf(stderr,
-                       "%s auth_blocked addr=%s: %d failed authentication attempts; its calls "
-                       "are refused until it is allowed another try\n",
-                       FormatLogTime(start).c_str(), addr.c_str(), gate.limits().auth.burst);
+          LogEvent(start, "auth_blocked",
+                   {{"addr", addr},
+                    {"failures", LogValue::Number(absl::StrCat(gate.limits().auth.burst))},
+                    {"message",
+                     "failed authentication attempts; its calls are refused until it is allowed "
+                     "another try"},
+                    {"request_id", request_id}});
         }
         return authenticated.status();
       }
@@ -111,28 +155,22 @@ grpc::Status RunChecked(CallGate& gate, grpc::ServerContext* ctx, const char* me
       return fn(principal ? &*principal : nullptr);
     } catch (const std::bad_alloc&) {
       // Not a bug in the request's handling: this call wanted more memory than cubd could have.
-      std::fprintf(stderr, "cubd: %s: out of memory\n", method);
+      LogMessage(absl::StrCat("cubd: ", method, ": out of memory (request_id ", request_id, ")"));
       return absl::ResourceExhaustedError(
           "out of memory: cubd could not allocate what this request needs; retry later or send "
           "less");
     } catch (const std::exception& e) {
       // A bug, not a refusal: report it without leaking internals to the caller.
-      std::fprintf(stderr, "cubd: %s: unexpected exception: %s\n", method, e.what());
+      LogMessage(absl::StrCat("cubd: ", method, ": unexpected exception: ", e.what(),
+                              " (request_id ", request_id, ")"));
       return absl::InternalError("internal error; see the cubd log");
     }
   }();
   grpc::Status out = ToGrpc(result);
-  // Calls from the REST mirror arrive in-process; the gateway names the HTTP client in
-  // x-forwarded-for. Any client can send that header, so it is logged beside the real peer,
-  // never in its place.
-  std::string peer = peer_text;
-  if (auto fwd = md.find("x-forwarded-for"); fwd != md.end()) {
-    peer += " forwarded_for=" + std::string(fwd->second.data(), fwd->second.size());
-  }
-  std::fprintf(stderr, "%s call method=%s user=%s code=%s duration_ms=%.2f peer=%s\n",
-               FormatLogTime(start).c_str(), method, user.c_str(),
-               absl::StatusCodeToString(static_cast<absl::StatusCode>(out.error_code())).c_str(),
-               absl::ToDoubleMilliseconds(absl::Now() - start), peer.c_str());
+  const absl::Duration took = absl::Now() - start;
+  const int code = static_cast<int>(out.error_code());
+  if (gate.metrics() != nullptr) gate.metrics()->RecordCall(method, code, took);
+  LogCall(start, method, user, code, took, peer_text, md, request_id);
   return out;
 }
 

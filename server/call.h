@@ -1,7 +1,8 @@
 // The one path every cubd RPC takes: refuse a client address that failed authentication too
 // often, authenticate the bearer token, check the request's text and size at the edge, run the
-// use case, map its absl::Status to a grpc::Status, and log one line (method, user, code,
-// duration). Handlers are short adapters over lib/ops built on RunCall().
+// use case, map its absl::Status to a grpc::Status, count it (server/metrics.h), and log one
+// line (method, user, code, duration, request ID: server/request_log.h). Handlers are short
+// adapters over lib/ops built on RunCall().
 #ifndef CUB_SERVER_CALL_H_
 #define CUB_SERVER_CALL_H_
 
@@ -17,6 +18,7 @@
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
 #include "server/auth_limiter.h"
+#include "server/metrics.h"
 #include "server/request_budget.h"
 #include "server/stream_limiter.h"
 
@@ -58,6 +60,9 @@ class CallGate {
   AuthFailureLimiter& auth() { return auth_; }
   StreamLimiter& streams() { return streams_; }
   const ops::Authenticator& authenticator() const { return authenticator_; }
+  // Where calls are counted (server/metrics.h); null: nowhere. Set before serving.
+  Metrics* metrics() const { return metrics_; }
+  void set_metrics(Metrics* m) { metrics_ = m; }
 
  private:
   store::ConnectionPool& db_;
@@ -66,6 +71,7 @@ class CallGate {
   RequestBudget budget_;
   AuthFailureLimiter auth_;
   StreamLimiter streams_;
+  Metrics* metrics_ = nullptr;
 };
 
 grpc::Status ToGrpc(const absl::Status& s);
@@ -76,7 +82,8 @@ grpc::Status ToGrpc(const absl::Status& s);
 // `http_client_addr` is passed only for in-process calls. Exposed for tests.
 std::string ClientAddress(const std::string& peer, const std::string* http_client_addr);
 
-// Checks, authenticates `ctx`, runs `fn`, logs. `method` is "Service/Method".
+// Checks, authenticates `ctx`, runs `fn`, counts and logs. `method` is "Service/Method". The
+// call's request ID (x-request-id) is returned in the initial metadata.
 grpc::Status RunCall(CallGate& gate, grpc::ServerContext* ctx, const char* method,
                      const google::protobuf::Message& request,
                      const std::function<absl::Status(const ops::Principal&)>& fn);

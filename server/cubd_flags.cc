@@ -58,6 +58,15 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
                   " deliveries (0: none on this replica; run with or without the engine)")
       ->capture_default_str()
       ->check(CLI::Range(0, 64));
+  cmd->add_option("--drain-delay", serve.drain_delay_s,
+                  "Seconds to keep serving after SIGTERM while /readyz and gRPC health say not "
+                  "ready, before draining (a second signal skips the rest)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--log-format", serve.log_format,
+                  "Log lines as text or as json, one object a line")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
 }
 
 // Limits at the edge of every call (server/call.h).

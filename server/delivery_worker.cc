@@ -9,11 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/deliveries.h"
 #include "lib/store/transaction.h"
+#include "server/request_log.h"
 
 namespace cub::server {
 namespace {
 
-void Log(const std::string& line) { std::fprintf(stderr, "cubd: delivery: %s\n", line.c_str()); }
+void Log(const std::string& line) { LogMessageF("cubd: delivery: %s", line.c_str()); }
 
 }  // namespace
 

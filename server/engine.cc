@@ -10,11 +10,13 @@
 #include "lib/store/engine_work.h"
 #include "lib/store/transaction.h"
 #include "lib/util/status_macros.h"
+#include "server/metrics.h"
+#include "server/request_log.h"
 
 namespace cub::server {
 namespace {
 
-void Log(const std::string& line) { std::fprintf(stderr, "cubd: engine: %s\n", line.c_str()); }
+void Log(const std::string& line) { LogMessageF("cubd: engine: %s", line.c_str()); }
 
 }  // namespace
 
@@ -119,6 +121,10 @@ absl::Status Engine::TakeOne(store::EngineConnection& conn, const store::EngineW
   // A step cut short (the stop, or the lock lost) may have left work: the row stays due.
   if (stop_) return absl::OkStatus();
   if (lost) return absl::UnavailableError("lost the database session holding the lock mid-step");
+  if (opts_.metrics != nullptr) {
+    opts_.metrics->RecordEngineStep(r.ok() ? r->promotions : 0, r.ok() ? r->publishes : 0,
+                                    !r.ok() || r->next == ops::StepResult::Next::kRetry);
+  }
   if (!r.ok()) {
     ops::StepResult failed;
     failed.next = ops::StepResult::Next::kRetry;

@@ -20,6 +20,8 @@
 
 namespace cub::server {
 
+class Metrics;  // server/metrics.h
+
 struct EngineOptions {
   int workers = 2;
   // The longest an idle worker sleeps; also how long a ChangeOrder waiting on a time gate
@@ -27,6 +29,8 @@ struct EngineOptions {
   absl::Duration sweep = absl::Seconds(30);
   absl::Duration first_backoff = absl::Seconds(1);
   absl::Duration max_backoff = absl::Minutes(5);
+  // Where steps' promotions and publishes are counted (server/metrics.h); null: nowhere.
+  Metrics* metrics = nullptr;
 };
 
 class Engine {

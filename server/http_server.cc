@@ -34,6 +34,7 @@
 #include "boost/beast/http/write.hpp"
 #include "lib/util/status_macros.h"
 #include "server/http_request_checks.h"
+#include "server/request_log.h"
 
 namespace cub::server {
 namespace {
@@ -282,9 +283,11 @@ std::string ResponseHead(const HttpResponse& r, int status, bool keep_alive, uns
 void LogRefusal(const HttpServerOptions& o, const char* what, const std::string& peer, int status,
                 std::string_view reason) {
   if (!o.log_refusals) return;
-  std::fprintf(stderr, "%s http refused=%s status=%d peer=%s reason=\"%.*s\"\n",
-               absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone()).c_str(),
-               what, status, peer.c_str(), static_cast<int>(reason.size()), reason.data());
+  LogEvent(absl::Now(), "http",
+           {{"refused", what},
+            {"status", LogValue::Number(std::to_string(status))},
+            {"peer", peer},
+            {"reason", LogValue(absl::string_view(reason.data(), reason.size()))}});
 }
 
 }  // namespace
@@ -313,11 +316,10 @@ class HttpServer::Impl {
     try {
       return handler(req);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "cubd: http: handler threw for %s %s: %s\n", req.method.c_str(),
-                   req.path.c_str(), e.what());
+      LogMessageF("cubd: http: handler threw for %s %s: %s", req.method.c_str(), req.path.c_str(),
+                  e.what());
     } catch (...) {
-      std::fprintf(stderr, "cubd: http: handler threw for %s %s\n", req.method.c_str(),
-                   req.path.c_str());
+      LogMessageF("cubd: http: handler threw for %s %s", req.method.c_str(), req.path.c_str());
     }
     return ServerError(500, "internal error");
   }
@@ -699,8 +701,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
       try {
         producer(stream);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "cubd: http: stream producer threw for %s %s: %s\n",
-                     req->method.c_str(), req->path.c_str(), e.what());
+        LogMessageF("cubd: http: stream producer threw for %s %s: %s", req->method.c_str(),
+                    req->path.c_str(), e.what());
         stream->Close();
       } catch (...) {
         stream->Close();
@@ -1157,7 +1159,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string&
             s->ioc->run();
             return;
           } catch (const std::exception& e) {
-            std::fprintf(stderr, "cubd: http: I/O thread: %s\n", e.what());
+            LogMessageF("cubd: http: I/O thread: %s", e.what());
           }
         }
       });

@@ -23,10 +23,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "lib/util/proto_text.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/utf8.h"
 #include "server/call.h"
+#include "server/request_log.h"
 #include "server/rest_stream.h"
 
 namespace cub::server {
@@ -153,7 +155,8 @@ HttpResponse JsonError(const absl::Status& s) {
 // The caller's headers that the call carries: the credentials, the request ID, and the
 // client's address (X-Forwarded-For, and the address failed authentications are counted
 // against, which cubd trusts only in-process).
-absl::Status AddCallMetadata(const HttpRequest& req, grpc::ClientContext& ctx) {
+absl::Status AddCallMetadata(const HttpRequest& req, const std::string& request_id,
+                             grpc::ClientContext& ctx) {
   auto header = [&](const char* name) -> const std::string* {
     auto it = req.headers.find(name);
     return it == req.headers.end() ? nullptr : &it->second;
@@ -163,10 +166,7 @@ absl::Status AddCallMetadata(const HttpRequest& req, grpc::ClientContext& ctx) {
       return absl::UnauthenticatedError("malformed Authorization header");
     ctx.AddMetadata("authorization", *auth);
   }
-  if (const std::string* id = header("x-request-id");
-      id && id->size() <= 200 && IsMetadataValue(*id)) {
-    ctx.AddMetadata("x-request-id", *id);
-  }
+  ctx.AddMetadata("x-request-id", request_id);  // RequestIdOr made it safe as metadata
   if (!req.remote_addr.empty()) {
     std::string forwarded = req.remote_addr;
     if (const std::string* xff = header("x-forwarded-for");
@@ -279,12 +279,14 @@ HttpResponse RestGateway::EncodeResponse(const pb::MethodDescriptor& method,
 }
 
 HttpResponse RestGateway::HandleStream(const HttpRequest& req, const pb::MethodDescriptor& method,
-                                       const std::string& path,
-                                       const grpc::ByteBuffer& request) const {
+                                       const std::string& path, const grpc::ByteBuffer& request,
+                                       const std::string& request_id) const {
   auto call = std::make_shared<StreamingCall>(
       channel_, path, [this, &method](grpc::ByteBuffer& b) { return EncodeJson(method, b); },
       options_.stream_heartbeat);
-  if (absl::Status s = AddCallMetadata(req, call->context()); !s.ok()) return JsonError(s);
+  if (absl::Status s = AddCallMetadata(req, request_id, call->context()); !s.ok()) {
+    return JsonError(s);
+  }
   // No deadline on the stream itself: it runs until it ends or the HTTP client leaves. Its
   // first message must come within the deadline of a unary call.
   absl::StatusOr<std::string> first =
@@ -304,6 +306,26 @@ HttpResponse RestGateway::HandleStream(const HttpRequest& req, const pb::MethodD
 }
 
 HttpResponse RestGateway::Handle(const HttpRequest& req) const {
+  auto given = req.headers.find("x-request-id");
+  const std::string request_id = RequestIdOr(given == req.headers.end() ? nullptr : &given->second);
+  bool called = false;
+  HttpResponse r = Route(req, request_id, &called);
+  r.headers.emplace_back("X-Request-Id", request_id);
+  // A refusal before any call was made has no call line of its own.
+  if (!called && r.status >= 400) {
+    LogEvent(absl::Now(), "http",
+             {{"refused", "request"},
+              {"status", LogValue::Number(absl::StrCat(r.status))},
+              {"peer", req.remote_addr},
+              {"method", req.method},
+              {"path", req.path},
+              {"request_id", request_id}});
+  }
+  return r;
+}
+
+HttpResponse RestGateway::Route(const HttpRequest& req, const std::string& request_id,
+                                bool* called) const {
   if (req.path == "/healthz") return Healthz(req);
   absl::StatusOr<const pb::MethodDescriptor*> method = FindMethod(req.path);
   if (!method.ok()) return JsonError(method.status());
@@ -317,12 +339,15 @@ HttpResponse RestGateway::Handle(const HttpRequest& req) const {
 
   const std::string path =
       absl::StrCat("/", (*method)->service()->full_name(), "/", (*method)->name());
-  if ((*method)->server_streaming()) return HandleStream(req, **method, path, *request);
+  *called = true;
+  if ((*method)->server_streaming()) {
+    return HandleStream(req, **method, path, *request, request_id);
+  }
 
   // The in-process gRPC call.
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + options_.deadline);
-  if (absl::Status s = AddCallMetadata(req, ctx); !s.ok()) return JsonError(s);
+  if (absl::Status s = AddCallMetadata(req, request_id, ctx); !s.ok()) return JsonError(s);
   grpc::ByteBuffer response;
   grpc::Status status = CallUnary(channel_, &ctx, path, *request, &response);
   request->Clear();

@@ -14,10 +14,12 @@
 // grpc::GenericStub on the gRPC server's in-process channel, and the response bytes come back as
 // JSON. So authentication, logging and limits of the gRPC server apply to REST exactly as to
 // gRPC. Forwarded as gRPC metadata: `Authorization` (the bearer token, as `authorization`),
-// `X-Request-Id` (as `x-request-id`), `x-forwarded-for` (the incoming value, if any, plus the
-// HTTP peer's address; informational, for logs: a gRPC client can set it too, so it must not be
-// trusted for decisions), and `cub-http-client-addr` (the HTTP peer's address alone, which
-// cubd trusts only on calls of its in-process channel, to rate-limit failed authentication).
+// `X-Request-Id` (as `x-request-id`; one is made up when the client sent none or an unusable
+// one, see server/request_log.h, and every response carries it back), `x-forwarded-for` (the
+// incoming value, if any, plus the HTTP peer's address; informational, for logs: a gRPC client can
+// set it too, so it must not be trusted for decisions), and `cub-http-client-addr` (the HTTP peer's
+// address alone, which cubd trusts only on calls of its in-process channel, to rate-limit failed
+// authentication).
 //
 // Server-streaming methods are served the same way (POST, the request as JSON) with a 200
 // `Content-Type: text/event-stream` response of server-sent events: each message is one
@@ -96,6 +98,9 @@ class RestGateway {
   }
 
  private:
+  // Handle() without the request ID header and the log line of a refusal; `*called` is set
+  // once a gRPC call is made (it logs its own line).
+  HttpResponse Route(const HttpRequest& req, const std::string& request_id, bool* called) const;
   const google::protobuf::ServiceDescriptor* FindService(const std::string& name) const;
   // The unary method /v1/<Service>/<Method> names: NOT_FOUND for no such path, service or
   // method; UNIMPLEMENTED for a streaming one.
@@ -114,7 +119,8 @@ class RestGateway {
   // A server-streaming method: its messages as server-sent events.
   HttpResponse HandleStream(const HttpRequest& req,
                             const google::protobuf::MethodDescriptor& method,
-                            const std::string& path, const grpc::ByteBuffer& request) const;
+                            const std::string& path, const grpc::ByteBuffer& request,
+                            const std::string& request_id) const;
 
   const std::shared_ptr<grpc::Channel> channel_;
   const google::protobuf::DescriptorPool* const pool_;

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -25,6 +26,9 @@
 #include "lib/store/pool.h"
 #include "server/delivery_worker.h"
 #include "server/engine.h"
+#include "server/health.h"
+#include "server/metrics.h"
+#include "server/request_log.h"
 #include "server/rest_gateway.h"
 #include "server/services.h"
 
@@ -43,7 +47,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 int Fail(const std::string& what, const absl::Status& s) {
-  std::fprintf(stderr, "cubd: %s: %s\n", what.c_str(), std::string(s.message()).c_str());
+  LogMessageF("cubd: %s: %s", what.c_str(), std::string(s.message()).c_str());
   return 1;
 }
 
@@ -93,7 +97,7 @@ absl::StatusOr<std::shared_ptr<ops::DbKeyRing>> OpenKeyRing(const ServeOptions& 
   ops::DbKeyRingOptions ko;
   ko.key_path = opts.signing_key.empty() ? data_dir + "/signing-key.pem" : opts.signing_key;
   ko.create_key = opts.create_signing_key;
-  ko.log = [](const std::string& line) { std::fprintf(stderr, "cubd: %s\n", line.c_str()); };
+  ko.log = [](const std::string& line) { LogMessageF("cubd: %s", line); };
   if (ko.create_key) {
     // The default lives in the data directory, which an external database leaves uncreated.
     std::error_code ignored;
@@ -111,16 +115,18 @@ absl::StatusOr<targets::ProviderEnv> TargetEnvOf(const ServeOptions& opts,
                           opts.git_credentials_dir, opts.git_signing_key, opts.git_committer});
   if (env.ok()) {
     if (std::string pub = ops::SignerPublicKey(*env); !pub.empty()) {
-      std::fprintf(stderr, "cubd: signing Git commits with %s\n", pub.c_str());
+      LogMessageF("cubd: signing Git commits with %s", pub.c_str());
     }
   }
   return env;
 }
 
 // The gRPC server on --listen with `services`; null when it cannot listen there.
-std::unique_ptr<grpc::Server> StartGrpc(
-    const ServeOptions& opts, std::shared_ptr<grpc::ServerCredentials> creds,
-    const std::vector<std::unique_ptr<grpc::Service>>& services) {
+// `service_names` gets the names of the services it serves (for the health service).
+std::unique_ptr<grpc::Server> StartGrpc(const ServeOptions& opts,
+                                        std::shared_ptr<grpc::ServerCredentials> creds,
+                                        const std::vector<std::unique_ptr<grpc::Service>>& services,
+                                        std::vector<std::string>* service_names) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -138,22 +144,31 @@ std::unique_ptr<grpc::Server> StartGrpc(
   const int max_request = static_cast<int>(std::min<int64_t>(MaxRequestBytes(opts.edge), INT_MAX));
   builder.SetMaxReceiveMessageSize(max_request);
   for (auto& s : services) builder.RegisterService(s.get());
+  builder.SetOption(ServiceNamesOption(service_names));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (bound_port == 0) server.reset();
   return server;
 }
 
 // The REST/JSON mirror on --http-listen, calling `server` in-process through `gateway`.
+// /readyz and /metrics are answered from `health` and `metrics` before the gateway is asked.
 absl::StatusOr<std::unique_ptr<HttpServer>> StartRest(const ServeOptions& opts, const TlsFiles& tls,
                                                       grpc::Server& server,
-                                                      std::unique_ptr<RestGateway>* gateway) {
+                                                      std::unique_ptr<RestGateway>* gateway,
+                                                      const Health& health, const Metrics& metrics,
+                                                      const store::ConnectionPool& pool) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);  // as large as the server accepts
   *gateway = std::make_unique<RestGateway>(server.InProcessChannel(args),
                                            google::protobuf::DescriptorPool::generated_pool());
   RestGateway* gw = gateway->get();
   return HttpServer::Start(opts.http_listen, tls, HttpOptions(opts),
-                           [gw](const HttpRequest& r) { return gw->Handle(r); });
+                           [gw, &health, &metrics, &pool](const HttpRequest& r) {
+                             if (auto ops = ServeOpsEndpoint(r, health, metrics, &pool)) {
+                               return *std::move(ops);
+                             }
+                             return gw->Handle(r);
+                           });
 }
 
 // The identities bearer tokens may name: `opts.identity` with the issuers of the --oidc-*
@@ -186,21 +201,62 @@ std::unique_ptr<DeliveryWorkers> StartDelivery(const ServeOptions& opts,
   return workers;
 }
 
+// The promotion engine, started, unless --no-engine (then `*engine` stays null).
+absl::Status StartEngine(const ServeOptions& opts, const std::string& db_url,
+                         store::ConnectionPool& pool, const ops::ReleaseEnv& release_env,
+                         Metrics& metrics, std::unique_ptr<Engine>* engine) {
+  if (!opts.engine) {
+    LogMessageF("cubd: engine off (--no-engine): serving the API only");
+    return absl::OkStatus();
+  }
+  EngineOptions eo;
+  eo.workers = opts.engine_workers;
+  eo.metrics = &metrics;
+  *engine = std::make_unique<Engine>(db_url, ops::EngineEnv{&pool, release_env, {}}, eo);
+  return (*engine)->Start();
+}
+
+// Waits for SIGTERM or SIGINT; then cubd is not ready, and keeps serving for --drain-delay
+// (cut short by a second signal) so that load balancers stop sending it calls first.
+void WaitForStop(const sigset_t& stop_signals, const ServeOptions& opts, Health& health) {
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  const char* sig_name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+  health.SetDraining();
+  if (opts.drain_delay_s > 0) {
+    LogMessageF(
+        "cubd: %s received, not ready; serving %.3g s more before draining (a second "
+        "signal drains now)",
+        sig_name, opts.drain_delay_s);
+    const auto ns = static_cast<int64_t>(opts.drain_delay_s * 1e9);
+    timespec delay{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    while (sigtimedwait(&stop_signals, nullptr, &delay) < 0 && errno == EINTR) {
+    }
+  }
+  LogMessageF("cubd: %s received, draining in-flight calls", sig_name);
+}
+
 }  // namespace
 
 int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
+  if (LogFormat f; ParseLogFormat(opts.log_format, &f)) {
+    SetLogFormat(f);
+  } else {
+    LogMessageF("cubd: --log-format %s: not text or json", opts.log_format.c_str());
+    return 2;
+  }
   if (opts.tls_cert.empty() != opts.tls_key.empty()) {
-    std::fprintf(stderr, "cubd: --tls-cert and --tls-key go together\n");
+    LogMessageF("cubd: --tls-cert and --tls-key go together");
     return 2;
   }
   auto identity = IdentityOf(opts);
   if (!identity.ok()) {
-    std::fprintf(stderr, "cubd: %s\n", std::string(identity.status().message()).c_str());
+    LogMessageF("cubd: %s", std::string(identity.status().message()).c_str());
     return 2;
   }
   for (const auto& i : identity->issuers) {
-    std::fprintf(stderr, "cubd: people may log in with OpenID issuer %s (client %s)\n",
-                 i.issuer.c_str(), i.client_id.c_str());
+    LogMessageF("cubd: people may log in with OpenID issuer %s (client %s)", i.issuer.c_str(),
+                i.client_id.c_str());
   }
   // Block the stop signals in every thread gRPC and the pool start; main waits for them.
   sigset_t stop_signals;
@@ -213,14 +269,17 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   own.share_running = false;
   auto db = OpenServingDatabase(own);  // as the runtime role (docs/operations.md)
   if (!db.ok()) return Fail("database", db.status());
-  for (const auto& m : db->applied) std::fprintf(stderr, "cubd: applied migration %s\n", m.c_str());
+  for (const auto& m : db->applied) LogMessageF("cubd: applied migration %s", m.c_str());
   store::ConnectionPool pool(db->url, opts.threads);
   CallGate gate(pool, opts.edge, *std::move(identity));
+  Metrics metrics;
+  gate.set_metrics(&metrics);
+  Health health(db->url, &metrics);
 
   TlsFiles tls;
   auto creds = Credentials(opts, &tls);
   if (!creds.ok()) {
-    std::fprintf(stderr, "cubd: %s\n", std::string(creds.status().message()).c_str());
+    LogMessageF("cubd: %s", std::string(creds.status().message()).c_str());
     return 1;
   }
   const std::string data_dir =
@@ -237,49 +296,45 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   release_env.targets.verifications = std::make_shared<oci::VerificationCache>();
   auto services = MakeServices(gate, release_env);
   std::unique_ptr<Engine> engine;
-  if (opts.engine) {
-    EngineOptions eo;
-    eo.workers = opts.engine_workers;
-    engine = std::make_unique<Engine>(db->url, ops::EngineEnv{&pool, release_env, {}}, eo);
-    if (absl::Status s = engine->Start(); !s.ok()) return Fail("engine", s);
-  } else {
-    std::fprintf(stderr, "cubd: engine off (--no-engine): serving the API only\n");
+  if (absl::Status s = StartEngine(opts, db->url, pool, release_env, metrics, &engine); !s.ok()) {
+    return Fail("engine", s);
   }
   auto delivery = StartDelivery(opts, pool, release_env);
-  std::unique_ptr<grpc::Server> server = StartGrpc(opts, *creds, services);
+  std::vector<std::string> service_names;
+  std::unique_ptr<grpc::Server> server = StartGrpc(opts, *creds, services, &service_names);
   if (!server) {
-    std::fprintf(stderr, "cubd: cannot listen on --listen %s: the address is in use or not valid\n",
-                 opts.listen.c_str());
+    LogMessageF("cubd: cannot listen on --listen %s: the address is in use or not valid",
+                opts.listen.c_str());
     return 1;
   }
-  std::fprintf(stderr, "cubd: serving gRPC on %s%s\n", opts.listen.c_str(),
-               opts.tls_cert.empty() ? " (plaintext)" : " (TLS)");
+  health.Start(server->GetHealthCheckService(), service_names);
+  LogMessageF("cubd: serving gRPC on %s%s", opts.listen.c_str(),
+              opts.tls_cert.empty() ? " (plaintext)" : " (TLS)");
 
   std::unique_ptr<HttpServer> http;
   std::unique_ptr<RestGateway> gateway;
   if (!opts.http_listen.empty()) {
-    auto started = StartRest(opts, tls, *server, &gateway);
+    auto started = StartRest(opts, tls, *server, &gateway, health, metrics, pool);
     if (!started.ok()) {
+      health.Stop();  // before the server its gRPC health service belongs to
       server->Shutdown();
       return Fail(absl::StrCat("--http-listen ", opts.http_listen), started.status());
     }
     http = std::move(*started);
-    std::fprintf(stderr, "cubd: serving REST/JSON on %s\n", opts.http_listen.c_str());
+    LogMessageF("cubd: serving REST/JSON on %s", opts.http_listen.c_str());
   }
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
-  std::fprintf(stderr, "cubd: %s received, draining in-flight calls\n",
-               sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  WaitForStop(stop_signals, opts, health);
   // Watch streams run until their ChangeOrder completes: told to end first, they do within a
   // fraction of a second, and neither drain below waits for them.
   gate.streams().Stop();
   if (http) http->Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(kDrainSeconds));
   server->Wait();
+  health.Stop();
   if (engine) engine->Stop();  // lets a step in progress finish
   delivery->Stop();            // lets a pass in progress finish
-  std::fprintf(stderr, "cubd: stopped\n");
+  LogMessageF("cubd: stopped");
   return 0;
 }
 

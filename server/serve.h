@@ -50,6 +50,11 @@ struct ServeOptions {
   double http_header_timeout_s = 10;  // TLS handshake + request line + headers
   double http_body_timeout_s = 60;    // the request body, and writing the response
   double http_idle_timeout_s = 30;    // a kept-alive connection between requests
+  // After SIGTERM, how long cubd keeps serving while reporting not ready (/readyz 503, gRPC
+  // health NOT_SERVING), so load balancers stop sending calls before it drains. A second
+  // signal ends the wait.
+  double drain_delay_s = 0;
+  std::string log_format = "text";  // "text" or "json" (server/request_log.h)
 };
 
 // Returns the process exit code.

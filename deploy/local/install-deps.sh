@@ -19,6 +19,7 @@ PACKAGES=(
   openssh-client openssh-server  # Git over SSH: ssh-keygen, and the tests' sshd (tests/harness/sshd.sh)
   docker-registry skopeo apache2-utils  # the tests' OCI registry (tests/harness/registry.sh), skopeo, htpasswd
   python3-jsonschema python3-yaml  # Argo CD Applications checked against the CRD (tests/harness/argocd_schema_check.py)
+  prometheus  # scrapes cubd's /metrics in tests/e2e/ops_metrics_test.sh (and promtool)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm
