@@ -142,6 +142,25 @@ echo '{}' >"$E2E_TMP/no-auth.json"
 expect_fail 1 "authentication required" skopeo inspect --raw --cert-dir "$TLS_DIR/certs" \
   --authfile "$E2E_TMP/no-auth.json" "docker://$TLS/cub/secure:shop"
 
+section "Argo CD Applications of an OCI Release point at its digest"
+target fleet "repository=$PLAIN/cub/fleet" insecure=true \
+  "clusters=east=https://east.example.com:6443,west=https://10.0.0.2" namespace=shop
+space fleet-app fleet
+expect_ok cub release publish fleet-app
+expect_ok cub release get --space fleet-app --release 1 -o json
+FLEET=$(jget ArtifactDigest)
+expect_ok cub release applications --space fleet-app -o json
+expect_eq 2 "$(jget items.len)" "one Application per cluster"
+expect_eq "oci://$PLAIN/cub/fleet" "$(jget items.0.spec.source.repoURL)"
+expect_eq "$FLEET" "$(jget items.0.spec.source.targetRevision)" "pinned to the verified digest"
+expect_eq shop "$(jget items.1.spec.destination.namespace)"
+expect_ok cub release applications --space fleet-app -o yaml
+mkdir -p "$E2E_TMP/apps"
+printf '%s\n' "$OUT" >"$E2E_TMP/apps/oci.yaml"
+expect_ok python3 "$CUB_SOURCE_DIR/tests/harness/argocd_schema_check.py" \
+  "$CUB_SOURCE_DIR/tests/testdata/argocd/application-crd.yaml" "$E2E_TMP/apps/oci.yaml"
+expect_contains "$OUT" "2 Application(s) checked, 0 problem(s)"
+
 section "refusals: nothing Delivered"
 target wrong "repository=$TLS/cub/secure" credentials=wrong.json ca-file=registry-ca.pem
 space bad-pass wrong
