@@ -16,6 +16,7 @@
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "cub/v1/version.grpc.pb.h"
 #include "lib/ops/attestations.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
@@ -35,6 +36,7 @@
 #include "lib/ops/units.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/variants.h"
+#include "lib/util/version.h"
 #include "server/call.h"
 #include "server/change_order_watch.h"
 
@@ -119,6 +121,13 @@ class ServiceImpl : public Grpc::Service {
       return absl::OkStatus();                                                              \
     });                                                                                     \
   }
+
+// GetVersion: this build's version.
+absl::StatusOr<v1::ServerVersion> ServerVersionOf() {
+  v1::ServerVersion v;
+  v.set_version(CubVersion());
+  return v;
+}
 
 // WhoAmI answers with the caller as authenticated.
 absl::StatusOr<v1::WhoAmIResponse> CallerOf(const Principal& p) {
@@ -321,6 +330,13 @@ class ServerServiceImpl final : public ServiceImpl<v1::ServerService> {
   const ops::ReleaseEnv& env_;
 };
 
+// This build's version; any caller, without a token.
+class VersionServiceImpl final : public ServiceImpl<v1::VersionService> {
+ public:
+  using ServiceImpl::ServiceImpl;
+  CUB_PUBLIC_RPC_AS(GetVersion, ServerVersionOf())
+};
+
 class TagServiceImpl final : public ServiceImpl<v1::TagService> {
  public:
   using ServiceImpl::ServiceImpl;
@@ -375,6 +391,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
   out.push_back(std::make_unique<AttestationServiceImpl>(gate));
   out.push_back(std::make_unique<ReleaseServiceImpl>(gate, release_env));
   out.push_back(std::make_unique<ServerServiceImpl>(gate, release_env));
+  out.push_back(std::make_unique<VersionServiceImpl>(gate));
   out.push_back(std::make_unique<VariantServiceImpl>(gate));
   out.push_back(std::make_unique<LinkServiceImpl>(gate));
   out.push_back(std::make_unique<FilterServiceImpl>(gate));
