@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "cli/cmd_freeze.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/timeout.h"
 #include "lib/net/http_client.h"
 
@@ -108,6 +109,7 @@ int Main(int argc, char** argv) {
   AddApprovalCommands(app, env);
   AddFreezeCommands(app, env);
   AddVersionCommand(app, env);
+  AddCompletionCommand(app, env);
   Finish(&app, true);
 
   // `cub --version` (as the last argument) is `cub version`: client and server versions.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CLI's habits through real cub and cubd: `cub version` / `cub --version`, the output flags
 # (--json, --jq, --names, --no-header), `--label a=b,c=d`, `--timeout 2m`, BASE/NAME for a
-# ChangeOrder, and `release set-status --latest`.
+# ChangeOrder, `release set-status --latest`, and `cub completion bash|zsh`.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init cli_flags
 e2e_start_cubd main
@@ -102,5 +102,22 @@ expect_ok cub release get --space acme-base --release 1 --jq .LiveStatus.Health
 expect_ne Healthy "$OUT" "Release 1 untouched"
 expect_fail 2 "excludes" cub release set-status --space acme-base --latest --release 1 \
   --sync Synced --health Healthy
+
+section "completion: generated from the command tree"
+# complete WORD...: the words bash offers for the last one, after `source <(cub completion bash)`.
+complete_words() {
+  bash -c 'source <(cub completion bash) || exit 1
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _cub; echo "${COMPREPLY[*]}"' _ "$@"
+}
+expect_ok cub completion bash
+expect_contains "$OUT" "complete -F _cub cub"
+expect_eq space "$(complete_words cub spa)" "a group"
+expect_eq "set-status" "$(complete_words cub release set-)" "a verb"
+expect_eq "--latest" "$(complete_words cub --quiet release set-status --space x --lat)" "a flag"
+expect_eq "--json --jq" "$(complete_words cub space list --j)" "global flags"
+expect_eq "" "$(complete_words cub space list --nope)" "nothing cub does not have"
+expect_ok cub completion zsh
+expect_contains "$OUT" "bashcompinit"
+expect_fail 2 "zsh" cub completion fish
 
 e2e_finish
