@@ -27,6 +27,10 @@ struct GlobalOptions {
   std::string tls_ca;
   bool tls = false;
   std::string output = "table";
+  bool json = false;       // --json: -o json
+  std::string jq;          // --jq EXPR: json output filtered by jq
+  bool names = false;      // --names
+  bool no_header = false;  // --no-header
   bool quiet = false;
   std::string context;
   int timeout_seconds = 60;

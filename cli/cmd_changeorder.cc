@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/change_order_name.h"
 #include "cli/commands.h"
 #include "cli/explain_render.h"
 #include "cli/flag_names.h"
@@ -27,6 +28,7 @@ using cub::v1::ChangeOrder;
 using cub::v1::ChangeOrderService;
 
 constexpr char kSpaceHelp[] = "Base Space (the one the change was made in): slug or ID";
+constexpr char kNameHelp[] = "ChangeOrder: BASE/NAME, or its slug or ID with --space";
 
 // "1 unit", "3 units".
 std::string Count(int n, const std::string& noun) {
@@ -243,16 +245,17 @@ void AddGet(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "get", "Show a ChangeOrder: where it has got to, what it skipped, its last failure");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
-  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  cmd->add_option("--space", o->space, kSpaceHelp);
+  cmd->add_option("NAME", o->name, kNameHelp)->required();
   OnRun(cmd, env, [&env, o] {
+    if (int rc = ResolveChangeOrderName(&o->space, &o->name); rc != kExitOk) return rc;
     cub::v1::GetChangeOrderRequest req;
     req.set_space(o->space);
     req.set_change_order(o->name);
     ChangeOrder c;
     if (!CallCubd(env, &ChangeOrderService::Stub::GetChangeOrder, req, &c)) return kExitFailed;
     const Printer printer = env.printer();
-    if (!printer.table()) return printer.Document(c);
+    if (!printer.table() || printer.options().names) return printer.Document(c);
     cub::v1::ExplainChangeOrderResponse explained;
     if (!Explain(env, o->space, o->name, &explained)) return kExitFailed;
     return printer.Text(Describe(c, explained));
@@ -268,9 +271,10 @@ void AddExplain(CLI::App* group, Env& env) {
       "explain",
       "Show why a ChangeOrder goes no further now: per Stage, each gate that does not hold, in "
       "which Space, what it needs, and when it can hold at the earliest");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
-  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  cmd->add_option("--space", o->space, kSpaceHelp);
+  cmd->add_option("NAME", o->name, kNameHelp)->required();
   OnRun(cmd, env, [&env, o] {
+    if (int rc = ResolveChangeOrderName(&o->space, &o->name); rc != kExitOk) return rc;
     cub::v1::ExplainChangeOrderResponse explained;
     if (!Explain(env, o->space, o->name, &explained)) return kExitFailed;
     const Printer printer = env.printer();
@@ -325,8 +329,8 @@ void AddUpdate(CLI::App* group, Env& env) {
   CLI::App* cmd = group->add_subcommand(
       "update",
       "Change a ChangeOrder's description, abort or block it, or evaluate its scope again");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
-  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  cmd->add_option("--space", o->space, kSpaceHelp);
+  cmd->add_option("NAME", o->name, kNameHelp)->required();
   cmd->add_option("--description", o->description, "New description");
   cmd->add_option("--aborted-reason", o->aborted_reason,
                   "Abort the ChangeOrder, saying why: no promotion takes it any further");
@@ -339,6 +343,7 @@ void AddUpdate(CLI::App* group, Env& env) {
                 "not run it already, not even with --force");
   cmd->add_flag("--unblock", o->unblock, "Lift the block; the ChangeOrder stays aborted");
   OnRun(cmd, env, [&env, o, cmd] {
+    if (int rc = ResolveChangeOrderName(&o->space, &o->name); rc != kExitOk) return rc;
     const bool description = cmd->count("--description") > 0;
     const bool aborted_reason = cmd->count("--aborted-reason") > 0;
     if (!description && !aborted_reason && !o->refresh_spaces && !o->block && !o->unblock) {
@@ -440,10 +445,11 @@ void AddWatch(CLI::App* group, Env& env) {
       "watch",
       "Follow a ChangeOrder until it is Completed (exit 0) or Aborted (exit 1): per Stage, "
       "how many Spaces have taken, released and are healthy with the change");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
-  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
+  cmd->add_option("--space", o->space, kSpaceHelp);
+  cmd->add_option("NAME", o->name, kNameHelp)->required();
   cmd->add_flag("--json", o->json, "One compact JSON ChangeOrderProgress per line");
   OnRun(cmd, env, [&env, o] {
+    if (int rc = ResolveChangeOrderName(&o->space, &o->name); rc != kExitOk) return rc;
     cub::v1::WatchChangeOrderRequest req;
     req.set_space(o->space);
     req.set_change_order(o->name);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/change_order_name.h"
 #include "cli/commands.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 
@@ -18,12 +19,15 @@ void AddChangeOrderRecordsCommand(CLI::App* changeorder, Env& env) {
       "records",
       "List the signed record of each promotion of a ChangeOrder into a Space (-o json: with "
       "the DSSE envelopes)");
-  cmd->add_option("--space", o->space, "Base Space (the one the change was made in): slug or ID")
+  cmd->add_option("--space", o->space,
+                  "Base Space (the one the change was made in): slug or ID, unless NAME is "
+                  "BASE/NAME");
+  cmd->add_option("NAME", o->name, "ChangeOrder: BASE/NAME, or its slug or ID with --space")
       ->required();
-  cmd->add_option("NAME", o->name, "ChangeOrder slug or ID")->required();
   cmd->add_option("--space-name", o->space_name,
                   "Only the records of this Space: its slug (as it was when promoted) or ID");
   OnRun(cmd, env, [&env, o] {
+    if (int rc = ResolveChangeOrderName(&o->space, &o->name); rc != kExitOk) return rc;
     v1::ListPromotionRecordsRequest req;
     req.set_space(o->space);
     req.set_change_order(o->name);

@@ -1,5 +1,6 @@
 // `cub release ...`: publishing and rolling back, the live status a GitOps operator reports,
 // the deployment history, and checking the signed records.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -252,10 +253,28 @@ std::string FindingsText(const ProtoMap& m) {
   return absl::StrJoin(parts, ",");
 }
 
+// The number of the Space's newest Release (for --latest); on failure prints it.
+absl::StatusOr<int> NewestRelease(const Env& env, const std::string& space) {
+  cub::v1::ListReleasesRequest req;
+  req.set_space(space);
+  cub::v1::ListReleasesResponse resp;
+  if (!CallCubd(env, &ReleaseService::Stub::ListReleases, req, &resp)) {
+    return absl::UnavailableError("printed");
+  }
+  int newest = 0;
+  for (const cub::v1::Release& r : resp.releases()) newest = std::max(newest, r.release_num());
+  if (newest == 0) {
+    PrintFailure(absl::StrCat("--latest: Space ", space, " has no Release yet"));
+    return absl::NotFoundError("printed");
+  }
+  return newest;
+}
+
 void AddReleaseSetStatus(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, digest, commit, sync, health, operation, message, vulnerabilities;
     int release = 0;
+    bool latest = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -272,6 +291,10 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
       " Space's Git Target history names there");
   by_num->excludes(by_digest);
   by_commit->excludes(by_num)->excludes(by_digest);
+  cmd->add_flag("--latest", o->latest, "The Space's newest Release (the highest number)")
+      ->excludes(by_num)
+      ->excludes(by_digest)
+      ->excludes(by_commit);
   auto* sync = cmd->add_option("--sync", o->sync, "Synced, OutOfSync or Unknown")
                    ->check(CLI::IsMember(
                        domain::AllNames(domain::kAllSyncStatuses, domain::SyncStatusName)));
@@ -289,9 +312,9 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
   cmd->add_option("--vulnerabilities", o->vulnerabilities,
                   "Scan findings: critical=N,high=N,medium=N,low=N (any of them, each once)");
   OnRun(cmd, env, [&env, o] {
-    if (o->release == 0 && o->digest.empty() && o->commit.empty()) {
+    if (o->release == 0 && o->digest.empty() && o->commit.empty() && !o->latest) {
       return UsageError(
-          "name the Release with --release N, --digest sha256:... or --commit COMMIT");
+          "name the Release with --release N, --latest, --digest sha256:... or --commit COMMIT");
     }
     if (o->sync.empty() && o->vulnerabilities.empty()) {
       return UsageError(
@@ -308,6 +331,12 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
       }
     }
     req.set_space(o->space);
+    if (o->latest) {
+      // Looked up first: a Release published in between is not the one reported on.
+      absl::StatusOr<int> newest = NewestRelease(env, o->space);
+      if (!newest.ok()) return kExitFailed;  // printed
+      o->release = *newest;
+    }
     req.set_release(o->release);
     req.set_bundle_digest(o->digest);
     req.set_commit(o->commit);

@@ -46,10 +46,13 @@ CLI::Option* AddKeyValueFlag(CLI::App* sub, const std::string& flag, std::vector
         return "";
       },
       "");
-  return sub->add_option(flag, *out, help)
-      ->type_name("KEY=VALUE")
-      ->allow_extra_args(false)
-      ->check(key_value);
+  CLI::Option* opt = sub->add_option(flag, *out, help)
+                         ->type_name("KEY=VALUE")
+                         ->allow_extra_args(false)
+                         ->check(key_value);
+  // As in ConfigHub's cub, `--label a=b,c=d` sets two labels (a value cannot hold a comma).
+  if (flag == "--label") opt->delimiter(',')->type_name("KEY=VALUE[,KEY=VALUE...]");
+  return opt;
 }
 
 void PutKeyValues(const std::vector<std::string>& items,

@@ -32,7 +32,10 @@ struct Env {
   GlobalOptions globals;
   std::function<int()> run;
 
-  Printer printer() const { return Printer(ParseFormat(globals.output), globals.quiet); }
+  Printer printer() const {
+    return Printer(ParseFormat(globals.json ? "json" : globals.output), globals.quiet,
+                   PrintOptions{globals.jq, globals.names, globals.no_header});
+  }
 };
 
 // Makes `sub` a leaf command whose work is `fn`, run after parsing completes.
@@ -57,7 +60,8 @@ bool CallCubd(const Env& env,
 }
 
 // Adds a repeatable `flag` (e.g. "--label") taking KEY=VALUE; a value without '=' is a usage
-// error naming the flag. One value per occurrence, so it never swallows positional arguments.
+// error naming the flag. One value per occurrence, so it never swallows positional arguments;
+// for "--label" that value may list several, comma-separated (`--label a=b,c=d`).
 CLI::Option* AddKeyValueFlag(CLI::App* sub, const std::string& flag, std::vector<std::string>* out,
                              const std::string& help);
 
@@ -106,6 +110,8 @@ void AddServerCommands(CLI::App& app, Env& env);
 void AddKeyCommands(CLI::App& app, Env& env);
 // `variant approve` (after AddVariantCommands) and `attestation`.
 void AddApprovalCommands(CLI::App& app, Env& env);
+// `version` (cmd_version.cc).
+void AddVersionCommand(CLI::App& app, Env& env);
 
 }  // namespace cub::cli
 

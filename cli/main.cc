@@ -4,13 +4,18 @@
 #include <grpc/support/log.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "cli/cmd_freeze.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
+#include "cli/timeout.h"
 #include "lib/net/http_client.h"
 
 namespace cub::cli {
@@ -19,7 +24,8 @@ namespace {
 constexpr char kGlobalsFooter[] =
     "Global options (before or after the command; see cub --help):\n"
     "  --server HOST:PORT  --token T  --tls  --tls-ca FILE  --context NAME\n"
-    "  -o, --output table|json|yaml  --quiet  --timeout SECONDS";
+    "  -o, --output table|json|yaml  --json  --jq EXPR  --names  --no-header  --quiet\n"
+    "  --timeout DURATION (60, 90s, 2m, 1h)";
 
 void AddGlobalOptions(CLI::App& app, GlobalOptions& g) {
   app.add_option("--server", g.server, "cubd address (default: $CUB_SERVER, else the context's)")
@@ -37,11 +43,26 @@ void AddGlobalOptions(CLI::App& app, GlobalOptions& g) {
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"table", "json", "yaml", "mutations"}))
       ->capture_default_str();
+  auto* json = app.add_flag("--json", g.json, "Same as -o json");
+  app.add_option("--jq", g.jq,
+                 "Print the JSON output through this jq program (strings raw, one result a line)")
+      ->type_name("EXPR")
+      ->excludes(json);
+  app.add_flag("--names", g.names,
+               "Print only names: a list's first column, a single object's Slug, Name or ID");
+  app.add_flag("--no-header", g.no_header, "Print tables without their header row");
   app.add_flag("--quiet", g.quiet, "Print nothing on success");
-  app.add_option("--timeout", g.timeout_seconds, "Deadline of each call to cubd, in seconds")
-      ->type_name("SECONDS")
-      ->check(CLI::Range(1, 86400))
-      ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--timeout",
+         [&g](const std::string& text) {
+           absl::StatusOr<int> seconds = ParseTimeoutSeconds(text);
+           if (!seconds.ok())
+             throw CLI::ValidationError("--timeout", std::string(seconds.status().message()));
+           g.timeout_seconds = *seconds;
+         },
+         "Deadline of each call to cubd: seconds (60) or a duration (90s, 2m, 1h), up to 1d")
+      ->type_name("DURATION")
+      ->default_str("60");
 }
 
 // Every group needs a verb, and every command's help points at the global options.
@@ -88,10 +109,16 @@ int Main(int argc, char** argv) {
   AddKeyCommands(app, env);
   AddApprovalCommands(app, env);
   AddFreezeCommands(app, env);
+  AddVersionCommand(app, env);
+  AddCompletionCommand(app, env);
   Finish(&app, true);
 
+  // `cub --version` (as the last argument) is `cub version`: client and server versions.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.back() == "--version") args.back() = "version";
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -143,6 +143,12 @@ std::string Table::Render() const {
   return out;
 }
 
+std::string Table::RenderRows() const {
+  if (rows.empty()) return "";
+  const std::string all = Render();
+  return all.substr(all.find('\n') + 1);  // the columns stay as wide as with the header
+}
+
 std::string MessageToCompactJson(const Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = false;
@@ -173,6 +179,7 @@ Table FieldTable(const Message& message, std::initializer_list<std::string_view>
 
 int Printer::Confirm(const Message& doc, std::string_view line) const {
   if (quiet_) return 0;
+  if (options_.names && NameOf(doc)) return 0;
   if (!table()) return Document(doc);
   return Text(std::string(line) + "\n");
 }
@@ -184,12 +191,15 @@ int Printer::Fields(const Message& doc, std::initializer_list<std::string_view> 
 int Printer::Fields(const Message& doc, const Message& fields,
                     std::initializer_list<std::string_view> skip) const {
   if (quiet_) return 0;
+  if (options_.names && NameOf(fields)) return 0;
   if (!table()) return Document(doc);
-  return Text(FieldTable(fields, skip).Render());
+  const Table t = FieldTable(fields, skip);
+  return Text(options_.no_header ? t.RenderRows() : t.Render());
 }
 
 int Printer::Document(const Message& doc) const {
   if (quiet_) return 0;
+  if (options_.names && NameOf(doc)) return 0;
   return EmitJson(MessageToCompactJson(doc));
 }
 
@@ -201,7 +211,57 @@ int Printer::Array(const std::vector<const Message*>& items) const {
   return EmitJson(JsonText(array));
 }
 
+int Printer::Rows(const Table& t) const {
+  if (quiet_) return 0;
+  if (options_.names) {
+    std::string out;
+    for (const auto& row : t.rows) {
+      if (!row.empty()) absl::StrAppend(&out, OneLine(row[0]), "\n");
+    }
+    return Text(out);
+  }
+  return Text(options_.no_header ? t.RenderRows() : t.Render());
+}
+
+bool Printer::NameOf(const Message& doc) const {
+  static constexpr std::string_view kNameFields[] = {"Slug", "Name", "Username", "ID"};
+  auto find = [](const Message& m) -> std::string {
+    const Descriptor* d = m.GetDescriptor();
+    for (std::string_view want : kNameFields) {
+      for (int i = 0; i < d->field_count(); ++i) {
+        const FieldDescriptor* f = d->field(i);
+        if (f->json_name() != want || f->is_repeated() ||
+            f->cpp_type() != FieldDescriptor::CPPTYPE_STRING) {
+          continue;
+        }
+        std::string v = m.GetReflection()->GetString(m, f);
+        if (!v.empty()) return v;
+      }
+    }
+    return "";
+  };
+  std::string name = find(doc);
+  const Descriptor* d = doc.GetDescriptor();
+  for (int i = 0; name.empty() && i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->is_repeated() || f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (!doc.GetReflection()->HasField(doc, f)) continue;
+    name = find(doc.GetReflection()->GetMessage(doc, f));
+  }
+  if (name.empty()) return false;
+  Text(OneLine(name) + "\n");
+  return true;
+}
+
 int Printer::EmitJson(const std::string& compact) const {
+  if (!options_.jq.empty()) {
+    absl::StatusOr<std::string> out = RunJq(options_.jq, compact);
+    if (!out.ok()) {
+      std::cerr << "Failed: " << out.status().message() << std::endl;
+      return 1;
+    }
+    return Text(*out);
+  }
   const std::string pretty = PrettyJson(compact);
   if (format_ != Format::kYaml) return Text(pretty + "\n");
   // JSON is YAML: parse it as such and emit block-style YAML.

@@ -7,6 +7,11 @@
 // single entity as a FIELD VALUE table, and a create or update as one confirmation line.
 // --quiet suppresses everything a command would print on success.
 //
+// Besides the format, PrintOptions carries --jq (json output filtered by a jq program: string
+// results printed raw, others as compact JSON, one per line), --names (lists: the first column
+// only; a single object: its Slug, Name, Username or ID) and --no-header (tables without their
+// header row).
+//
 // Nothing here talks to the network or reads flags; the helpers are pure apart from writing
 // to stdout/stderr in Printer.
 #ifndef CUB_CLI_OUTPUT_H_
@@ -19,7 +24,10 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace cub::cli {
 
@@ -30,6 +38,18 @@ enum class Format { kTable, kJson, kYaml };
 // elsewhere.
 Format ParseFormat(std::string_view name);
 
+// What the output flags other than the format ask for.
+struct PrintOptions {
+  std::string jq;          // --jq EXPR; non-empty means json output through jq
+  bool names = false;      // --names
+  bool no_header = false;  // --no-header
+};
+
+// Runs the jq program `expr` on the JSON text `json`. Each result becomes one line: a string
+// as its raw text, anything else as compact JSON. INVALID_ARGUMENT naming --jq when the program
+// does not compile or fails on this input.
+absl::StatusOr<std::string> RunJq(std::string_view expr, std::string_view json);
+
 // Rows of cells rendered as left-aligned columns separated by three spaces, header first.
 // Newlines inside a cell are shown as spaces so that one row stays one line.
 struct Table {
@@ -37,6 +57,8 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 
   std::string Render() const;
+  // Without the header row (--no-header); an empty table renders as nothing.
+  std::string RenderRows() const;
 };
 
 // The compact JSON text of `message` (json_name keys, default-valued fields included).
@@ -56,7 +78,10 @@ Table FieldTable(const google::protobuf::Message& message,
 // the document could not be converted to YAML (with "Failed: ..." on stderr).
 class Printer {
  public:
-  Printer(Format format, bool quiet) : format_(format), quiet_(quiet) {}
+  Printer(Format format, bool quiet, PrintOptions options = {})
+      : format_(options.jq.empty() ? format : Format::kJson),
+        quiet_(quiet),
+        options_(std::move(options)) {}
 
   Format format() const { return format_; }
   bool table() const { return format_ == Format::kTable; }
@@ -78,28 +103,45 @@ class Printer {
   int List(const google::protobuf::RepeatedPtrField<T>& items, std::vector<std::string> header,
            const std::function<std::vector<std::string>(const T&)>& row) const {
     if (quiet_) return 0;
-    if (!table()) {
+    if (!table() && !options_.names) {
       std::vector<const google::protobuf::Message*> pointers;
       for (const T& item : items) pointers.push_back(&item);
       return Array(pointers);
     }
     Table t{std::move(header), {}};
     for (const T& item : items) t.rows.push_back(row(item));
-    return Text(t.Render());
+    return Rows(t);
   }
 
-  // json/yaml: `doc` as a document (ignores the table format).
+  // json/yaml: `doc` as a document (ignores the table format); with --names, its name.
   int Document(const google::protobuf::Message& doc) const;
+
+  // json/yaml: the document whose compact JSON text is `compact` (for documents that are no
+  // API message).
+  int RawJson(const std::string& compact) const {
+    if (quiet_) return 0;
+    return EmitJson(compact);
+  }
 
   // Writes `text` as is, in any format (nothing with --quiet).
   int Text(std::string_view text) const;
 
+  // A table as the flags ask: the first column only (--names), without the header
+  // (--no-header), or whole.
+  int Rows(const Table& t) const;
+
+  const PrintOptions& options() const { return options_; }
+
  private:
+  // --names for a single object: its Slug, Name, Username or ID (the first one set, looking
+  // into the message and then into its message fields); false when it has none of them.
+  bool NameOf(const google::protobuf::Message& doc) const;
   int Array(const std::vector<const google::protobuf::Message*>& items) const;
   int EmitJson(const std::string& compact) const;
 
   Format format_;
   bool quiet_;
+  PrintOptions options_;
 };
 
 }  // namespace cub::cli

@@ -17,6 +17,7 @@
 #include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
+#include "cub/v1/version.grpc.pb.h"
 #include "lib/ops/argocd_applications.h"
 #include "lib/ops/attestations.h"
 #include "lib/ops/change_orders.h"
@@ -38,6 +39,7 @@
 #include "lib/ops/units.h"
 #include "lib/ops/upgrade.h"
 #include "lib/ops/variants.h"
+#include "lib/util/version.h"
 #include "server/call.h"
 #include "server/change_order_watch.h"
 
@@ -122,6 +124,13 @@ class ServiceImpl : public Grpc::Service {
       return absl::OkStatus();                                                              \
     });                                                                                     \
   }
+
+// GetVersion: this build's version.
+absl::StatusOr<v1::ServerVersion> ServerVersionOf() {
+  v1::ServerVersion v;
+  v.set_version(CubVersion());
+  return v;
+}
 
 // WhoAmI answers with the caller as authenticated.
 absl::StatusOr<v1::WhoAmIResponse> CallerOf(const Principal& p) {
@@ -338,6 +347,13 @@ class KeyServiceImpl final : public ServiceImpl<v1::KeyService> {
   const ops::ReleaseEnv& env_;
 };
 
+// This build's version; any caller, without a token.
+class VersionServiceImpl final : public ServiceImpl<v1::VersionService> {
+ public:
+  using ServiceImpl::ServiceImpl;
+  CUB_PUBLIC_RPC_AS(GetVersion, ServerVersionOf())
+};
+
 class TagServiceImpl final : public ServiceImpl<v1::TagService> {
  public:
   using ServiceImpl::ServiceImpl;
@@ -393,6 +409,7 @@ std::vector<std::unique_ptr<grpc::Service>> MakeServices(CallGate& gate,
   out.push_back(std::make_unique<ReleaseServiceImpl>(gate, release_env));
   out.push_back(std::make_unique<ServerServiceImpl>(gate, release_env));
   out.push_back(std::make_unique<KeyServiceImpl>(gate, release_env));
+  out.push_back(std::make_unique<VersionServiceImpl>(gate));
   out.push_back(std::make_unique<VariantServiceImpl>(gate));
   out.push_back(std::make_unique<LinkServiceImpl>(gate));
   out.push_back(std::make_unique<FilterServiceImpl>(gate));

@@ -11,7 +11,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev libre2-dev libgit2-dev libboost-dev
+  libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev libre2-dev libjq-dev libgit2-dev libboost-dev
   nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev
   nodejs npm  # the tests' OpenID provider (tests/oidc, oidc-provider from npm)
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
