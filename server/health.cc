@@ -134,7 +134,9 @@ std::string Health::NotReadyReason() const {
   if (draining_) return "draining after SIGTERM";
   const int64_t last = last_ok_nanos_;
   std::lock_guard<std::mutex> lock(mu_);
-  if (!last_error_.empty()) return absl::StrCat("database unreachable: ", last_error_);
+  // The driver's text names hosts, ports and roles; /readyz answers anyone, so it stays in the
+  // log (written when the probe failed).
+  if (!last_error_.empty()) return "database unreachable (the reason is in cubd's log)";
   if (last == 0) return "database not probed yet";
   const absl::Duration since = absl::Nanoseconds(SteadyNanos() - last);
   if (since > options_.stale) {

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 
@@ -123,7 +124,19 @@ void LogMessage(absl::string_view text) {
     line += "}\n";
     Write(line);
   } else {
-    Write(std::string(text) + "\n");
+    // The text may quote other services (a registry's error message): a line break or other
+    // control character in it must not start a line that looks like cubd's own.
+    std::string line;
+    line.reserve(text.size() + 1);
+    for (char c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        absl::StrAppend(&line, "\\x", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+      } else {
+        line += c;
+      }
+    }
+    line += '\n';
+    Write(line);
   }
 }
 

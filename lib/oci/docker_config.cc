@@ -59,8 +59,10 @@ absl::StatusOr<std::optional<RegistryCredentials>> CredentialsFromDockerConfig(
     std::string_view config_json, std::string_view host) {
   absl::StatusOr<Json> doc = ParseJson(config_json);
   if (!doc.ok()) {
+    // The parser's own message ends with the last token it read, which may be part of a
+    // password: say only that the document does not parse.
     return absl::InvalidArgumentError(
-        absl::StrCat("docker config: not JSON: ", doc.status().message()));
+        "docker config: not JSON (the file does not parse; it may be half-written)");
   }
   if (!doc->is_object()) {
     return absl::InvalidArgumentError("docker config: the document is not a JSON object");

@@ -195,6 +195,27 @@ absl::StatusOr<net::HttpResponse> Registry::State::SendOnce(const Call& call,
   return r;
 }
 
+namespace {
+
+// Whether an http(s) URL's host is a loopback address (localhost, 127.0.0.0/8, [::1]).
+bool RealmIsLoopback(const std::string& url) {
+  size_t start = url.find("://");
+  if (start == std::string::npos) return false;
+  start += 3;
+  std::string host;
+  if (start < url.size() && url[start] == '[') {
+    size_t end = url.find(']', start);
+    if (end == std::string::npos) return false;
+    host = url.substr(start + 1, end - start - 1);
+    return host == "::1";
+  }
+  size_t end = url.find_first_of(":/?#", start);
+  host = absl::AsciiStrToLower(url.substr(start, end == std::string::npos ? end : end - start));
+  return host == "localhost" || absl::StartsWith(host, "127.");
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> Registry::State::Authorization(const std::string& scope) {
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = tokens.find(scope); it != tokens.end() && it->second.expires > absl::Now()) {
@@ -214,6 +235,13 @@ absl::StatusOr<CachedToken> Registry::State::FetchToken(const AuthChallenge& c,
     return Unavailable(
         absl::StrCat("the token realm ", JsonQuote(realm), " is not an https:// URL"));
   }
+  // A plain-HTTP registry is allowed only on loopback; its realm must be too, or the
+  // credentials would cross the network in clear text.
+  if (options.insecure && !RealmIsLoopback(realm)) {
+    return Unavailable(absl::StrCat("the token realm ", JsonQuote(realm),
+                                    " is not on a loopback address, and the registry is reached "
+                                    "over plain HTTP (insecure=true)"));
+  }
   std::vector<std::pair<std::string, std::string>> query;
   if (c.params.count("service")) query.emplace_back("service", c.params.at("service"));
   query.emplace_back("scope", c.params.count("scope") ? c.params.at("scope") : scope);
@@ -231,8 +259,9 @@ absl::StatusOr<CachedToken> Registry::State::FetchToken(const AuthChallenge& c,
   absl::StatusOr<net::HttpResponse> r = net::Fetch(req);
   if (!r.ok()) return Unavailable(absl::StrCat("token: ", r.status().message()));
   if (r->status != 200) {
-    return Unavailable(
-        absl::StrCat("the token service ", realm, " refused (", r->status, "): ", ErrorWords(*r)));
+    // Only the status: the realm is the registry's choice, and its pages are not for the
+    // Release's error (whoever runs the registry could point it at a host cubd can reach).
+    return Unavailable(absl::StrCat("the token service ", realm, " refused (", r->status, ")"));
   }
   absl::StatusOr<Json> doc = ParseJson(r->body);
   CachedToken t;
@@ -419,6 +448,11 @@ absl::StatusOr<std::string> Registry::GetBlob(const std::string& digest, size_t 
       CUB_ASSIGN_OR_RETURN(r, s.Send(follow));
     } else {
       CUB_ASSIGN_OR_RETURN(r, s.SendOnce(follow, ""));
+      // Another host's answer is not quoted (see FetchToken).
+      if (r.status != 200 && r.status != 404) {
+        return s.Unavailable(
+            absl::StrCat(get.what, ": the blob store it redirected to answered ", r.status));
+      }
     }
   }
   if (r.status == 404) {

@@ -35,6 +35,13 @@ absl::StatusOr<SignedStatement> ReadSigned(const std::string& envelope_json,
                                            const std::string& sha256_hex) {
   auto env = sign::Envelope::FromJson(envelope_json);
   if (!env.ok()) return env.status();
+  // cubd signs once; each further signature costs a check against every trusted key.
+  constexpr size_t kMaxSignatures = 8;
+  if (env->signatures.size() > kMaxSignatures) {
+    return absl::InvalidArgumentError(absl::StrCat("the envelope has ", env->signatures.size(),
+                                                   " signatures; at most ", kMaxSignatures,
+                                                   " are read"));
+  }
   SignedStatement out;
   for (const sign::TrustedPublicKey& k : keys.trusted) {
     if (sign::VerifyEnvelope(*env, k.public_pem).ok()) {

@@ -17,7 +17,7 @@ namespace {
 constexpr char kRecordTables[] =
     "ARRAY['revisions', 'releases', 'release_units', 'deployments', 'attestations',"
     " 'attestation_revisions', 'purges', 'events', 'release_scans', 'promotion_records',"
-    " 'release_artifacts']";
+    " 'release_artifacts', 'release_verifications', 'release_held_clusters']";
 
 }  // namespace
 

@@ -135,6 +135,12 @@ class OciProvider : public Provider {
         return absl::FailedPreconditionError(absl::StrCat(
             Where(), ": param 'ca-file': ", opts.ca_file, " is not a readable regular file"));
       }
+      // Whoever may write the CA bundle may add a CA and read the registry credentials.
+      if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            Where(), ": param 'ca-file': ", opts.ca_file, " is writable by others (mode ",
+            absl::StrFormat("%04o", st.st_mode & 0777), "); chmod go-w it"));
+      }
     }
     if (std::string creds = Param(params_, kCredentials); !creds.empty()) {
       const std::string path = absl::StrCat(dir, "/", creds);

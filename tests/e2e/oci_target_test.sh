@@ -192,6 +192,12 @@ space no-ca untrusted
 expect_fail 1 "registry $TLS: GET manifest no-ca-r1: GET https://$TLS/v2/cub/secure/manifests/no-ca-r1:" \
   cub release publish no-ca
 
+cp "$CREDS/registry-ca.pem" "$CREDS/shared-ca.pem"
+chmod 664 "$CREDS/shared-ca.pem"
+target writable-ca "repository=$TLS/cub/secure" credentials=registry.json ca-file=shared-ca.pem
+space group-ca writable-ca
+expect_fail 1 "$CREDS/shared-ca.pem is writable by others (mode 0664)" cub release publish group-ca
+
 section "the refused Release is delivered once the file is fixed"
 chmod 600 "$CREDS/open.json"
 for _ in $(seq 300); do  # retried after 2 s, 4 s, 8 s...: at most a minute

@@ -112,6 +112,7 @@ pg_owner "$PG_BIN/pg_ctl" stop -D "$pg_data" -m fast -w >/dev/null || e2e_fail "
 wait_ready 503
 expect_ok curl -sS "$H/readyz" -o "$E2E_TMP/ready.txt" -w '%{http_code}'
 expect_contains "$(cat "$E2E_TMP/ready.txt")" "not ready: database unreachable"
+expect_not_contains "$(cat "$E2E_TMP/ready.txt")" "port" "the driver's text (hosts, ports, roles) stays in the log"
 wait_grpc NOT_SERVING
 wait_grpc NOT_SERVING cub.v1.SpaceService
 expect_ok curl -sS "$H/healthz"

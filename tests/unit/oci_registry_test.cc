@@ -111,6 +111,11 @@ TEST_CASE("CredentialsFromDockerConfig finds the host's entry", "[oci]") {
 
   CHECK(CredentialsFromDockerConfig("{", "x").status().code() ==
         absl::StatusCode::kInvalidArgument);
+  // A half-written file must not put the password into the error (the parser's own message
+  // quotes the last token it read).
+  auto torn = CredentialsFromDockerConfig(R"({"auths":{"x":{"password":"hunter2-secret)", "x");
+  CHECK(torn.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(torn.status().message()), !Catch::Contains("hunter2"));
   CHECK(CredentialsFromDockerConfig(R"({"auths":[]})", "x").status().message() ==
         "docker config: \"auths\" is not an object");
   CHECK(CredentialsFromDockerConfig(R"({"auths":{"x":{"auth":"bm9jb2xvbg=="}}})", "x")
