@@ -100,7 +100,7 @@ void AddAttestationCreate(CLI::App* group, Env& env) {
       "create",
       "Attest to the revisions of a Space (e.g. --type ChangeRecord, or a check: --type LoadTest"
       " --result Pass)");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--type", o->type, "Attestation type (default Approval)");
   cmd->add_option("--change-order", o->change_order,
                   "What this ChangeOrder (BASE/NAME) arrived at in the Space");

@@ -2,7 +2,6 @@
 // OpenID provider cubd trusts), saving it as a context in the config file, and showing who the
 // current token belongs to.
 #include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,7 +68,33 @@ absl::StatusOr<Connection> LoginConnection(const GlobalOptions& g, const CliConf
   return c;
 }
 
-int TokenLogin(const Env& env) {
+// Saves `ctx` as context `name`, keeping the Space an earlier `cub context set` gave it, under the
+// config's lock (another cub process may have written the file since it was read: a refresh of
+// another context). The first context becomes current; a later one only with --use (or if it
+// already was). Returns the current context's name afterwards.
+absl::StatusOr<std::string> SaveLogin(const std::string& path, const std::string& name,
+                                      ContextConfig ctx, bool use) {
+  std::string current;
+  absl::Status saved = UpdateConfig(path, [&](CliConfig& now) -> absl::StatusOr<bool> {
+    if (auto it = now.contexts.find(name); it != now.contexts.end()) ctx.space = it->second.space;
+    now.contexts[name] = ctx;
+    if (use || now.current_context.empty()) now.current_context = name;
+    current = now.current_context;
+    return true;
+  });
+  if (!saved.ok()) return saved;
+  return current;
+}
+
+// "; saved as context N (current)" or "; saved as context N, the current context is still C
+// (cub context use N to switch)".
+std::string SavedAs(const std::string& name, const std::string& current) {
+  if (name == current) return absl::StrCat("; saved as context ", name, " (current)");
+  return absl::StrCat("; saved as context ", name, ", the current context is still ", current,
+                      " (cub context use ", name, " to switch)");
+}
+
+int TokenLogin(const Env& env, bool use) {
   const GlobalOptions& g = env.globals;
   const std::string path = ConfigPath();
   absl::StatusOr<CliConfig> config = LoadConfig(path);
@@ -98,20 +123,15 @@ int TokenLogin(const Env& env) {
     return kExitFailed;
   }
 
-  // Saved as the file is now, under its lock: another cub process may have refreshed another
-  // context's login since this one read the file.
-  const ContextConfig saved_context{c->server, c->token, c->tls_ca, c->tls && c->tls_ca.empty()};
-  absl::Status saved = UpdateConfig(path, [&](CliConfig& now) -> absl::StatusOr<bool> {
-    now.contexts[name] = saved_context;
-    now.current_context = name;
-    return true;
-  });
-  if (!saved.ok()) {
-    PrintFailure(saved.message());
+  ContextConfig ctx{c->server, c->token, c->tls_ca, c->tls && c->tls_ca.empty()};
+  ctx.user = who.user().username();
+  absl::StatusOr<std::string> current = SaveLogin(path, name, ctx, use);
+  if (!current.ok()) {
+    PrintFailure(current.status().message());
     return kExitFailed;
   }
-  return env.printer().Confirm(
-      who, absl::StrCat("Logged in to ", c->server, " as ", who.user().username()));
+  return env.printer().Confirm(who, absl::StrCat("Logged in to ", c->server, " as ",
+                                                 who.user().username(), SavedAs(name, *current)));
 }
 
 // The issuer to log in at, from cubd's login config and --oidc-issuer.
@@ -228,40 +248,25 @@ int OidcLogin(const Env& env, const LoginFlags& flags) {
   ctx.oidc_client_id = client->client_id;
   ctx.refresh_token = tokens->refresh_token;
   ctx.oidc_ca_file = client->ca_file;
-  // Under the config's lock, re-read: the login took a while, and another cub process may have
-  // written the file meanwhile (a refresh of another context).
-  bool make_current = false;
-  std::string current;
-  absl::Status saved = UpdateConfig(path, [&](CliConfig& now) -> absl::StatusOr<bool> {
-    now.contexts[name] = ctx;
-    make_current = flags.use || now.current_context.empty() || now.current_context == name;
-    if (make_current) now.current_context = name;
-    current = now.current_context;
-    return true;
-  });
-  if (!saved.ok()) {
-    PrintFailure(saved.message());
+  ctx.user = who.user().username();
+  // The login took a while: SaveLogin re-reads the file under its lock.
+  absl::StatusOr<std::string> current = SaveLogin(path, name, ctx, flags.use);
+  if (!current.ok()) {
+    PrintFailure(current.status().message());
     return kExitFailed;
-  }
-  if (!make_current && !env.globals.quiet) {
-    std::cout.flush();
-    std::cerr << "Saved as context " << name << "; the current context is still " << current
-              << " (pass --context " << name << " to use it, or log in with --use to switch)"
-              << std::endl;
   }
   return env.printer().Confirm(
       who, absl::StrCat("Logged in to ", c->server, " as ", who.user().username(), " (issuer ",
-                        client->issuer, ")"));
+                        client->issuer, ")", SavedAs(name, *current)));
 }
 
 int Login(const Env& env, const LoginFlags& flags) {
   if (!flags.oidc) {
-    if (flags.device || flags.browser || !flags.oidc_issuer.empty() || flags.use ||
+    if (flags.device || flags.browser || !flags.oidc_issuer.empty() ||
         !flags.oidc_ca_file.empty()) {
-      return UsageError(
-          "--device, --browser, --oidc-issuer, --oidc-ca-file and --use go with --oidc");
+      return UsageError("--device, --browser, --oidc-issuer and --oidc-ca-file go with --oidc");
     }
-    return TokenLogin(env);
+    return TokenLogin(env, flags.use);
   }
   return OidcLogin(env, flags);
 }
@@ -297,12 +302,12 @@ void AddAuthCommands(CLI::App& app, Env& env) {
   auto flags = std::make_shared<LoginFlags>();
   CLI::App* login = auth->add_subcommand(
       "login",
-      "Check a token with cubd, save server and token as a context and make it current.\n"
+      "Check a token with cubd and save server and token as a context.\n"
       "Takes --server and --token (or CUB_SERVER/CUB_TOKEN), optionally --tls or --tls-ca;\n"
       "--context names the context (default: the server address).\n"
       "With --oidc, logs in at an OpenID provider cubd trusts instead (device code, or a\n"
-      "browser when one is at hand) and keeps the refresh token; the new context becomes\n"
-      "current only if there is none yet, it already was, or --use is given.");
+      "browser when one is at hand) and keeps the refresh token.\n"
+      "The context becomes current only if there is none yet or --use is given.");
   login->add_flag("--oidc", flags->oidc, "Log in at an OpenID provider cubd trusts");
   login->add_option("--oidc-issuer", flags->oidc_issuer,
                     "The provider to log in at, when cubd trusts several");

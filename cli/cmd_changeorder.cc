@@ -30,11 +30,6 @@ using cub::v1::ChangeOrderService;
 constexpr char kSpaceHelp[] = "Base Space (the one the change was made in): slug or ID";
 constexpr char kNameHelp[] = "ChangeOrder: BASE/NAME, or its slug or ID with --space";
 
-// "1 unit", "3 units".
-std::string Count(int n, const std::string& noun) {
-  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
-}
-
 // "3: acme-dev, acme-staging, acme-prod", or "0": Spaces by slug, an ID only when `names`
 // lacks it.
 std::string SpaceList(const google::protobuf::RepeatedPtrField<std::string>& ids,
@@ -162,7 +157,7 @@ void AddCreate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "create", "Name a change already made in the base, fixing its range and where it goes");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("NAME", o->name, "Slug of the new ChangeOrder")->required();
   cmd->add_option("--description", o->description, "What the change is")->required();
   cmd->add_option("--change-workflow", o->change_workflow,

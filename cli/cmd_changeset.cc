@@ -21,7 +21,7 @@ void AddCreate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd =
       group->add_subcommand("create", "Create a ChangeSet, with its NAME-start and NAME-end Tags");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Slug of the new ChangeSet")->required();
   cmd->add_option("--description", o->description, "What the change is for");
   OnRun(cmd, env, [&env, o] {
@@ -42,7 +42,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a ChangeSet and the Units it holds");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeSet slug or ID (or SPACE/NAME)")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetChangeSetRequest req;
@@ -60,7 +60,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the ChangeSets of a Space");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--where", o->where, "Where expression over ChangeSets (e.g. State = 'Open')");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListChangeSetsRequest req;
@@ -84,7 +84,7 @@ void AddClose(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "close", "Close a ChangeSet: its end Tag marks each of its Units where it stands");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeSet slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::CloseChangeSetRequest req;
@@ -92,8 +92,8 @@ void AddClose(CLI::App* group, Env& env) {
     req.set_change_set(o->name);
     cub::v1::ChangeSet cs;
     if (!CallCubd(env, &ChangeSetService::Stub::CloseChangeSet, req, &cs)) return kExitFailed;
-    return env.printer().Confirm(
-        cs, absl::StrCat("ChangeSet ", cs.slug(), " closed on ", cs.unit_slugs_size(), " units"));
+    return env.printer().Confirm(cs, absl::StrCat("ChangeSet ", cs.slug(), " closed on ",
+                                                  Count(cs.unit_slugs_size(), "unit")));
   });
 }
 

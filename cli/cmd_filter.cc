@@ -19,7 +19,7 @@ void AddCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Save a where expression as a Filter");
-  cmd->add_option("--space", o->space, "Space to keep the Filter in")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space to keep the Filter in");
   cmd->add_option("NAME", o->name, "Slug of the new Filter")->required();
   cmd->add_option("FROM", o->from, "Entity the Filter selects")
       ->required()
@@ -44,7 +44,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Filter");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Filter slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetFilterRequest req;
@@ -62,7 +62,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Filters of a Space");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--where", o->where, "Where expression over Filters");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListFiltersRequest req;

@@ -48,8 +48,7 @@ void AddCreate(CLI::App* group, Env& env) {
       "create",
       "Freeze the Spaces of a workflow's Stages (or every Space): no promotion or publish into "
       "them while the freeze is in force; without a schedule, until it is deleted");
-  cmd->add_option("--space", *o->mutable_space(), "Space that holds the freeze (slug or ID)")
-      ->required();
+  AddSpaceOption(cmd, env, o->mutable_space(), "Space that holds the freeze (slug or ID)");
   cmd->add_option("NAME", *o->mutable_slug(), "Freeze name")->required();
   cmd->add_option("--reason", *o->mutable_reason(), "Why (shown in every refusal)")->required();
   cmd->add_option("--change-workflow", *o->mutable_change_workflow(),
@@ -87,7 +86,7 @@ void AddGet(CLI::App* group, Env& env) {
   auto req = std::make_shared<cub::v1::GetFreezeRequest>();
   CLI::App* cmd =
       group->add_subcommand("get", "Show a freeze, whether it is in force and until when");
-  cmd->add_option("--space", *req->mutable_space(), "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, req->mutable_space(), "Space slug or ID");
   cmd->add_option("NAME", *req->mutable_freeze(), "Freeze name or ID")->required();
   OnRun(cmd, env, [&env, req] {
     Freeze f;
@@ -116,7 +115,7 @@ void AddDelete(CLI::App* group, Env& env) {
   auto req = std::make_shared<cub::v1::DeleteFreezeRequest>();
   CLI::App* cmd = group->add_subcommand(
       "delete", "Delete a freeze: what it held may go through (the engine looks again)");
-  cmd->add_option("--space", *req->mutable_space(), "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, req->mutable_space(), "Space slug or ID");
   cmd->add_option("NAME", *req->mutable_freeze(), "Freeze name or ID")->required();
   OnRun(cmd, env, [&env, req] {
     cub::v1::DeleteFreezeResponse resp;

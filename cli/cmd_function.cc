@@ -69,7 +69,7 @@ void AddInvoke(CLI::App* group, Env& env, const std::string& kind, const std::st
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(kind, help);
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   CLI::Option* unit = cmd->add_option("--unit", o->unit, "Run over this Unit only");
   cmd->add_option("--where", o->where, "Run over the Units this where expression selects")
       ->excludes(unit);

@@ -34,13 +34,13 @@ int PrintPublished(const Printer& printer, const cub::v1::Release& r, bool dry_r
     absl::StrAppend(&text, "  ", u.unit(), " revision ", u.revision_num(), "\n");
   }
   if (dry_run) {
-    return printer.Text(absl::StrCat("Would publish ", r.units_size(), " units of ", r.space_slug(),
-                                     " to ", r.target(), " (digest ", r.bundle_digest(), "):\n",
-                                     text));
+    return printer.Text(absl::StrCat("Would publish ", Count(r.units_size(), "unit"), " of ",
+                                     r.space_slug(), " to ", r.target(), " (digest ",
+                                     r.bundle_digest(), "):\n", text));
   }
   return printer.Text(absl::StrCat(
       "Release ", r.release_num(), " of ", r.space_slug(), " published to ", r.target(), " (",
-      r.units_size(), " units, digest ", r.bundle_digest(),
+      Count(r.units_size(), "unit"), ", digest ", r.bundle_digest(),
       r.commit().empty() ? "" : ", commit " + r.commit(), ")\n", text, DeliveryText(r)));
 }
 
@@ -65,13 +65,13 @@ int PrintStagePublished(const Printer& printer, const cub::v1::PublishReleasesRe
   if (!printer.table()) {
     rc = printer.Document(resp);
   } else {
-    std::string text =
-        absl::StrCat(req.dry_run() ? "Would publish " : "Published ", resp.releases_size(),
-                     " releases of ", req.change_order(), " in stage ", req.stage(), "\n");
+    std::string text = absl::StrCat(req.dry_run() ? "Would publish " : "Published ",
+                                    Count(resp.releases_size(), "release"), " of ",
+                                    req.change_order(), " in stage ", req.stage(), "\n");
     for (const auto& r : resp.releases()) {
       if (req.dry_run()) {
-        absl::StrAppend(&text, "  ", r.space_slug(), ": ", r.units_size(), " units (digest ",
-                        r.bundle_digest(), ")\n");
+        absl::StrAppend(&text, "  ", r.space_slug(), ": ", Count(r.units_size(), "unit"),
+                        " (digest ", r.bundle_digest(), ")\n");
       } else {
         absl::StrAppend(&text, "  ", r.space_slug(), ": Release ", r.release_num(), " ",
                         r.delivery_state(), r.commit().empty() ? "" : " commit " + r.commit(),
@@ -94,15 +94,16 @@ int PrintStagePublished(const Printer& printer, const cub::v1::PublishReleasesRe
     if (failed++ == 0) first_error = absl::StrCat(r.target(), ": ", r.delivery_error());
   }
   if (rc == kExitOk && failed > 0) {
-    PrintFailure(absl::StrCat(
-        failed, " release(s) are recorded and signed, but their delivery failed (", first_error,
-        "); cubd retries them until the target takes them: fix the "
-        "target, do not publish again"));
+    PrintFailure(absl::StrCat(Count(failed, "release"), failed == 1 ? " is" : " are",
+                              " recorded and signed, but delivery failed (", first_error,
+                              "); cubd retries them until the target takes them: fix the "
+                              "target, do not publish again"));
     rc = kExitFailed;
   }
   if (rc == kExitOk && resp.refused_size() > 0) {
-    PrintFailure(absl::StrCat(resp.refused_size(), " space(s) of stage ", req.stage(),
-                              " were refused; the others were ",
+    PrintFailure(absl::StrCat(Count(resp.refused_size(), "Space"), " of stage ", req.stage(),
+                              resp.refused_size() == 1 ? " was" : " were",
+                              " refused; the others were ",
                               req.dry_run() ? "checked" : "published"));
     return kExitFailed;
   }
@@ -203,7 +204,7 @@ void AddReleaseGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Release");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--release", o->release, "Release number")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetReleaseRequest req;
@@ -218,7 +219,7 @@ void AddReleaseGet(CLI::App* group, Env& env) {
 void AddReleaseList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List a Space's Releases, newest first");
-  cmd->add_option("--space", *space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListReleasesRequest req;
     req.set_space(*space);
@@ -281,7 +282,7 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
       "set-status",
       "Report a Release's live status (reporter role) and/or its scan findings (scanner or"
       " reporter role)");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   auto* by_num = cmd->add_option("--release", o->release, "Release number");
   auto* by_digest =
       cmd->add_option("--digest,--bundle-digest", o->digest, "Release bundle digest (sha256:...)");
@@ -360,7 +361,7 @@ void AddReleaseHistory(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd =
       group->add_subcommand("history", "The Space's 16 most recent deployments and how each ended");
-  cmd->add_option("--space", *space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ReleaseHistoryRequest req;
     req.set_space(*space);
@@ -391,7 +392,7 @@ void AddReleaseVerify(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "verify", "Check a Release's signed provenance and that its stored bundle matches it");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--release", o->release, "Release number")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::VerifyReleaseRequest req;

@@ -58,7 +58,7 @@ void AddReleaseApplicationsCommand(CLI::App* release, Env& env) {
       "applications",
       "The Argo CD Applications of a Release, one per cluster of its Target (-o yaml for "
       "kubectl apply -f -)");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--release", o->release,
                   "Release number (default: the Space's newest Delivered Release)");
   OnRun(cmd, env, [&env, o] {

@@ -18,7 +18,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List a Unit's Revisions");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--where", o->where, "Where expression over Revisions");
   OnRun(cmd, env, [&env, o] {
@@ -44,7 +44,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show one Revision of a Unit");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--revision", o->revision,
                   "N, -N (N back), HeadRevisionNum, LastReleasedRevisionNum, Tag:T, Before:Tag:T, "

@@ -28,7 +28,7 @@ void AddTargetCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Create a Target");
-  cmd->add_option("--space", o->space, "Space to keep the Target in")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space to keep the Target in");
   cmd->add_option("NAME", o->name, "Slug of the new Target")->required();
   cmd->add_option("--provider", o->provider, "Directory, Git or OCI")
       ->required()
@@ -56,7 +56,7 @@ void AddTargetGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Target");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Target slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetTargetRequest req;
@@ -71,7 +71,7 @@ void AddTargetGet(CLI::App* group, Env& env) {
 void AddTargetList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List the Targets of a Space");
-  cmd->add_option("--space", *space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListTargetsRequest req;
     req.set_space(*space);
@@ -92,7 +92,7 @@ void AddTargetUpdate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("update", "Change a Target's parameters");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Target slug or ID")->required();
   AddKeyValueFlag(cmd, "--param", &o->params, "Set a parameter; KEY= removes it (repeatable)")
       ->required();
@@ -113,7 +113,7 @@ void AddTargetDelete(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("delete", "Delete a Target no Space releases to");
-  cmd->add_option("--space", o->space, "Space slug or ID")->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Target slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::DeleteTargetRequest req;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/unit_input.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
 
@@ -19,15 +20,17 @@ constexpr char kSpaceHelp[] = "Space slug or ID";
 
 void AddCreate(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, unit, file, toolchain = "Kubernetes/YAML", change_desc;
+    std::string space, unit, toolchain = "Kubernetes/YAML", change_desc;
+    DataFlags data;
     std::vector<std::string> labels, annotations;
     bool allow_exists = false;
   };
   auto o = std::make_shared<Opts>();
-  CLI::App* cmd = group->add_subcommand("create", "Create a Unit, with data from FILE or stdin");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  CLI::App* cmd = group->add_subcommand(
+      "create", "Create a Unit, with data from FILE (--filename) or stdin (--from-stdin)");
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Slug of the new Unit")->required();
-  cmd->add_option("FILE", o->file, "Initial data; - reads stdin; omitted: an empty Unit");
+  AddDataFlags(cmd, &o->data, "Initial data; - reads stdin; omitted: an empty Unit");
   cmd->add_option("--toolchain", o->toolchain, "Toolchain type of the data")->capture_default_str();
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label (repeatable)");
   AddKeyValueFlag(cmd, "--annotation", &o->annotations, "Set an annotation (repeatable)");
@@ -35,15 +38,14 @@ void AddCreate(CLI::App* group, Env& env) {
   cmd->add_flag("--allow-exists", o->allow_exists,
                 "Succeed with the existing Unit if the name is taken");
   OnRun(cmd, env, [&env, o] {
+    if (auto error = DataFlagsError(o->data)) return UsageError(*error);
     cub::v1::CreateUnitRequest req;
-    if (!o->file.empty()) {
-      absl::StatusOr<std::string> data = ReadInput(o->file);
-      if (!data.ok()) {
-        PrintFailure(data.status().message());
-        return kExitFailed;
-      }
-      req.set_data(*std::move(data));
+    absl::StatusOr<std::optional<std::string>> data = ReadDataFlags(o->data);
+    if (!data.ok()) {
+      PrintFailure(data.status().message());
+      return kExitFailed;
     }
+    if (data->has_value()) req.set_data(**std::move(data));
     req.set_space(o->space);
     req.set_slug(o->unit);
     req.set_toolchain_type(o->toolchain);
@@ -67,7 +69,7 @@ void AddGetOrData(CLI::App* group, Env& env, bool data_only) {
   CLI::App* cmd = data_only
                       ? group->add_subcommand("data", "Print a Unit's head data as stored")
                       : group->add_subcommand("get", "Show a Unit (-o json/yaml include its data)");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   OnRun(cmd, env, [&env, o, data_only] {
     cub::v1::GetUnitRequest req;
@@ -86,8 +88,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Units of a Space, or of all (\"*\")");
-  cmd->add_option("--space", o->space, "Space slug or ID, or \"*\" for every Space you can see")
-      ->required();
+  AddSpaceOption(cmd, env, &o->space, "Space slug or ID, or \"*\" for every Space you can see");
   cmd->add_option("--where", o->where, "Where expression over Units");
   cmd->add_option("--where-space", o->where_space,
                   "Where expression selecting the Spaces (with --space \"*\")");
@@ -116,9 +117,10 @@ void AddList(CLI::App* group, Env& env) {
 
 // `cub unit update`: write, restore, revert, upgrade, resolve, relabel or protect.
 struct UpdateOpts {
-  std::string space, unit, file, change_desc, restore, change_set, merge_source, change_order,
+  std::string space, unit, change_desc, restore, change_set, merge_source, change_order,
       prior_revisions, resolve, revert;
   std::vector<std::string> labels, annotations, protect, unprotect;
+  DataFlags data;
   bool upgrade = false, squash = false, patch = false;
   int merge_base = 0, merge_end = 0;
 
@@ -127,22 +129,22 @@ struct UpdateOpts {
 };
 
 // `cub unit update`'s flags, into `o`.
-CLI::App* AddUpdateFlags(CLI::App* group, UpdateOpts* o) {
+CLI::App* AddUpdateFlags(CLI::App* group, Env& env, UpdateOpts* o) {
   CLI::App* cmd = group->add_subcommand(
-      "update", "Write a new revision from FILE or stdin, restore an earlier one, or relabel");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+      "update",
+      "Write a new revision from FILE (--filename) or stdin (--from-stdin), restore an earlier "
+      "one, or relabel");
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
-  CLI::Option* file = cmd->add_option("FILE", o->file, "New data; - reads stdin");
+  AddDataFlags(cmd, &o->data, "New data; - reads stdin");
   cmd->add_option("--change-desc", o->change_desc, "Description of the new revision");
   cmd->add_option("--restore", o->restore,
                   "Restore an earlier revision: N, -N (N back), Tag:T, Before:Tag:T, "
                   "ChangeSet:C, Before:ChangeSet:C, LastReleasedRevisionNum")
-      ->type_name("REVISION")
-      ->excludes(file);
+      ->type_name("REVISION");
   cmd->add_option("--revert", o->revert,
                   "Take out what revisions N..M (or N) changed, keeping later work")
       ->type_name("N..M")
-      ->excludes(file)
       ->excludes("--restore");
   cmd->add_option("--changeset", o->change_set,
                   "Write in this open ChangeSet (SPACE/NAME), opening it on the Unit; - takes "
@@ -189,7 +191,12 @@ CLI::App* AddUpdateFlags(CLI::App* group, UpdateOpts* o) {
 
 // A usage error for flags that do not go together, or none.
 std::optional<std::string> UpdateFlagsError(const UpdateOpts& o) {
+  if (auto error = DataFlagsError(o.data)) return error;
   const bool upgrade = o.upgrading();
+  if (o.data.given() && (!o.restore.empty() || !o.revert.empty())) {
+    return std::string(
+        "--restore and --revert take no new data: leave out FILE, --filename and --from-stdin");
+  }
   if (!o.change_order.empty() && !upgrade) {
     return std::string("--change-order needs --upgrade: the change is moved in by upgrading");
   }
@@ -200,17 +207,18 @@ std::optional<std::string> UpdateFlagsError(const UpdateOpts& o) {
   if (o.patch != resolve) {
     return std::string("--patch and --resolve go together: --patch --resolve \"Link:*\"");
   }
-  if (o.file.empty() && o.restore.empty() && o.revert.empty() && o.labels.empty() &&
+  if (!o.data.given() && o.restore.empty() && o.revert.empty() && o.labels.empty() &&
       o.annotations.empty() && o.change_set != "-" && !upgrade && !resolve && o.protect.empty() &&
       o.unprotect.empty()) {
     return std::string(
-        "nothing to update: pass FILE, --restore, --upgrade, --patch --resolve, --protect, "
+        "nothing to update: pass FILE (--filename, --from-stdin), --restore, --upgrade, --patch "
+        "--resolve, --protect, "
         "--label, --annotation or --changeset -");
   }
-  if (upgrade && (!o.file.empty() || !o.restore.empty())) {
+  if (upgrade && (o.data.given() || !o.restore.empty())) {
     return std::string("--upgrade cannot be combined with FILE or --restore");
   }
-  if (resolve && (upgrade || !o.file.empty() || !o.restore.empty())) {
+  if (resolve && (upgrade || o.data.given() || !o.restore.empty())) {
     return std::string("--resolve cannot be combined with FILE, --restore or --upgrade");
   }
   return std::nullopt;
@@ -220,11 +228,9 @@ std::optional<std::string> UpdateFlagsError(const UpdateOpts& o) {
 absl::StatusOr<cub::v1::UpdateUnitRequest> UpdateRequest(const UpdateOpts& o) {
   const bool upgrade = o.upgrading();
   cub::v1::UpdateUnitRequest req;
-  if (!o.file.empty()) {
-    absl::StatusOr<std::string> data = ReadInput(o.file);
-    if (!data.ok()) return data.status();
-    req.set_data(*std::move(data));
-  }
+  absl::StatusOr<std::optional<std::string>> data = ReadDataFlags(o.data);
+  if (!data.ok()) return data.status();
+  if (data->has_value()) req.set_data(**std::move(data));
   req.set_space(o.space);
   req.set_unit(o.unit);
   req.set_change_desc(o.change_desc);
@@ -285,7 +291,7 @@ std::string UpdateLine(const UpdateOpts& o, const cub::v1::UpdateUnitResponse& r
 
 void AddUpdate(CLI::App* group, Env& env) {
   auto o = std::make_shared<UpdateOpts>();
-  CLI::App* cmd = AddUpdateFlags(group, o.get());
+  CLI::App* cmd = AddUpdateFlags(group, env, o.get());
   OnRun(cmd, env, [&env, o] {
     if (auto error = UpdateFlagsError(*o)) return UsageError(*error);
     absl::StatusOr<cub::v1::UpdateUnitRequest> req = UpdateRequest(*o);
@@ -305,7 +311,7 @@ void AddDelete(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("delete", "Delete a Unit");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::DeleteUnitRequest req;
@@ -324,7 +330,7 @@ void AddTag(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("tag", "Mark a revision of a Unit with a Tag");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("TAG", o->tag, "Tag slug, or SPACE/TAG for a Tag in another Space")->required();
   cmd->add_option("--revision", o->revision,
@@ -357,7 +363,7 @@ void AddDiff(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd =
       group->add_subcommand("diff", "Show what changed between two revisions, path by path");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--from", o->from, "Revision before (default: the one before --to)")
       ->type_name("REVISION");
@@ -385,7 +391,7 @@ void AddConflicts(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "conflicts", "Show the upstream changes a merge withheld from a revision (default: head)");
-  cmd->add_option("--space", o->space, kSpaceHelp)->required();
+  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--revision", o->revision, "Revision (default: the head)")->type_name("REVISION");
   OnRun(cmd, env, [&env, o] {
@@ -410,6 +416,7 @@ void AddUnitCommands(CLI::App& app, Env& env) {
   AddGetOrData(group, env, true);
   AddList(group, env);
   AddUpdate(group, env);
+  AddUnitEditCommand(group, env);
   AddDelete(group, env);
   AddTag(group, env);
   AddDiff(group, env);

@@ -23,11 +23,6 @@ namespace {
 using cub::v1::ChangeOrderService;
 using cub::v1::VariantService;
 
-// "1 space", "3 spaces".
-std::string Count(int n, const std::string& noun) {
-  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
-}
-
 // Accepts BASE/NAME with both parts present.
 CLI::Validator BaseSlashName() {
   return CLI::Validator(
@@ -68,7 +63,7 @@ void AddCreate(CLI::App* group, Env& env) {
     if (!CallCubd(env, &VariantService::Stub::CreateVariant, req, &resp)) return kExitFailed;
     const std::string name = resp.space().slug().empty() ? o->name : resp.space().slug();
     return env.printer().Confirm(resp, absl::StrCat("Variant ", name, " created from ", o->upstream,
-                                                    " with ", resp.units_size(), " units"));
+                                                    " with ", Count(resp.units_size(), "unit")));
   });
 }
 

@@ -98,6 +98,8 @@ absl::StatusOr<CliConfig> ParseConfig(const std::string& text) {
       ctx.oidc_client_id = StringField(c, "OidcClientID");
       ctx.refresh_token = StringField(c, "RefreshToken");
       ctx.oidc_ca_file = StringField(c, "OidcCaFile");
+      ctx.space = StringField(c, "Space");
+      ctx.user = StringField(c, "User");
     }
   }
   return config;
@@ -114,6 +116,8 @@ std::string FormatConfig(const CliConfig& config) {
     if (!c.oidc_client_id.empty()) one["OidcClientID"] = c.oidc_client_id;
     if (!c.refresh_token.empty()) one["RefreshToken"] = c.refresh_token;
     if (!c.oidc_ca_file.empty()) one["OidcCaFile"] = c.oidc_ca_file;
+    if (!c.space.empty()) one["Space"] = c.space;
+    if (!c.user.empty()) one["User"] = c.user;
     contexts[name] = std::move(one);
   }
   Json root = Json::object();

@@ -7,11 +7,14 @@
 //
 //   {"CurrentContext": "prod",
 //    "Contexts": {"prod": {"Server": "cubd.example.com:443", "Token": "...",
-//                          "TlsCa": "/etc/cub/ca.pem", "Tls": true},
+//                          "TlsCa": "/etc/cub/ca.pem", "Tls": true, "Space": "acme-prod"},
 //                 "dev": {"Server": "...", "Token": "<ID token>", "OidcIssuer": "https://idp",
 //                         "OidcClientID": "cub-cli", "RefreshToken": "...",
 //                         "OidcCaFile": "/etc/cub/idp-ca.pem"}}}
 //
+// Space (optional) is the Space commands work in when they are given no --space; `cub context
+// set --space` writes it. User (optional) is the user name `cub auth login` saw. Files written
+// before these existed simply have none.
 // TlsCa is a CA bundle path to verify the server with; Tls (without TlsCa) means TLS with the
 // system roots. A context made by `cub auth login --oidc` also names the OpenID provider and
 // client it logged in with and keeps the provider's refresh token; its Token is then the
@@ -40,6 +43,10 @@ struct ContextConfig {
   std::string oidc_client_id;
   std::string refresh_token;
   std::string oidc_ca_file;  // PEM bundle to verify the provider with; empty: the system roots
+  // The default for --space (`cub context set --space`); empty: none.
+  std::string space;
+  // Who the token belonged to when `cub auth login` saved it (shown by `cub context list`).
+  std::string user;
 };
 
 struct CliConfig {

@@ -89,6 +89,7 @@ int Main(int argc, char** argv) {
   AddGlobalOptions(app, env.globals);
 
   AddAuthCommands(app, env);
+  AddContextCommands(app, env);
   AddSpaceCommands(app, env);
   AddUnitCommands(app, env);
   AddRevisionCommands(app, env);

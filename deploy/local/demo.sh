@@ -54,8 +54,8 @@ step "creating the admin identity 'demo-admin' and saving a cub context for it"
 if ! token=$("$BIN/cubd" user create demo-admin --admin --data-dir "$DATA_DIR" 2>/dev/null); then
   token=$("$BIN/cubd" user token demo-admin --data-dir "$DATA_DIR")  # it exists: a new token
 fi
-printf '$ cub auth login --server %s --token <token>\n' "$LISTEN"
-"$BIN/cub" auth login --server "$LISTEN" --token "$token"
+printf '$ cub auth login --server %s --token <token> --use\n' "$LISTEN"
+"$BIN/cub" auth login --server "$LISTEN" --token "$token" --use
 # Shows each sample command as it could be typed, then runs it.
 cub() {
   printf '$ cub'
@@ -153,8 +153,7 @@ add_identity() {  # add_identity NAME [cubd user create options]
 }
 add_identity demo-approver
 add_identity demo-reporter --service-account
-printf '$ cub auth login --server %s --token <token>      # back to demo-admin\n' "$LISTEN"
-"$BIN/cub" auth login --server "$LISTEN" --token "$token"
+# `cub auth login` leaves the current context (demo-admin's) as it is unless given --use.
 cub space grant acme-dev approver --user demo-approver
 cub space grant acme-dev reporter --user demo-reporter
 cub space grant acme-prod reporter --user demo-reporter

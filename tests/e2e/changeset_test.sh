@@ -48,7 +48,7 @@ expect_eq 1 "$(jget Marks.0.RevisionNum)" "rejoining keeps the first start mark"
 
 section "close"
 expect_ok cub changeset close --space app release-1
-expect_contains "$OUT" "closed on 1 units"
+expect_contains "$OUT" "closed on 1 unit"
 expect_ok cub changeset get --space app release-1 -o json
 expect_eq Closed "$(jget State)"
 expect_ok cub tag get --space app release-1-end -o json

@@ -172,13 +172,19 @@ expect_ok env CUB_TOKEN=cub_bogus cub whoami --token "$BOB_TOKEN" -o json
 expect_eq "bob" "$(jget User.Username)" "--token over CUB_TOKEN"
 expect_fail 1 "not valid" env CUB_TOKEN=cub_bogus cub whoami
 # Named contexts.
+# A second login does not switch the current context unless asked (--use).
 expect_ok cub auth login --server "$S" --token "$BOB_TOKEN" --context bob
+expect_contains "$OUT" "saved as context bob, the current context is still $S"
 expect_ok cub whoami -o json
-expect_eq "bob" "$(jget User.Username)" "current context after login --context bob"
+expect_eq "admin" "$(jget User.Username)" "current context after login --context bob"
+expect_ok cub auth login --server "$S" --token "$BOB_TOKEN" --context bob --use
+expect_contains "$OUT" "saved as context bob (current)"
+expect_ok cub whoami -o json
+expect_eq "bob" "$(jget User.Username)" "current context after login --context bob --use"
 expect_ok cub whoami -o json --context "$S"
 expect_eq "admin" "$(jget User.Username)" "--context picks the admin context"
 expect_fail 1 "no context nope" cub whoami --context nope
-expect_ok cub auth login --server "$S" --token "$ADMIN_TOKEN"
+expect_ok cub auth login --server "$S" --token "$ADMIN_TOKEN" --use
 expect_ok cub whoami -o json
 expect_eq "admin" "$(jget User.Username)" "back to the admin context"
 

@@ -44,11 +44,10 @@ expect_eq admin "$(cfg CurrentContext)" "current context"
 
 section "device flow"
 expect_ok oidc_device_login_as alice -- cub auth login --oidc --device --server "$S" --context alice
-expect_eq "Logged in to $S as alice (issuer $OIDC_ISSUER)" "$OUT"
+expect_eq "Logged in to $S as alice (issuer $OIDC_ISSUER); saved as context alice, the current context is still admin (cub context use alice to switch)" "$OUT"
 expect_match "$ERR" "Open $OIDC_ISSUER/device[^ ]* and enter the code [A-Z-]+"
 expect_contains "$ERR" "Or open: $OIDC_ISSUER/device?user_code="
-# --oidc leaves another current context alone, and says so.
-expect_contains "$ERR" "the current context is still admin"
+# --oidc leaves another current context alone, and says so (above).
 expect_eq admin "$(cfg CurrentContext)" "current context after --oidc"
 expect_eq "$OIDC_ISSUER" "$(cfg Contexts.alice.OidcIssuer)" "saved issuer"
 expect_eq cub-cli "$(cfg Contexts.alice.OidcClientID)" "saved client"
@@ -81,7 +80,7 @@ expect_contains "$OUT" "admin"
 section "browser flow (PKCE) with \$BROWSER"
 expect_ok env BROWSER="$(oidc_browser bob)" cub auth login --oidc --browser --server "$S" \
   --context bob --use
-expect_eq "Logged in to $S as bob (issuer $OIDC_ISSUER)" "$OUT"
+expect_eq "Logged in to $S as bob (issuer $OIDC_ISSUER); saved as context bob (current)" "$OUT"
 expect_contains "$ERR" "redirect_uri=http%3A%2F%2F127.0.0.1%3A"
 expect_contains "$ERR" "code_challenge_method=S256"
 expect_eq bob "$(cfg CurrentContext)" "--use makes it current"

@@ -72,7 +72,7 @@ expect_fail 1 "--where-space: where: unknown field 'Nope'" publish --where-space
 expect_fail 1 "selects no Space of stage 'prod'" publish --where-space "Slug = 'nothing'"
 
 section "dry run: what would be published, and why the others are not; nothing recorded"
-expect_fail 1 "3 space(s) of stage prod were refused" publish --dry-run -o json
+expect_fail 1 "3 Spaces of stage prod were refused" publish --dry-run -o json
 dry=$OUT
 expect_eq 2 "$(jget Releases.len "$dry")" "would-be Releases"
 expect_eq prod-a "$(jget Releases.0.SpaceSlug "$dry")"
@@ -111,7 +111,7 @@ expect_eq 0 "$(releases_of prod-b)"
 expect_eq 1 "$(commits)" "commits after prod-a"
 
 section "the whole Stage: prod-b published, prod-a already, three refused; one commit"
-expect_fail 1 "3 space(s) of stage prod were refused" publish --description "roll out v2"
+expect_fail 1 "3 Spaces of stage prod were refused" publish --description "roll out v2"
 expect_contains "$OUT" "prod-b: Release 1"
 expect_contains "$OUT" "Already published (left as they are): prod-a"
 expect_contains "$OUT" "Refused prod-e: unable to publish a release of change order 'v2' in stage 'prod'"
@@ -144,7 +144,7 @@ expect_eq 2 "$(commits)" "commits after the rerun"
 
 section "once prod-e's gate holds, it alone is published"
 expect_ok as "$CAROL" cub variant approve prod-e --change-order acme-base/v2
-expect_fail 1 "2 space(s) of stage prod were refused" publish -o json
+expect_fail 1 "2 Spaces of stage prod were refused" publish -o json
 expect_eq 1 "$(jget Releases.len)"
 expect_eq prod-e "$(jget Releases.0.SpaceSlug)"
 expect_eq 1 "$(releases_of prod-e)"
