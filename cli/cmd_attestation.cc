@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/flag_names.h"
+#include "cli/space_flag.h"
 #include "cub/v1/attestation.grpc.pb.h"
 
 namespace cub::cli {
@@ -100,7 +101,7 @@ void AddAttestationCreate(CLI::App* group, Env& env) {
       "create",
       "Attest to the revisions of a Space (e.g. --type ChangeRecord, or a check: --type LoadTest"
       " --result Pass)");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--type", o->type, "Attestation type (default Approval)");
   cmd->add_option("--change-order", o->change_order,
                   "What this ChangeOrder (BASE/NAME) arrived at in the Space");

@@ -15,8 +15,10 @@
 #include "absl/strings/str_join.h"
 #include "cli/change_order_name.h"
 #include "cli/commands.h"
+#include "cli/count.h"
 #include "cli/explain_render.h"
 #include "cli/flag_names.h"
+#include "cli/space_flag.h"
 #include "cli/watch_render.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
@@ -157,7 +159,7 @@ void AddCreate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "create", "Name a change already made in the base, fixing its range and where it goes");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("NAME", o->name, "Slug of the new ChangeOrder")->required();
   cmd->add_option("--description", o->description, "What the change is")->required();
   cmd->add_option("--change-workflow", o->change_workflow,

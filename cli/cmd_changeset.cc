@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/count.h"
+#include "cli/space_flag.h"
 #include "cub/v1/unit.grpc.pb.h"
 
 namespace cub::cli {
@@ -21,7 +23,7 @@ void AddCreate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd =
       group->add_subcommand("create", "Create a ChangeSet, with its NAME-start and NAME-end Tags");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Slug of the new ChangeSet")->required();
   cmd->add_option("--description", o->description, "What the change is for");
   OnRun(cmd, env, [&env, o] {
@@ -42,7 +44,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a ChangeSet and the Units it holds");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeSet slug or ID (or SPACE/NAME)")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetChangeSetRequest req;
@@ -60,7 +62,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the ChangeSets of a Space");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--where", o->where, "Where expression over ChangeSets (e.g. State = 'Open')");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListChangeSetsRequest req;
@@ -84,7 +86,7 @@ void AddClose(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "close", "Close a ChangeSet: its end Tag marks each of its Units where it stands");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeSet slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::CloseChangeSetRequest req;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
 
 namespace cub::cli {
@@ -163,7 +164,7 @@ void AddCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Create a ChangeWorkflow from a file or flags");
-  AddSpaceOption(cmd, env, &o->space);
+  AddSpaceOption(cmd, &o->space);
   cmd->add_option("NAME", o->name, "Slug of the new ChangeWorkflow");
   cmd->add_option("--changeworkflow", o->clone, "Clone this workflow (SPACE/NAME)");
   cmd->add_option("--dest-space", o->dest_space, "With --changeworkflow: the Space to clone into");
@@ -198,7 +199,7 @@ void AddUpdate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "update", "Replace a ChangeWorkflow's definition (--filename) or change it with flags");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeWorkflow slug or ID")->required();
   AddDefinitionFlags(cmd, &o->def);
   OnRun(cmd, env, [&env, o, cmd] {
@@ -223,7 +224,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a ChangeWorkflow");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeWorkflow slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetChangeWorkflowRequest req;
@@ -240,7 +241,7 @@ void AddGet(CLI::App* group, Env& env) {
 void AddList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List the ChangeWorkflows of a Space");
-  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
+  AddSpaceOption(cmd, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListChangeWorkflowsRequest req;
     req.set_space(*space);
@@ -265,7 +266,7 @@ void AddDelete(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("delete", "Delete a ChangeWorkflow");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "ChangeWorkflow slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::DeleteChangeWorkflowRequest req;

@@ -2,6 +2,8 @@
 // kubectl's `config get-contexts|current-context|use-context|set-context`. Every change goes
 // through UpdateConfig: under the file's lock, re-read, written atomically. Nothing here talks
 // to cubd; tokens are never printed.
+#include "cli/cmd_context.h"
+
 #include <cstdlib>
 #include <memory>
 #include <optional>

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/variant.grpc.pb.h"
 
 namespace cub::cli {
@@ -19,7 +20,7 @@ void AddCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Save a where expression as a Filter");
-  AddSpaceOption(cmd, env, &o->space, "Space to keep the Filter in");
+  AddSpaceOption(cmd, &o->space, "Space to keep the Filter in");
   cmd->add_option("NAME", o->name, "Slug of the new Filter")->required();
   cmd->add_option("FROM", o->from, "Entity the Filter selects")
       ->required()
@@ -44,7 +45,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Filter");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Filter slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetFilterRequest req;
@@ -62,7 +63,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Filters of a Space");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--where", o->where, "Where expression over Filters");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListFiltersRequest req;

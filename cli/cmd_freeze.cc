@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/freeze.grpc.pb.h"
 
 namespace cub::cli {
@@ -48,7 +49,7 @@ void AddCreate(CLI::App* group, Env& env) {
       "create",
       "Freeze the Spaces of a workflow's Stages (or every Space): no promotion or publish into "
       "them while the freeze is in force; without a schedule, until it is deleted");
-  AddSpaceOption(cmd, env, o->mutable_space(), "Space that holds the freeze (slug or ID)");
+  AddSpaceOption(cmd, o->mutable_space(), "Space that holds the freeze (slug or ID)");
   cmd->add_option("NAME", *o->mutable_slug(), "Freeze name")->required();
   cmd->add_option("--reason", *o->mutable_reason(), "Why (shown in every refusal)")->required();
   cmd->add_option("--change-workflow", *o->mutable_change_workflow(),
@@ -86,7 +87,7 @@ void AddGet(CLI::App* group, Env& env) {
   auto req = std::make_shared<cub::v1::GetFreezeRequest>();
   CLI::App* cmd =
       group->add_subcommand("get", "Show a freeze, whether it is in force and until when");
-  AddSpaceOption(cmd, env, req->mutable_space(), "Space slug or ID");
+  AddSpaceOption(cmd, req->mutable_space(), "Space slug or ID");
   cmd->add_option("NAME", *req->mutable_freeze(), "Freeze name or ID")->required();
   OnRun(cmd, env, [&env, req] {
     Freeze f;
@@ -115,7 +116,7 @@ void AddDelete(CLI::App* group, Env& env) {
   auto req = std::make_shared<cub::v1::DeleteFreezeRequest>();
   CLI::App* cmd = group->add_subcommand(
       "delete", "Delete a freeze: what it held may go through (the engine looks again)");
-  AddSpaceOption(cmd, env, req->mutable_space(), "Space slug or ID");
+  AddSpaceOption(cmd, req->mutable_space(), "Space slug or ID");
   cmd->add_option("NAME", *req->mutable_freeze(), "Freeze name or ID")->required();
   OnRun(cmd, env, [&env, req] {
     cub::v1::DeleteFreezeResponse resp;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/function.grpc.pb.h"
 
 namespace cub::cli {
@@ -69,7 +70,7 @@ void AddInvoke(CLI::App* group, Env& env, const std::string& kind, const std::st
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(kind, help);
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   CLI::Option* unit = cmd->add_option("--unit", o->unit, "Run over this Unit only");
   cmd->add_option("--where", o->where, "Run over the Units this where expression selects")
       ->excludes(unit);

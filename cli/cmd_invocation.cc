@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/function.grpc.pb.h"
 
 namespace cub::cli {
@@ -33,7 +34,7 @@ void AddCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Save a function call to run later");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Slug of the new Invocation")->required();
   cmd->add_option("TOOLCHAIN", o->toolchain, "Toolchain type, e.g. Kubernetes/YAML")->required();
   cmd->add_option("--parameter", o->parameters,
@@ -70,7 +71,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a saved Invocation");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Invocation slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetInvocationRequest req;
@@ -85,7 +86,7 @@ void AddGet(CLI::App* group, Env& env) {
 void AddList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List the saved Invocations of a Space");
-  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
+  AddSpaceOption(cmd, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListInvocationsRequest req;
     req.set_space(*space);

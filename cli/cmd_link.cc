@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/variant.grpc.pb.h"
 
 namespace cub::cli {
@@ -22,7 +23,7 @@ void AddCreate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "create", "Link FROM-UNIT (downstream, in --space) to TO-UNIT in TO-SPACE (upstream)");
-  AddSpaceOption(cmd, env, &o->space, "Space of the downstream Unit");
+  AddSpaceOption(cmd, &o->space, "Space of the downstream Unit");
   cmd->add_option("LINK", o->link, "Slug of the new Link; - lets the server name it")->required();
   cmd->add_option("FROM-UNIT", o->from_unit, "Downstream Unit, which takes the changes")
       ->required();
@@ -72,7 +73,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Link");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("LINK", o->link, "Link slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetLinkRequest req;
@@ -90,7 +91,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Links of a Space, or of all (\"*\")");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID, or \"*\" for every Space you can see");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID, or \"*\" for every Space you can see");
   cmd->add_option("--where", o->where, "Where expression over Links");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListLinksRequest req;

@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/count.h"
 #include "cli/engine_wait.h"
+#include "cli/space_flag.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/domain/vulnerabilities.h"
@@ -204,7 +206,7 @@ void AddReleaseGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Release");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--release", o->release, "Release number")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetReleaseRequest req;
@@ -219,7 +221,7 @@ void AddReleaseGet(CLI::App* group, Env& env) {
 void AddReleaseList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List a Space's Releases, newest first");
-  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
+  AddSpaceOption(cmd, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListReleasesRequest req;
     req.set_space(*space);
@@ -282,7 +284,7 @@ void AddReleaseSetStatus(CLI::App* group, Env& env) {
       "set-status",
       "Report a Release's live status (reporter role) and/or its scan findings (scanner or"
       " reporter role)");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   auto* by_num = cmd->add_option("--release", o->release, "Release number");
   auto* by_digest =
       cmd->add_option("--digest,--bundle-digest", o->digest, "Release bundle digest (sha256:...)");
@@ -361,7 +363,7 @@ void AddReleaseHistory(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd =
       group->add_subcommand("history", "The Space's 16 most recent deployments and how each ended");
-  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
+  AddSpaceOption(cmd, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ReleaseHistoryRequest req;
     req.set_space(*space);
@@ -392,7 +394,7 @@ void AddReleaseVerify(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "verify", "Check a Release's signed provenance and that its stored bundle matches it");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--release", o->release, "Release number")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::VerifyReleaseRequest req;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "lib/config/yaml.h"
 
@@ -58,7 +59,7 @@ void AddReleaseApplicationsCommand(CLI::App* release, Env& env) {
       "applications",
       "The Argo CD Applications of a Release, one per cluster of its Target (-o yaml for "
       "kubectl apply -f -)");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--release", o->release,
                   "Release number (default: the Space's newest Delivered Release)");
   OnRun(cmd, env, [&env, o] {

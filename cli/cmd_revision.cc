@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/unit.grpc.pb.h"
 
 namespace cub::cli {
@@ -18,7 +19,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List a Unit's Revisions");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--where", o->where, "Where expression over Revisions");
   OnRun(cmd, env, [&env, o] {
@@ -44,7 +45,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show one Revision of a Unit");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--revision", o->revision,
                   "N, -N (N back), HeadRevisionNum, LastReleasedRevisionNum, Tag:T, Before:Tag:T, "

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/unit.grpc.pb.h"
 
 namespace cub::cli {
@@ -20,7 +21,7 @@ void AddCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Create a Tag");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Slug of the new Tag")->required();
   cmd->add_option("--description", o->description, "What the Tag marks");
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set a label (repeatable)");
@@ -46,7 +47,7 @@ void AddGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Tag and the revisions it marks");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Tag slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetTagRequest req;
@@ -70,7 +71,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Tags of a Space");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--where", o->where, "Where expression over Tags");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListTagsRequest req;

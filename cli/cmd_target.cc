@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cub/v1/release.grpc.pb.h"
 
 namespace cub::cli {
@@ -28,7 +29,7 @@ void AddTargetCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Create a Target");
-  AddSpaceOption(cmd, env, &o->space, "Space to keep the Target in");
+  AddSpaceOption(cmd, &o->space, "Space to keep the Target in");
   cmd->add_option("NAME", o->name, "Slug of the new Target")->required();
   cmd->add_option("--provider", o->provider, "Directory, Git or OCI")
       ->required()
@@ -56,7 +57,7 @@ void AddTargetGet(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Target");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Target slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::GetTargetRequest req;
@@ -71,7 +72,7 @@ void AddTargetGet(CLI::App* group, Env& env) {
 void AddTargetList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List the Targets of a Space");
-  AddSpaceOption(cmd, env, space.get(), "Space slug or ID");
+  AddSpaceOption(cmd, space.get(), "Space slug or ID");
   OnRun(cmd, env, [&env, space] {
     cub::v1::ListTargetsRequest req;
     req.set_space(*space);
@@ -92,7 +93,7 @@ void AddTargetUpdate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("update", "Change a Target's parameters");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Target slug or ID")->required();
   AddKeyValueFlag(cmd, "--param", &o->params, "Set a parameter; KEY= removes it (repeatable)")
       ->required();
@@ -113,7 +114,7 @@ void AddTargetDelete(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("delete", "Delete a Target no Space releases to");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("NAME", o->name, "Target slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::DeleteTargetRequest req;

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/cmd_context.h"
 #include "cli/commands.h"
+#include "cli/space_flag.h"
 #include "cli/unit_input.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
@@ -28,7 +30,7 @@ void AddCreate(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "create", "Create a Unit, with data from FILE (--filename) or stdin (--from-stdin)");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Slug of the new Unit")->required();
   AddDataFlags(cmd, &o->data, "Initial data; - reads stdin; omitted: an empty Unit");
   cmd->add_option("--toolchain", o->toolchain, "Toolchain type of the data")->capture_default_str();
@@ -69,7 +71,7 @@ void AddGetOrData(CLI::App* group, Env& env, bool data_only) {
   CLI::App* cmd = data_only
                       ? group->add_subcommand("data", "Print a Unit's head data as stored")
                       : group->add_subcommand("get", "Show a Unit (-o json/yaml include its data)");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   OnRun(cmd, env, [&env, o, data_only] {
     cub::v1::GetUnitRequest req;
@@ -88,7 +90,7 @@ void AddList(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Units of a Space, or of all (\"*\")");
-  AddSpaceOption(cmd, env, &o->space, "Space slug or ID, or \"*\" for every Space you can see");
+  AddSpaceOption(cmd, &o->space, "Space slug or ID, or \"*\" for every Space you can see");
   cmd->add_option("--where", o->where, "Where expression over Units");
   cmd->add_option("--where-space", o->where_space,
                   "Where expression selecting the Spaces (with --space \"*\")");
@@ -129,12 +131,12 @@ struct UpdateOpts {
 };
 
 // `cub unit update`'s flags, into `o`.
-CLI::App* AddUpdateFlags(CLI::App* group, Env& env, UpdateOpts* o) {
+CLI::App* AddUpdateFlags(CLI::App* group, UpdateOpts* o) {
   CLI::App* cmd = group->add_subcommand(
       "update",
       "Write a new revision from FILE (--filename) or stdin (--from-stdin), restore an earlier "
       "one, or relabel");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   AddDataFlags(cmd, &o->data, "New data; - reads stdin");
   cmd->add_option("--change-desc", o->change_desc, "Description of the new revision");
@@ -291,7 +293,7 @@ std::string UpdateLine(const UpdateOpts& o, const cub::v1::UpdateUnitResponse& r
 
 void AddUpdate(CLI::App* group, Env& env) {
   auto o = std::make_shared<UpdateOpts>();
-  CLI::App* cmd = AddUpdateFlags(group, env, o.get());
+  CLI::App* cmd = AddUpdateFlags(group, o.get());
   OnRun(cmd, env, [&env, o] {
     if (auto error = UpdateFlagsError(*o)) return UsageError(*error);
     absl::StatusOr<cub::v1::UpdateUnitRequest> req = UpdateRequest(*o);
@@ -311,7 +313,7 @@ void AddDelete(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("delete", "Delete a Unit");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   OnRun(cmd, env, [&env, o] {
     cub::v1::DeleteUnitRequest req;
@@ -330,7 +332,7 @@ void AddTag(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("tag", "Mark a revision of a Unit with a Tag");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("TAG", o->tag, "Tag slug, or SPACE/TAG for a Tag in another Space")->required();
   cmd->add_option("--revision", o->revision,
@@ -363,7 +365,7 @@ void AddDiff(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd =
       group->add_subcommand("diff", "Show what changed between two revisions, path by path");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--from", o->from, "Revision before (default: the one before --to)")
       ->type_name("REVISION");
@@ -391,7 +393,7 @@ void AddConflicts(CLI::App* group, Env& env) {
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
       "conflicts", "Show the upstream changes a merge withheld from a revision (default: head)");
-  AddSpaceOption(cmd, env, &o->space, kSpaceHelp);
+  AddSpaceOption(cmd, &o->space, kSpaceHelp);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--revision", o->revision, "Revision (default: the head)")->type_name("REVISION");
   OnRun(cmd, env, [&env, o] {

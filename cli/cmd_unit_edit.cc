@@ -6,10 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cli/cmd_context.h"
 #include "cli/commands.h"
 #include "cli/editor.h"
+#include "cli/space_flag.h"
 #include "cub/v1/unit.grpc.pb.h"
 
 namespace cub::cli {
@@ -23,8 +26,9 @@ struct EditOpts {
 
 // The temporary file's suffix, so that the editor picks the right syntax.
 std::string SuffixFor(const std::string& toolchain) {
-  if (absl::StrContainsIgnoreCase(toolchain, "yaml")) return ".yaml";
-  if (absl::StrContainsIgnoreCase(toolchain, "json")) return ".json";
+  const std::string lower = absl::AsciiStrToLower(toolchain);
+  if (absl::StrContains(lower, "yaml")) return ".yaml";
+  if (absl::StrContains(lower, "json")) return ".json";
   return ".txt";
 }
 
@@ -64,8 +68,8 @@ int Edit(const Env& env, const EditOpts& o) {
   req.set_expected_head_revision_num(head.unit().head_revision_num());
   cub::v1::UpdateUnitResponse resp;
   if (!CallCubd(env, &UnitService::Stub::UpdateUnit, req, &resp)) {
-    file->Keep();
     std::cerr << "Your edit is kept in " << file->path() << std::endl;
+    file->Keep();
     return kExitFailed;
   }
   const cub::v1::Unit& u = resp.unit();
@@ -84,7 +88,7 @@ void AddUnitEditCommand(CLI::App* unit, Env& env) {
       "edit",
       "Edit a Unit's head data in $VISUAL or $EDITOR (default vi) and write it back as a new "
       "revision if it changed; refused if the head moved meanwhile");
-  AddSpaceOption(cmd, env, &o->space);
+  AddSpaceOption(cmd, &o->space);
   cmd->add_option("UNIT", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--change-desc", o->change_desc, "Description of the new revision");
   OnRun(cmd, env, [&env, o] { return Edit(env, *o); });

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/count.h"
 #include "cli/engine_wait.h"
 #include "cli/flag_names.h"
 #include "cub/v1/changeorder.grpc.pb.h"

@@ -8,43 +8,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "cli/contexts.h"
 #include "cli/oidc_refresh.h"
+#include "cli/space_flag.h"
 #include "lib/util/utf8.h"
 
 namespace cub::cli {
 
-namespace {
-
-// Gives `sub`'s --space its default, if it has one and it was not given; kExitFailed (with the
-// failure printed) when there is no default to give.
-int FillSpace(const Env& env, const CLI::App* sub) {
-  auto it = env.space_flags.find(sub);
-  if (it == env.space_flags.end() || !it->second->empty()) return kExitOk;
-  absl::StatusOr<std::string> space = DefaultSpace(env.globals.context);
-  if (!space.ok()) {
-    PrintFailure(space.status().message());
-    return kExitFailed;
-  }
-  *it->second = *std::move(space);
-  return kExitOk;
-}
-
-}  // namespace
-
 void OnRun(CLI::App* sub, Env& env, std::function<int()> fn) {
   sub->callback([&env, sub, fn = std::move(fn)] {
     env.run = [&env, sub, fn] {
-      if (int rc = FillSpace(env, sub); rc != kExitOk) return rc;
+      if (int rc = FillSpaceDefault(env, sub); rc != kExitOk) return rc;
       return fn();
     };
   });
-}
-
-CLI::Option* AddSpaceOption(CLI::App* sub, Env& env, std::string* space, const std::string& help) {
-  env.space_flags[sub] = space;
-  return sub->add_option("--space", *space, help + " (default: the context's Space)")
-      ->type_name("SPACE");
 }
 
 std::unique_ptr<Client> Connect(const Env& env) {

@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,9 +31,6 @@ inline constexpr int kExitUsage = 2;
 struct Env {
   GlobalOptions globals;
   std::function<int()> run;
-  // The --space of each command that has one (AddSpaceOption): filled from the context's Space
-  // before the command runs when not given.
-  std::map<const CLI::App*, std::string*> space_flags;
 
   Printer printer() const {
     return Printer(ParseFormat(globals.json ? "json" : globals.output), globals.quiet,
@@ -42,16 +38,8 @@ struct Env {
   }
 };
 
-// Makes `sub` a leaf command whose work is `fn`, run after parsing completes (and after its
-// --space, if AddSpaceOption gave it one, has its default).
+// Makes `sub` a leaf command whose work is `fn`, run after parsing completes.
 void OnRun(CLI::App* sub, Env& env, std::function<int()> fn);
-
-// Adds `--space` to `sub`, into `*space`. Not required: when it is not given, the Space of the
-// context in use (--context, else the current one; see DefaultSpace in contexts.h) fills it
-// before `sub` runs, and when that context has none the command fails with "Failed: no --space
-// given and context NAME has no Space (cub context set --space S)" (exit 1) and calls nothing.
-CLI::Option* AddSpaceOption(CLI::App* sub, Env& env, std::string* space,
-                            const std::string& help = "Space slug or ID");
 
 // Resolves the connection, refreshes a saved OIDC login's ID token when it is about to expire
 // (RefreshIfExpiring) and creates the client; on failure prints "Failed: ..." and returns
@@ -97,10 +85,6 @@ void AddAuthCommands(CLI::App& app, Env& env);
 void AddAuthTokenCommands(CLI::App* auth, Env& env);
 void AddSpaceCommands(CLI::App& app, Env& env);
 void AddUnitCommands(CLI::App& app, Env& env);
-// `unit edit`, into the unit group (AddUnitCommands calls it).
-void AddUnitEditCommand(CLI::App* unit, Env& env);
-// `context list|use|current|set|delete`: the config file's contexts.
-void AddContextCommands(CLI::App& app, Env& env);
 void AddRevisionCommands(CLI::App& app, Env& env);
 void AddTagCommands(CLI::App& app, Env& env);
 void AddVariantCommands(CLI::App& app, Env& env);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -75,7 +76,7 @@ absl::StatusOr<EditFile> EditFile::Create(const std::string& name, const std::st
         absl::InternalError(absl::StrCat("cannot write ", file.path(), ": ", std::strerror(errno)));
   }
   if (!wrote.ok()) return wrote;
-  return file;
+  return absl::StatusOr<EditFile>(std::move(file));
 }
 
 EditFile::~EditFile() {

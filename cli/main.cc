@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/cmd_context.h"
 #include "cli/cmd_freeze.h"
 #include "cli/commands.h"
 #include "cli/completion.h"

@@ -149,10 +149,6 @@ std::string Table::RenderRows() const {
   return all.substr(all.find('\n') + 1);  // the columns stay as wide as with the header
 }
 
-std::string Count(int n, std::string_view noun) {
-  return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
-}
-
 std::string MessageToCompactJson(const Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = false;

@@ -61,10 +61,6 @@ struct Table {
   std::string RenderRows() const;
 };
 
-// "1 unit", "3 units", "0 units": a count and its noun, plural unless it is one. Nouns taking
-// another plural than "-s" are not passed here.
-std::string Count(int n, std::string_view noun);
-
 // The compact JSON text of `message` (json_name keys, default-valued fields included).
 std::string MessageToCompactJson(const google::protobuf::Message& message);
 

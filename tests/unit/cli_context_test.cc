@@ -1,5 +1,5 @@
 // Tests for the CLI's context Space and User fields (cli/config.h), DefaultSpace
-// (cli/contexts.h), the Unit data flags (cli/unit_input.h), Count (cli/output.h) and the editor
+// (cli/contexts.h), the Unit data flags (cli/unit_input.h), Count (cli/count.h) and the editor
 // helpers of `cub unit edit` (cli/editor.h).
 
 #include <sys/stat.h>
@@ -13,8 +13,8 @@
 
 #include "cli/config.h"
 #include "cli/contexts.h"
+#include "cli/count.h"
 #include "cli/editor.h"
-#include "cli/output.h"
 #include "cli/unit_input.h"
 
 namespace cub::cli {
