@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/sign/verified_signatures.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 
@@ -98,6 +99,18 @@ absl::Status CheckEd25519(EVP_PKEY* pkey, std::string_view what) {
   const char* name = EVP_PKEY_get0_type_name(pkey);
   return absl::InvalidArgumentError(absl::StrCat(Sv(what), " is a ", name ? name : "non-Ed25519",
                                                  " key; only Ed25519 keys are supported"));
+}
+
+// The raw 32 bytes of `pkey`'s Ed25519 public key, what names it in the memo of verified
+// signatures; empty on failure (then nothing is remembered or found).
+std::string RawPublicKey(EVP_PKEY* pkey) {
+  std::string raw(32, '\0');
+  size_t len = raw.size();
+  if (EVP_PKEY_get_raw_public_key(pkey, reinterpret_cast<unsigned char*>(raw.data()), &len) != 1 ||
+      len != raw.size()) {
+    return "";
+  }
+  return raw;
 }
 
 // The DER SubjectPublicKeyInfo of `pkey`'s public key; empty on failure.
@@ -253,6 +266,7 @@ struct SigningKey::Impl {
   EVP_PKEY* pkey = nullptr;  // owned; an Ed25519 private key, never modified
   std::string public_pem;
   std::string key_id;
+  std::string raw_public;  // for the memo of verified signatures
 
   Impl() = default;
   Impl(const Impl&) = delete;
@@ -271,6 +285,7 @@ struct SigningKey::Impl {
     }
     impl->public_pem = BioText(out.get());
     impl->key_id = KeyIdOfDer(der);
+    impl->raw_public = RawPublicKey(impl->pkey);
     return impl;
   }
 };
@@ -390,6 +405,8 @@ std::string SigningKey::Sign(std::string_view message) const {
       len != kEd25519SignatureSize) {
     std::abort();
   }
+  // What this process signs is often checked by it again moments later (a publish's delivery).
+  if (!impl_->raw_public.empty()) RememberVerified(impl_->raw_public, message, sig);
   return sig;
 }
 
@@ -401,6 +418,8 @@ absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view mes
                                                    " bytes long, expected ",
                                                    kEd25519SignatureSize));
   }
+  const std::string raw = RawPublicKey(pkey.get());
+  if (!raw.empty() && KnownVerified(raw, message, signature)) return absl::OkStatus();
   ClearErrorsOnExit clear;
   MdCtxPtr ctx(EVP_MD_CTX_new());
   if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) != 1) {
@@ -412,6 +431,7 @@ absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view mes
     return absl::UnauthenticatedError(absl::StrCat(
         "Ed25519 signature does not verify with public key ", KeyIdOfDer(PublicDer(pkey.get()))));
   }
+  if (!raw.empty()) RememberVerified(raw, message, signature);
   return absl::OkStatus();
 }
 

@@ -10,7 +10,8 @@
 // Signatures are pure Ed25519 (RFC 8032): 64 raw bytes over the message itself, no pre-hash.
 //
 // Thread-safety: a SigningKey is immutable after construction; all const members may be called
-// concurrently, on one object or on copies of it. The free functions keep no state.
+// concurrently, on one object or on copies of it. The one state kept is the process-wide memo of
+// signatures known to verify (verified_signatures.h), which Sign and VerifyEd25519 share.
 
 #ifndef CUB_LIB_SIGN_SIGNING_KEY_H_
 #define CUB_LIB_SIGN_SIGNING_KEY_H_
@@ -74,7 +75,8 @@ class SigningKey {
 
   // The 64-byte Ed25519 signature of `message`. Ed25519 is deterministic: the same key and
   // message always give the same signature. Aborts the process if OpenSSL fails, which it can
-  // only do when out of memory (there is no signature to return then).
+  // only do when out of memory (there is no signature to return then). The signature is
+  // remembered as verifying (verified_signatures.h): checking it in this process is then cheap.
   std::string Sign(std::string_view message) const;
 
  private:
@@ -87,7 +89,9 @@ class SigningKey {
 // Checks that `signature` is the Ed25519 signature of `message` by the key in
 // `public_key_pem` (SubjectPublicKeyInfo PEM, as PublicKeyPem() writes).
 // Returns OK; InvalidArgument if the PEM holds no Ed25519 public key or the signature is not
-// 64 bytes long; Unauthenticated "Ed25519 signature does not verify ..." otherwise.
+// 64 bytes long; Unauthenticated "Ed25519 signature does not verify ..." otherwise. A triple this
+// process signed or verified before is answered from the memo of verified signatures; any other
+// is verified in full (and remembered when it verifies).
 absl::Status VerifyEd25519(std::string_view public_key_pem, std::string_view message,
                            std::string_view signature);
 

@@ -13,10 +13,14 @@
 #   measured:
 #     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
 #     b. cub release publish --change-order bench-base/bench-v2 --stage Production
-#          (every Space its own signed Release, one commit; end to end, delivery included)
+#          (every Space its own signed Release, one commit; end to end, delivery included),
+#          printing its table, as typed by a person (the goal's figure)
 #     c. the same again (nothing to publish: every Space already published)
 #     d. cub release publish bench-prod-I, one after the other for CUB_BENCH_SINGLE Spaces: the
 #          per-Space publish (whole cub process, delivery included): median and p90
+#     b2. a second ChangeOrder bench-base/bench-v3 (another image tag), promoted (not measured)
+#          and published like b. but with `-o json`: the whole answer, every Release's signed
+#          provenance included, rendered as JSON by the CLI (what the earlier rounds timed)
 #     e. the baseline: the same 10,000 files (git archive of the branch) committed with
 #          `git add -A && git commit` into a fresh repository
 #
@@ -172,7 +176,8 @@ sql -c "ANALYZE"
 note "setup: $spaces variants, Target, ChangeOrder promoted (not measured)" "$(since "$t0") s"
 
 # ---- the stage-wide publish ---------------------------------------------------------------
-stage=(cub release publish --change-order bench-base/bench-v2 --stage Production -o json)
+stage_table=(cub release publish --change-order bench-base/bench-v2 --stage Production)
+stage=("${stage_table[@]}" -o json)
 time_once "a. stage publish --dry-run ($spaces Spaces)" "$work/dry.json" "${stage[@]}" --dry-run
 ((last_rc == 0)) || problem "dry run exited $last_rc: $(head -c 400 "$work/dry.json.err")"
 note "   dry run: would publish / refused" \
@@ -184,14 +189,17 @@ if [[ -n ${CUB_BENCH_PERF:-} ]]; then
   sleep 0.5
 fi
 statement_log 0
-time_once "b. stage publish ($spaces Spaces x $units Units, end to end)" "$work/stage.json" \
-  "${stage[@]}" --description "bench"
+# The table a person sees: no -o json (the answer's provenance is not rendered).
+time_once "b. stage publish ($spaces Spaces x $units Units, end to end, table)" "$work/stage.txt" \
+  "${stage_table[@]}" --description "bench"
 stage_ms=$last_ms
 statement_log -1
 if [[ -n ${perf_pid:-} ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
-((last_rc == 0)) || problem "stage publish exited $last_rc: $(head -c 400 "$work/stage.json.err")"
-note "   published / refused / delivery states" \
-  "$(json "$work/stage.json" '"%d / %d / %s" % (len(d.get("Releases", [])), len(d.get("Refused", [])), sorted(set(r.get("DeliveryState", "?") for r in d.get("Releases", []))))')"
+((last_rc == 0)) || problem "stage publish exited $last_rc: $(head -c 400 "$work/stage.txt.err")"
+note "   table: releases listed / Delivered / refused" \
+  "$(grep -cE '^  [^ ]+: Release [0-9]+ ' "$work/stage.txt" || true) / $(grep -cE '^  [^ ]+: Release [0-9]+ Delivered' "$work/stage.txt" || true) / $(grep -c '^Refused ' "$work/stage.txt" || true)"
+[[ $(grep -cE '^  [^ ]+: Release [0-9]+ Delivered' "$work/stage.txt" || true) == "$spaces" ]] ||
+  problem "the stage publish's table does not show $spaces Releases Delivered: $(head -c 300 "$work/stage.txt")"
 commits=$(git -C "$repo" rev-list --count main 2>/dev/null || echo 0)
 files=$(git -C "$repo" ls-tree -r --name-only main 2>/dev/null | grep -c '\.yaml$' || true)
 releases=$(sql -c "SELECT count(*) FROM releases")
@@ -218,6 +226,39 @@ for i in $(seq "$single"); do
 done
 note "d. cub release publish SPACE, one after the other" "$(us_stats "$work/single.us")"
 
+# ---- the same Stage publish answered as JSON (a second ChangeOrder) -------------------------
+# Its setup failing is reported, and the baseline still runs. (Inside a function called from
+# `if`, set -e is off: each step returns on failure itself.)
+second_change_order() {
+  local i
+  for i in $(seq "$units"); do
+    cub --quiet function set --space bench-base --unit "svc$i" --change-desc v3 \
+      -- set-image-reference-by-uri "ghcr.io/acme/svc$i" :v3 || return 1
+  done
+  cub --quiet changeorder create --space bench-base bench-v3 --description v3 \
+    --change-workflow bench-workflows/main || return 1
+  cub variant promote --change-order bench-base/bench-v3 --target-stage Production -o json \
+    >"$work/promote3.json" || return 1
+  sql -c "ANALYZE"
+}
+json_ms=
+t0=$(now_ms)
+if second_change_order 2>"$work/promote3.err"; then
+  note "setup: a second ChangeOrder bench-v3 promoted (not measured)" "$(since "$t0") s"
+  time_once "b2. stage publish of bench-v3 (end to end, -o json)" "$work/stage3.json" \
+    cub release publish --change-order bench-base/bench-v3 --stage Production -o json \
+    --description "bench v3"
+  json_ms=$last_ms
+  ((last_rc == 0)) || problem "stage publish -o json exited $last_rc: $(head -c 400 "$work/stage3.json.err")"
+  note "   published / refused / delivery states" \
+    "$(json "$work/stage3.json" '"%d / %d / %s" % (len(d.get("Releases", [])), len(d.get("Refused", [])), sorted(set(r.get("DeliveryState", "?") for r in d.get("Releases", []))))')"
+  note "   bytes of JSON printed" "$(wc -c <"$work/stage3.json")"
+  [[ $(json "$work/stage3.json" 'sum(r.get("DeliveryState") == "Delivered" for r in d.get("Releases", []))') == "$spaces" ]] ||
+    problem "the -o json stage publish did not answer $spaces Releases Delivered"
+else
+  problem "setting up the second ChangeOrder failed (b2 skipped): $(head -c 400 "$work/promote3.err")"
+fi
+
 # ---- the baseline: git commit of the same files --------------------------------------------
 base=$work/baseline
 mkdir -p "$base"
@@ -231,7 +272,10 @@ git -C "$base" commit -q -m "baseline"
 git_ms=$(( $(now_ms) - t0 ))
 note "e. baseline: git add -A && git commit of the same tree" \
   "$(awk -v m="$git_ms" 'BEGIN { printf "%8.1f ms", m }')   ($(git -C "$base" ls-files | wc -l) files)"
-note "   stage publish / git commit" "$(awk -v a="$stage_ms" -v b="$git_ms" 'BEGIN { printf "%.2fx", a / b }')"
+note "   stage publish (table) / git commit" "$(awk -v a="$stage_ms" -v b="$git_ms" 'BEGIN { printf "%.2fx", a / b }')"
+[[ -n $json_ms ]] && note "   stage publish (-o json) / git commit" \
+  "$(awk -v a="$json_ms" -v b="$git_ms" 'BEGIN { printf "%.2fx", a / b }')"
+note "   load average (1, 5, 15 min) at the end" "$(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [[ -n ${CUB_BENCH_HOLD:-} ]]; then
   echo "holding for inspection: psql $url (Ctrl-C or kill $$ to end)"

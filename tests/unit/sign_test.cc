@@ -22,6 +22,7 @@
 #include "lib/sign/dsse.h"
 #include "lib/sign/signing_key.h"
 #include "lib/sign/statement.h"
+#include "lib/sign/verified_signatures.h"
 #include "lib/util/sha256.h"
 
 namespace cub::sign {
@@ -268,6 +269,52 @@ TEST_CASE("Generated keys sign, and signatures verify only for their message", "
     CHECK(VerifyEd25519(pub, binary, key.Sign(binary)).ok());
     CHECK_FALSE(VerifyEd25519(pub, binary.substr(0, 3), key.Sign(binary)).ok());
   }
+}
+
+TEST_CASE("The memo of verified signatures knows only the exact triples remembered", "[sign]") {
+  const std::string key(32, 'k'), msg = "release 7 of space prod", sig(64, 's');
+  CHECK_FALSE(KnownVerified(key, msg, sig));
+  RememberVerified(key, msg, sig);
+  CHECK(KnownVerified(key, msg, sig));
+  CHECK_FALSE(KnownVerified(std::string(32, 'K'), msg, sig));
+  CHECK_FALSE(KnownVerified(key, msg + " ", sig));
+  CHECK_FALSE(KnownVerified(key, FlipBit(msg, 3, 0), sig));
+  CHECK_FALSE(KnownVerified(key, msg, FlipBit(sig, 63, 7)));
+  // Lengths are part of what is hashed: moving bytes from one input to the next is another
+  // triple.
+  RememberVerified("ab", "c", "d");
+  CHECK(KnownVerified("ab", "c", "d"));
+  CHECK_FALSE(KnownVerified("a", "c", "bd"));
+  CHECK_FALSE(KnownVerified("ab", "", "cd"));
+}
+
+TEST_CASE("The memo starts afresh when full, and verification still answers", "[sign]") {
+  const SigningKey key = NewKey();
+  const std::string msg = "first of many";
+  const std::string sig = key.Sign(msg);  // remembered
+  const std::string pub = key.PublicKeyPem();
+  for (size_t i = 0; i < kMaxRemembered; ++i) {
+    RememberVerified(std::string(32, 'x'), std::to_string(i), std::string(64, 'y'));
+  }
+  // Forgotten by now, so verified in full: still OK, and still refused when tampered with.
+  CHECK(VerifyEd25519(pub, msg, sig).ok());
+  CHECK(VerifyEd25519(pub, msg + "!", sig).code() == absl::StatusCode::kUnauthenticated);
+  CHECK(VerifyEd25519(pub, msg, FlipBit(sig, 0, 0)).code() == absl::StatusCode::kUnauthenticated);
+}
+
+TEST_CASE("What this process signed is refused when anything of it differs", "[sign]") {
+  // Sign remembers its signatures; the memo must not make a near miss verify.
+  const SigningKey key = NewKey(), other = NewKey();
+  const std::string msg(13000, 'p');  // the size of a Release's provenance statement
+  const std::string sig = key.Sign(msg);
+  CHECK(VerifyEd25519(key.PublicKeyPem(), msg, sig).ok());
+  CHECK(VerifyEd25519(key.PublicKeyPem(), FlipBit(msg, 12999, 1), sig).code() ==
+        absl::StatusCode::kUnauthenticated);
+  CHECK(VerifyEd25519(key.PublicKeyPem(), msg.substr(1), sig).code() ==
+        absl::StatusCode::kUnauthenticated);
+  CHECK(VerifyEd25519(other.PublicKeyPem(), msg, sig).code() == absl::StatusCode::kUnauthenticated);
+  CHECK(VerifyEd25519(key.PublicKeyPem(), msg, other.Sign(msg)).code() ==
+        absl::StatusCode::kUnauthenticated);
 }
 
 TEST_CASE("Keys round-trip through PEM with a stable key id", "[sign]") {
