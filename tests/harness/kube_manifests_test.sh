@@ -25,7 +25,7 @@ render_and_check() {
     return 2
   }
   python3 "$check" "$work/rendered.yaml" "$1/secrets" "$work/serve.help" "$work/migrate.help" \
-    >"$work/out" 2>&1
+    "$src/tests/testdata/cnpg/cluster-crd.yaml" >"$work/out" 2>&1
 }
 
 render_and_check "$src/deploy/kubernetes" || { cat "$work/out"; exit 1; }
@@ -72,6 +72,7 @@ mutate deployment.yaml 's/terminationGracePeriodSeconds: 60/terminationGracePeri
 mutate deployment.yaml 's/topology.kubernetes.io\/zone/example.com\/rack/' \
   'no topologySpreadConstraint over topology.kubernetes.io/zone'
 mutate deployment.yaml 's/key: signing-key.pem/key: signing.pem/' 'has no key signing.pem'
+mutate deployment.yaml '/secretName: cubd-signing-key/{n;s/0440/0444/}' 'lets others read it'
 mutate deployment.yaml 's|mountPath: /etc/cub/tls$|mountPath: /etc/cub/certs|' 'is on no volume'
 mutate poddisruptionbudget.yaml 's/component: server/component: api/' \
   'PodDisruptionBudget: selector does not match'
@@ -79,4 +80,5 @@ mutate networkpolicy.yaml '0,/port: 7071/s//port: 7072/' 'ingress opens ports'
 mutate networkpolicy.yaml '0,/values: \["cub-db"\]/s//values: ["cub-pg"]/' \
   'no egress to PostgreSQL'
 mutate postgres-cluster.yaml 's/- cub_runtime/- cub_nobody/' 'which is not a login role'
+mutate postgres-cluster.yaml 's/inRoles:/memberOf:/' "'memberOf' was unexpected"
 echo "kube_manifests_test: ok (the check refused all $mutations mutations)"
