@@ -20,6 +20,7 @@ PACKAGES=(
   docker-registry skopeo apache2-utils  # the tests' OCI registry (tests/harness/registry.sh), skopeo, htpasswd
   python3-jsonschema python3-yaml  # Argo CD Applications checked against the CRD (tests/harness/argocd_schema_check.py)
   prometheus  # scrapes cubd's /metrics in tests/e2e/ops_metrics_test.sh (and promtool)
+  kubernetes-client  # kubectl kustomize renders deploy/kubernetes (tests/harness/kube_manifests_test.sh)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm
@@ -28,6 +29,14 @@ if command -v node >/dev/null && command -v npm >/dev/null &&
     (($(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0) >= 18)); then
   kept=()
   for pkg in "${PACKAGES[@]}"; do [[ $pkg == nodejs || $pkg == npm ]] || kept+=("$pkg"); done
+  PACKAGES=("${kept[@]}")
+fi
+
+# A kubectl from elsewhere (Google's or Kubernetes' own packages ship /usr/bin/kubectl and
+# conflict with Debian's kubernetes-client) renders the manifests as well, if it has kustomize.
+if command -v kubectl >/dev/null && kubectl kustomize --help >/dev/null 2>&1; then
+  kept=()
+  for pkg in "${PACKAGES[@]}"; do [[ $pkg == kubernetes-client ]] || kept+=("$pkg"); done
   PACKAGES=("${kept[@]}")
 fi
 
