@@ -20,6 +20,7 @@ PACKAGES=(
   docker-registry skopeo apache2-utils  # the tests' OCI registry (tests/harness/registry.sh), skopeo, htpasswd
   python3-jsonschema python3-yaml  # Argo CD Applications checked against the CRD (tests/harness/argocd_schema_check.py)
   prometheus  # scrapes cubd's /metrics in tests/e2e/ops_metrics_test.sh (and promtool)
+  chromium  # the dashboard's browser test (tests/e2e/ui_dashboard_test.sh, driven by tests/ui)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm
