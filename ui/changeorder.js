@@ -138,7 +138,9 @@ export function renderChangeOrder(ctx, base, name) {
   let perStage = null;
   let last = null;
   let state = null;
+  let latest = 0;  // refreshes overlap (events, actions): only the newest one renders
   const refresh = async () => {
+    const mine = ++latest;
     try {
       const [co, explain, votes] = await Promise.all([
         api.call('ChangeOrderService', 'GetChangeOrder', key),
@@ -146,6 +148,7 @@ export function renderChangeOrder(ctx, base, name) {
         // TODO(i18-page): every vote the viewer can see, filtered here; page it by the server.
         api.call('AttestationService', 'ListAttestations', {})]);
       perStage = perStage || await stageSpaces(co);
+      if (mine !== latest) return;
       fill(parts.summary, h('dl', {class: 'summary'},
         h('dt', {}, 'State'), h('dd', {id: 'co-state'}, co.State),
         h('dt', {}, 'Stage'), h('dd', {}, co.Stage || '(base)'),

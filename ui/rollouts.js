@@ -44,9 +44,11 @@ function row(co, live) {
     h('th', {scope: 'row'}, coLink(co)), h('td', {}, co.SpaceSlug), cells.state,
     cells.stages, cells.holds);
   const key = {Space: co.SpaceSlug, ChangeOrder: co.Slug};
+  // One explanation at a time; a snapshot that comes meanwhile asks for one more after it.
   let explaining = false;
+  let again = false;
   const explain = async () => {
-    if (explaining) return;
+    if (explaining) { again = true; return; }
     explaining = true;
     try {
       fill(cells.holds, holdsNext(await api.call('ChangeOrderService', 'ExplainChangeOrder', key)));
@@ -54,6 +56,7 @@ function row(co, live) {
       fill(cells.holds, errorText(err));
     } finally {
       explaining = false;
+      if (again) { again = false; explain(); }
     }
   };
   const onSnapshot = (p) => {
