@@ -42,6 +42,8 @@ for s in web-base web-dev web-prod; do
   expect_ok cub space grant "$s" viewer --user alice
 done
 expect_ok cub space grant web-dev approver --group approvers
+# The author may vote too; their vote is recorded and does not count toward prod.
+expect_ok cub space grant web-dev approver --user deployer
 expect_ok as "$DEPLOYER" cub function set --space web-base --unit deployment \
   -- set-image-reference-by-uri ghcr.io/acme/acme ":v2"
 expect_ok cub changeorder create --space web-base v2 --description "v2 of the web app" \

@@ -27,10 +27,11 @@ req() {
     printf '%s\n' "$1" >>"$hf"
     shift
   done
+  rm -f "$E2E_TMP/resp.b" "$E2E_TMP/resp.h"
   STATUS=$(curl -s -X "$method" -H "@$hf" "${data[@]}" -D "$E2E_TMP/resp.h" \
     -o "$E2E_TMP/resp.b" -w '%{http_code}' ${CURL_EXTRA:-} "$BASE$path")
   HDRS=$(tr -d '\r' <"$E2E_TMP/resp.h" | sed -E 's/^([^:]*):/\L\1:/')
-  BODY=$(cat "$E2E_TMP/resp.b")
+  BODY=$(cat "$E2E_TMP/resp.b" 2>/dev/null)
 }
 header() { sed -n "s/^$1: //p" <<<"$HDRS" | head -1; }
 BASE=$H
