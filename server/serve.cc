@@ -31,6 +31,7 @@
 #include "server/request_log.h"
 #include "server/rest_gateway.h"
 #include "server/services.h"
+#include "server/ui_routes.h"
 
 namespace cub::server {
 namespace {
@@ -151,7 +152,8 @@ std::unique_ptr<grpc::Server> StartGrpc(const ServeOptions& opts,
 }
 
 // The REST/JSON mirror on --http-listen, calling `server` in-process through `gateway`.
-// /readyz and /metrics are answered from `health` and `metrics` before the gateway is asked.
+// /readyz and /metrics are answered from `health` and `metrics` before the gateway is asked;
+// the dashboard (/, /ui/) and its session cookie are served in front of it (server/ui_routes.h).
 absl::StatusOr<std::unique_ptr<HttpServer>> StartRest(const ServeOptions& opts, const TlsFiles& tls,
                                                       grpc::Server& server,
                                                       std::unique_ptr<RestGateway>* gateway,
@@ -161,13 +163,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartRest(const ServeOptions& opts, 
   args.SetMaxReceiveMessageSize(64 << 20);  // as large as the server accepts
   *gateway = std::make_unique<RestGateway>(server.InProcessChannel(args),
                                            google::protobuf::DescriptorPool::generated_pool());
-  RestGateway* gw = gateway->get();
+  HttpHandler api = (*gateway)->AsHandler();
+  const bool on_tls = !tls.cert_file.empty();
   return HttpServer::Start(opts.http_listen, tls, HttpOptions(opts),
-                           [gw, &health, &metrics, &pool](const HttpRequest& r) {
+                           [api, on_tls, &health, &metrics, &pool](const HttpRequest& r) {
                              if (auto ops = ServeOpsEndpoint(r, health, metrics, &pool)) {
                                return *std::move(ops);
                              }
-                             return gw->Handle(r);
+                             return ServeWithDashboard(r, api, on_tls);
                            });
 }
 

@@ -21,6 +21,7 @@ PACKAGES=(
   python3-jsonschema python3-yaml  # Argo CD Applications checked against the CRD (tests/harness/argocd_schema_check.py)
   prometheus  # scrapes cubd's /metrics in tests/e2e/ops_metrics_test.sh (and promtool)
   kubernetes-client  # kubectl kustomize renders deploy/kubernetes (tests/harness/kube_manifests_test.sh)
+  chromium  # the dashboard's browser test (tests/e2e/ui_dashboard_test.sh, driven by tests/ui)
 )
 
 # Node.js from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm

@@ -16,6 +16,10 @@ bash deploy/local/build.sh
 # Without them (no registry, no cache) the other tests still run; the OpenID ones fail saying so.
 (cd tests/oidc && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) ||
   echo "test.sh: npm ci in tests/oidc failed: the OpenID tests (e2e.oidc_*) will fail" >&2
+# The dashboard's browser test (tests/ui): playwright-core as its lockfile pins it, which drives
+# Debian's /usr/bin/chromium (install-deps.sh); it downloads no browser of its own.
+(cd tests/ui && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) ||
+  echo "test.sh: npm ci in tests/ui failed: the browser test (e2e.ui_dashboard) will fail" >&2
 
 cd build
 rc=0

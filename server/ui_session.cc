@@ -1,0 +1,119 @@
+#include "server/ui_session.h"
+
+#include <openssl/crypto.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "lib/util/sha256.h"
+
+namespace cub::server {
+namespace {
+
+const std::string* Header(const HttpRequest& req, const char* name) {
+  auto it = req.headers.find(name);
+  return it == req.headers.end() ? nullptr : &it->second;
+}
+
+std::string CookieAttributes(bool secure) {
+  return absl::StrCat("; Path=/; HttpOnly; SameSite=Strict", secure ? "; Secure" : "");
+}
+
+// Compares in time independent of where the strings differ (the CSRF token is a secret).
+bool SameSecret(absl::string_view a, absl::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace
+
+std::string CsrfTokenFor(absl::string_view token) {
+  return Sha256Hex(absl::StrCat("cub-ui-csrf\n", token));
+}
+
+std::string SessionCookie(absl::string_view token, bool secure) {
+  return absl::StrCat(kSessionCookieName, "=", token, CookieAttributes(secure));
+}
+
+std::string ClearedSessionCookie(bool secure) {
+  return absl::StrCat(kSessionCookieName, "=", CookieAttributes(secure), "; Max-Age=0");
+}
+
+absl::Status CheckCookieToken(absl::string_view token) {
+  if (token.empty()) return absl::InvalidArgumentError("Token is empty");
+  // Browsers keep cookies up to 4096 bytes, name and attributes included.
+  if (token.size() > 4000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Token is ", token.size(), " bytes; a session cookie holds at most 4000"));
+  }
+  for (size_t i = 0; i < token.size(); ++i) {
+    const unsigned char c = token[i];
+    // RFC 6265 cookie-octet: printable ASCII but space, '"', ',', ';' and '\\'.
+    if (c < 0x21 || c > 0x7e || c == '"' || c == ',' || c == ';' || c == '\\') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Token has a character a cookie cannot hold at byte offset ", i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<std::string> SessionTokenOf(const HttpRequest& req) {
+  const std::string* cookies = Header(req, "cookie");
+  if (cookies == nullptr) return std::nullopt;
+  // Several Cookie headers were joined with ", "; pairs are separated by "; ".
+  for (absl::string_view pair : absl::StrSplit(*cookies, absl::ByAnyChar(";,"))) {
+    pair = absl::StripAsciiWhitespace(pair);
+    if (absl::ConsumePrefix(&pair, kSessionCookieName) && absl::ConsumePrefix(&pair, "=") &&
+        !pair.empty()) {
+      return std::string(pair);
+    }
+  }
+  return std::nullopt;
+}
+
+absl::Status CheckSameOrigin(const HttpRequest& req, bool tls) {
+  if (const std::string* site = Header(req, "sec-fetch-site");
+      site != nullptr && *site != "same-origin" && *site != "none") {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cross-origin request refused: Sec-Fetch-Site is \"", *site,
+                     "\"; the dashboard's session is accepted only from pages cubd served itself"));
+  }
+  const std::string* origin = Header(req, "origin");
+  if (origin == nullptr) return absl::OkStatus();
+  const std::string* host = Header(req, "host");
+  // The scheme must be the listener's, except that behind a proxy terminating TLS an https://
+  // page reaches a plaintext listener: that is the same page, while an http:// page on a TLS
+  // listener never is.
+  absl::string_view authority = *origin;
+  const bool scheme_ok = absl::ConsumePrefix(&authority, "https://") ||
+                         (!tls && absl::ConsumePrefix(&authority, "http://"));
+  if (host == nullptr || !scheme_ok || !absl::EqualsIgnoreCase(authority, *host)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cross-origin request refused: Origin \"", origin->substr(0, 200),
+                     "\" is not this server's origin (", tls ? "https://" : "http(s)://",
+                     host ? host->substr(0, 200) : "no Host header", ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AuthorizeByCookie(HttpRequest& req, bool tls) {
+  if (Header(req, "authorization") != nullptr) return absl::OkStatus();
+  std::optional<std::string> token = SessionTokenOf(req);
+  if (!token) return absl::OkStatus();
+  if (absl::Status s = CheckSameOrigin(req, tls); !s.ok()) return s;
+  const std::string* csrf = Header(req, kCsrfHeader);
+  if (csrf == nullptr || csrf->empty()) {
+    return absl::PermissionDeniedError(
+        "missing X-CSRF-Token header: a call authenticated by the session cookie must carry "
+        "the CsrfToken that POST /ui/session returned");
+  }
+  if (!SameSecret(*csrf, CsrfTokenFor(*token))) {
+    return absl::PermissionDeniedError(
+        "X-CSRF-Token does not match the session cookie; log in again");
+  }
+  req.headers["authorization"] = absl::StrCat("Bearer ", *token);
+  return absl::OkStatus();
+}
+
+}  // namespace cub::server

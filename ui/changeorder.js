@@ -1,0 +1,177 @@
+// One ChangeOrder: its Stages as waves (progress, and each Space with what it has done), the
+// gates that hold it with the API's explanation, approvals, failures and overrides, and the
+// actions the viewer may take (approve or request changes, promote, queue). Live through
+// WatchChangeOrder; every action's refusal is shown, as the API words it, next to the action.
+import * as api from './api.js';
+import {h, errorText, fill, when} from './dom.js';
+import {coName, holdsNext, stageBar} from './widgets.js';
+
+// The in-scope Spaces of each Stage, as its WhereSpace selects them (ListSpaces), in order.
+async function stageSpaces(co) {
+  const inScope = new Set(co.InScopeSpaceIDs || []);
+  const stages = (co.Workflow && co.Workflow.Stages) || [];
+  return Promise.all(stages.map(async (s) => {
+    const list = await api.call('SpaceService', 'ListSpaces', {Options: {Where: s.WhereSpace}});
+    return {stage: s, spaces: (list.Spaces || []).filter((sp) => inScope.has(sp.SpaceID))};
+  }));
+}
+
+function spaceState(co, id) {
+  const has = (list) => (list || []).includes(id);
+  if (has(co.RestoredSpaceIDs)) return 'restored';
+  if (has(co.ReleasedSpaceIDs)) return 'released';
+  if (has(co.ResolvedSpaceIDs)) return 'taken';
+  return 'not yet';
+}
+
+function waves(co, progress, perStage) {
+  const byName = new Map((progress || []).map((p) => [p.Stage, p]));
+  return h('ol', {class: 'waves', 'aria-label': 'Stages'}, perStage.map(({stage, spaces}) => {
+    const p = byName.get(stage.Name) || {Stage: stage.Name, Total: 0, Taken: 0, Released: 0,
+      Healthy: 0};
+    return h('li', {class: 'wave', 'data-stage': stage.Name},
+      h('h3', {}, stage.Name, ' ', h('span', {class: 'mode'}, stage.Mode || 'Manual')),
+      stageBar(p),
+      h('ul', {class: 'spaces'}, spaces.map((sp) => {
+        const st = spaceState(co, sp.SpaceID);
+        return h('li', {class: `space ${st.replace(' ', '-')}`, 'data-space': sp.Slug},
+          h('span', {}, sp.Slug), ' ', h('span', {class: 'tag'}, st));
+      })));
+  }));
+}
+
+function gates(explain) {
+  const stages = (explain && explain.Stages) || [];
+  if (stages.length === 0) return h('p', {}, holdsNext(explain) || 'Nothing holds it.');
+  return h('div', {}, h('p', {class: 'holds'}, holdsNext(explain)), stages.map((s) =>
+    h('section', {class: 'gate-stage'},
+      h('h3', {}, `${s.Stage || 'Final'}: ${s.Phase}`, s.Next ? ' (next)' : '',
+        s.Queued ? ` (queued by ${s.QueuedBy})` : ''),
+      (s.Waits || []).length === 0 ? h('p', {}, 'No gate holds it.') :
+        h('ul', {class: 'waits'}, s.Waits.map((w) => h('li', {class: 'wait'},
+          h('strong', {}, w.Gate), ` (${w.Kind}) in ${w.Space}: `, w.Needs || '',
+          w.NeedsFrom && w.NeedsFrom.length ? ` from ${w.NeedsFrom.join(', ')}` : '',
+          w.Earliest ? `, at the earliest ${when(w.Earliest)}` : '',
+          h('div', {class: 'message'}, w.Message)))))));
+}
+
+function approvals(list) {
+  if (list.length === 0) return h('p', {}, 'No votes yet.');
+  return h('table', {class: 'approvals'},
+    h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
+      .map((c) => h('th', {scope: 'col'}, c)))),
+    h('tbody', {}, list.map((a) => h('tr', {class: a.RevokedByID ? 'revoked' : ''},
+      h('td', {}, a.User), h('td', {}, when(a.CreatedAt)), h('td', {}, a.SpaceSlug),
+      h('td', {}, a.Type), h('td', {}, a.RevokedByID ? `${a.Result} (revoked)` : a.Result),
+      h('td', {}, a.Note)))));
+}
+
+function incidents(co) {
+  const f = (co.PromotionFailures || []).map((x) => h('li', {},
+    `${when(x.At)} ${x.User} into ${x.Stage}: landed ${x.Landed}; `,
+    (x.Spaces || []).map((s) => `${s.Space}: ${s.Error}`).join('; ')));
+  const o = (co.PromotionOverrides || []).map((x) => h('li', {},
+    `${when(x.At)} ${x.User} forced ${x.Stage} past ${(x.FailedGates || []).join(', ')}: `,
+    x.Reason));
+  if (f.length + o.length === 0) return null;
+  return h('section', {}, h('h2', {}, 'Failures and overrides'), h('ul', {}, f, o));
+}
+
+// The buttons, each with its own result line for the API's answer or refusal.
+// `now()` is the latest {co, explain}: the buttons stay (and keep focus) while it changes.
+function nextStage(explain) {
+  return ((explain && explain.Stages) || []).find((s) => s.Next);
+}
+
+function actions(now, refresh) {
+  const note = h('input', {id: 'vote-note', name: 'note', autocomplete: 'off'});
+  const result = h('div', {id: 'action-result', 'aria-live': 'polite'});
+  const act = (label, id, fn) => h('button', {type: 'button', id, onclick: async () => {
+    fill(result, h('p', {}, `${label}…`));
+    try {
+      fill(result, h('p', {class: 'ok'}, await fn()));
+    } catch (err) {
+      fill(result, h('p', {class: 'error', role: 'alert'}, `${label}: ${err.message}`));
+    }
+    refresh();
+  }}, label);
+  const vote = async (reject) => {
+    const {co, explain} = now();
+    // The votes go where the next Stage's attestation gates read them (the Stage before);
+    // with none named, the API records them in every Space the change is in.
+    const waits = (nextStage(explain) || {}).Waits || [];
+    const spaces = [...new Set(waits.filter((w) => w.Kind === 'Attestation').map((w) => w.Space))];
+    const r = await api.call('AttestationService', 'Approve', {ChangeOrder: coName(co),
+      Spaces: spaces, Note: note.value, Reject: reject});
+    const where = (r.Attestations || []).map((a) => a.SpaceSlug).join(', ');
+    const skipped = (r.Skipped || []).map((s) => `${s.Space}/${s.Unit}: ${s.Reason}`);
+    return `Recorded ${reject ? 'a request for changes' : 'an approval'} in ${where || 'no Space'}` +
+      (skipped.length ? `; skipped ${skipped.join('; ')}` : '');
+  };
+  const promote = async (queue) => {
+    const {co} = now();
+    const r = await api.call('ChangeOrderService', 'Promote', {ChangeOrder: coName(co),
+      Queue: queue});
+    if (r.Queued && r.Queued.Stage) return `Queued into ${r.Queued.Stage}`;
+    return `Promoted into ${r.TargetStage}: ${r.Landed} landed, ${r.Already} already, ` +
+      `${r.Failed} failed`;
+  };
+  return h('section', {class: 'actions', 'aria-labelledby': 'actions-title'},
+    h('h2', {id: 'actions-title'}, 'Actions ', h('span', {id: 'next-stage'})),
+    h('div', {class: 'row'}, h('label', {for: 'vote-note'}, 'Note for your vote'), note),
+    h('div', {class: 'row buttons'},
+      act('Approve', 'approve', () => vote(false)),
+      act('Request changes', 'reject', () => vote(true)),
+      act('Promote', 'promote', () => promote(false)),
+      act('Queue promotion', 'queue', () => promote(true))),
+    result);
+}
+
+export function renderChangeOrder(ctx, base, name) {
+  const key = {Space: base, ChangeOrder: name};
+  const title = h('h1', {}, `ChangeOrder ${base}/${name}`);
+  const parts = {summary: h('div'), actions: h('div'), waves: h('div'), gates: h('div'),
+    approvals: h('div'), incidents: h('div')};
+  fill(ctx.main, h('p', {}, h('a', {href: '#/'}, '← Rollouts')), title, parts.summary,
+    parts.actions, h('h2', {}, 'Stages'), parts.waves, h('h2', {}, 'Gates'), parts.gates,
+    h('h2', {}, 'Votes'), parts.approvals, parts.incidents);
+  let perStage = null;
+  let last = null;
+  let state = null;
+  let latest = 0;  // refreshes overlap (events, actions): only the newest one renders
+  const refresh = async () => {
+    const mine = ++latest;
+    try {
+      const [co, explain, votes] = await Promise.all([
+        api.call('ChangeOrderService', 'GetChangeOrder', key),
+        api.call('ChangeOrderService', 'ExplainChangeOrder', key),
+        // TODO(i18-page): every vote the viewer can see, filtered here; page it by the server.
+        api.call('AttestationService', 'ListAttestations', {})]);
+      perStage = perStage || await stageSpaces(co);
+      if (mine !== latest) return;
+      fill(parts.summary, h('dl', {class: 'summary'},
+        h('dt', {}, 'State'), h('dd', {id: 'co-state'}, co.State),
+        h('dt', {}, 'Stage'), h('dd', {}, co.Stage || '(base)'),
+        h('dt', {}, 'Workflow'), h('dd', {}, co.ChangeWorkflow || 'none'),
+        h('dt', {}, 'Created'), h('dd', {}, `${co.CreatedBy}, ${when(co.CreatedAt)}`),
+        h('dt', {}, 'Description'), h('dd', {}, co.Description)));
+      state = {co, explain};
+      if (!parts.actions.firstChild) fill(parts.actions, actions(() => state, refresh));
+      const next = nextStage(explain);
+      fill(document.getElementById('next-stage'), next ? `(next Stage: ${next.Stage})` : '');
+      fill(parts.waves, waves(co, last && last.Stages, perStage));
+      fill(parts.gates, gates(explain));
+      fill(parts.approvals, approvals((votes.Attestations || [])
+        .filter((a) => a.ChangeOrderID === co.ChangeOrderID)));
+      fill(parts.incidents, incidents(co));
+    } catch (err) {
+      if (err.httpStatus === 401) return ctx.onUnauthenticated();
+      fill(parts.summary, errorText(err));
+    }
+  };
+  const stop = api.stream('ChangeOrderService', 'WatchChangeOrder', key,
+    (p) => { last = p; refresh(); },
+    (err) => { if (err) fill(parts.summary, errorText(err)); });
+  refresh();
+  return stop;
+}

@@ -1,0 +1,112 @@
+// Rollouts: the ChangeOrders the viewer can see, each with its Stages' progress, its State and
+// what holds its next Stage. Live: each row follows WatchChangeOrder's server-sent events (a
+// snapshot at once, then one per change); the list itself has no stream in the API, so it is
+// polled for ChangeOrders created or gone.
+import * as api from './api.js';
+import {h, errorText, fill} from './dom.js';
+import {coLink, holdsNext, stageBar} from './widgets.js';
+
+const STATES = ['', 'New', 'InProgress', 'Resolved', 'Released', 'Aborted', 'Restored',
+  'RestoreReleased'];
+const LIST_POLL_MS = 10000;
+// Rows followed live at once: each is one stream of cubd's --max-watch-streams.
+// TODO(i18-page): page the list by the server (Limit / PageToken) and follow only the page shown.
+const MAX_LIVE = 25;
+
+function filters(params) {
+  const space = h('input', {id: 'f-space', name: 'space', value: params.get('space') || '',
+    placeholder: 'every Space'});
+  const state = h('select', {id: 'f-state', name: 'state'},
+    STATES.map((s) => h('option', {value: s, selected: s === (params.get('state') || '')},
+      s || 'any')));
+  const form = h('form', {class: 'filters', role: 'search', 'aria-label': 'Filter rollouts'},
+    h('label', {for: 'f-space'}, 'Base Space'), space,
+    h('label', {for: 'f-state'}, 'State'), state,
+    h('button', {type: 'submit'}, 'Filter'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    if (space.value.trim()) q.set('space', space.value.trim());
+    if (state.value) q.set('state', state.value);
+    location.hash = `#/?${q}`;
+  });
+  return form;
+}
+
+// One row and the stream that keeps it current.
+function row(co, live) {
+  const cells = {
+    state: h('td', {class: 'state'}, co.State),
+    stages: h('td', {class: 'stages'}, co.ChangeWorkflow ? '…' : 'no workflow'),
+    holds: h('td', {class: 'holds'}),
+  };
+  const tr = h('tr', {'data-co': `${co.SpaceSlug}/${co.Slug}`},
+    h('th', {scope: 'row'}, coLink(co)), h('td', {}, co.SpaceSlug), cells.state,
+    cells.stages, cells.holds);
+  const key = {Space: co.SpaceSlug, ChangeOrder: co.Slug};
+  // One explanation at a time; a snapshot that comes meanwhile asks for one more after it.
+  let explaining = false;
+  let again = false;
+  const explain = async () => {
+    if (explaining) { again = true; return; }
+    explaining = true;
+    try {
+      fill(cells.holds, holdsNext(await api.call('ChangeOrderService', 'ExplainChangeOrder', key)));
+    } catch (err) {
+      fill(cells.holds, errorText(err));
+    } finally {
+      explaining = false;
+      if (again) { again = false; explain(); }
+    }
+  };
+  const onSnapshot = (p) => {
+    fill(cells.state, p.State);
+    if ((p.Stages || []).length) fill(cells.stages, p.Stages.map(stageBar));
+    explain();
+  };
+  const stop = live
+    ? api.stream('ChangeOrderService', 'WatchChangeOrder', key, onSnapshot,
+      (err) => { if (err) fill(cells.holds, errorText(err)); })
+    : (explain(), () => {});
+  return {tr, stop};
+}
+
+export function renderRollouts(ctx, params) {
+  const status = h('div', {'aria-live': 'polite', class: 'status'});
+  const body = h('tbody');
+  const table = h('table', {class: 'rollouts'},
+    h('caption', {}, 'ChangeOrders and their Stages (Spaces taken / released / healthy)'),
+    h('thead', {}, h('tr', {}, ['ChangeOrder', 'Base', 'State', 'Stages', 'Holds the next Stage']
+      .map((c) => h('th', {scope: 'col'}, c)))),
+    body);
+  fill(ctx.main, h('h1', {}, 'Rollouts'), filters(params), status,
+    h('div', {class: 'scroll'}, table));
+  const rows = new Map();  // ChangeOrderID -> {tr, stop}
+  const where = params.get('state') ? `State = '${params.get('state')}'` : '';
+  const load = async () => {
+    let list;
+    try {
+      list = await api.call('ChangeOrderService', 'ListChangeOrders',
+        {Space: params.get('space') || '', Options: {Where: where}});
+    } catch (err) {
+      if (err.httpStatus === 401) return ctx.onUnauthenticated();
+      return fill(status, errorText(err));
+    }
+    fill(status, `${list.ChangeOrders.length} ChangeOrder(s)`);
+    const seen = new Set();
+    for (const co of list.ChangeOrders) {
+      seen.add(co.ChangeOrderID);
+      if (!rows.has(co.ChangeOrderID)) rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE));
+      body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
+    }
+    for (const [id, r] of rows) {
+      if (!seen.has(id)) { r.stop(); r.tr.remove(); rows.delete(id); }
+    }
+  };
+  load();
+  const timer = setInterval(load, LIST_POLL_MS);
+  return () => {
+    clearInterval(timer);
+    for (const r of rows.values()) r.stop();
+  };
+}
