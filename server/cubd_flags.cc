@@ -250,6 +250,10 @@ void AddServeFlags(CLI::App* cmd, ServeOptions& serve) {
   AddTokenFlags(cmd, serve);
   // Last, so that every flag above has its variable, and any added later gets one for free.
   TakeFromEnv(cmd);
+  // CLI11 reads the variables of every subcommand without a parse-complete callback, chosen
+  // or not: with one, serve's are read (and checked) only for `cubd serve`, so a bad
+  // CUBD_THREADS in a shared environment cannot fail `cubd migrate`.
+  cmd->parse_complete_callback([] {});
 }
 
 }  // namespace cub::server
