@@ -44,7 +44,10 @@ class ReloadingCredentials final : public grpc::ServerCredentials {
       return GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_UNCHANGED;  // another handshake took it
     }
     grpc_ssl_pem_key_cert_pair pair{pem->private_key.c_str(), pem->cert_chain.c_str()};
-    *config = grpc_ssl_server_certificate_config_create(nullptr, &pair, 1);  // copies
+    // gRPC 1.51 asserts that a fetched config has client roots even when it requests no
+    // client certificate; the server's own chain serves, and is never used to verify anyone.
+    *config = grpc_ssl_server_certificate_config_create(pem->cert_chain.c_str(), &pair,
+                                                        1);  // copies
     return GRPC_SSL_CERTIFICATE_CONFIG_RELOAD_NEW;
   }
 
