@@ -4,17 +4,46 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/util/duration_text.h"
 
 namespace cub::server {
 
+namespace {
+
+// CUBD_ and the option's first long name in upper snake case.
+std::string EnvNameOf(const CLI::Option& opt) {
+  std::string name = "CUBD_";
+  for (char c : opt.get_lnames().front()) name += c == '-' ? '_' : absl::ascii_toupper(c);
+  return name;
+}
+
+void TakeFromEnv(CLI::Option* opt) {
+  if (opt->get_lnames().empty() || !opt->get_envname().empty()) return;
+  opt->envname(EnvNameOf(*opt));
+  // A repeatable flag's variable holds its values separated by commas.
+  if (opt->get_expected_max() > 1) opt->delimiter(',');
+}
+
+void TakeFromEnv(CLI::App* cmd) {
+  for (CLI::Option* opt : cmd->get_options()) {
+    if (opt != cmd->get_help_ptr() && opt != cmd->get_help_all_ptr()) TakeFromEnv(opt);
+  }
+}
+
+}  // namespace
+
 void AddDatabaseFlags(CLI::App* cmd, DatabaseOptions& opts) {
-  cmd->add_option("--database-url", opts.url,
-                  "PostgreSQL URL; without it cubd uses its embedded database");
-  cmd->add_option("--data-dir", opts.data_dir,
-                  "Where the embedded database lives (default: /var/lib/cub as root, else "
-                  "$XDG_DATA_HOME/cub)");
+  TakeFromEnv(cmd->add_option("--database-url", opts.url,
+                              "PostgreSQL URL (or libpq key=value string); without it cubd uses "
+                              "its embedded database"));
+  TakeFromEnv(cmd->add_option("--database-password-file", opts.password_file,
+                              "File holding the --database-url role's password (one line, "
+                              "which replaces a password in the URL); not readable by others"));
+  TakeFromEnv(cmd->add_option("--data-dir", opts.data_dir,
+                              "Where the embedded database lives (default: /var/lib/cub as "
+                              "root, else $XDG_DATA_HOME/cub)"));
 }
 
 namespace {
@@ -26,16 +55,26 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
                   "REST/JSON mirror address HOST:PORT (off when empty)");
   cmd->add_option("--tls-cert", serve.tls_cert, "PEM certificate for both listeners");
   cmd->add_option("--tls-key", serve.tls_key, "PEM private key for both listeners");
+  cmd->add_option("--tls-reload-interval", serve.tls_reload_interval_s,
+                  "Seconds between looks at --tls-cert and --tls-key: a new sound pair is served "
+                  "to new connections, a broken one logged and ignored")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 3600.0));
+  cmd->add_flag("--allow-embedded-database", serve.allow_embedded_database,
+                "Serve a non-loopback --listen or --http-listen from the embedded database (its "
+                "data stays in --data-dir); refused without this, as a pod would lose it");
   cmd->add_option("--threads", serve.threads, "Request threads (and database connections)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--signing-key", serve.signing_key,
                   "Ed25519 private key (PEM) to sign releases with; created if absent"
                   " (default: signing-key.pem in the data directory)");
-  cmd->add_flag("!--no-create-signing-key", serve.create_signing_key,
-                "Never create the --signing-key file: when it is absent (a Secret not mounted"
-                " yet), start without a key, refuse to sign until it appears, look again every"
-                " 2 s");
+  // Flag functions rather than "!" flags: CLI11 would store CUBD_NO_...=true unnegated.
+  cmd->add_flag_function(
+      "--no-create-signing-key", [&serve](int64_t n) { serve.create_signing_key = n <= 0; },
+      "Never create the --signing-key file: when it is absent (a Secret not mounted"
+      " yet), start without a key, refuse to sign until it appears, look again every"
+      " 2 s");
   cmd->add_option("--work-dir", serve.work_dir,
                   "Where Git targets keep clones (default: targets/ in the data directory)");
   cmd->add_option("--git-credentials-dir", serve.git_credentials_dir,
@@ -46,9 +85,10 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
                   "(gpg.format=ssh); unsigned commits without it");
   cmd->add_option("--git-committer", serve.git_committer,
                   "Committer of the Git commits, 'NAME <EMAIL>' (default: cubd <cubd@localhost>)");
-  cmd->add_flag("!--no-engine", serve.engine,
-                "Serve the API only: this replica carries out no automatic or queued promotions"
-                " (others on the same database still do)");
+  cmd->add_flag_function(
+      "--no-engine", [&serve](int64_t n) { serve.engine = n <= 0; },
+      "Serve the API only: this replica carries out no automatic or queued promotions"
+      " (others on the same database still do)");
   cmd->add_option("--engine-workers", serve.engine_workers,
                   "Promotion engine threads, each working on one change order at a time")
       ->capture_default_str()
@@ -208,6 +248,12 @@ void AddServeFlags(CLI::App* cmd, ServeOptions& serve) {
   AddHttpLimitFlags(cmd, serve);
   AddOidcFlags(cmd, serve);
   AddTokenFlags(cmd, serve);
+  // Last, so that every flag above has its variable, and any added later gets one for free.
+  TakeFromEnv(cmd);
+  // CLI11 reads the variables of every subcommand without a parse-complete callback, chosen
+  // or not: with one, serve's are read (and checked) only for `cubd serve`, so a bad
+  // CUBD_THREADS in a shared environment cannot fail `cubd migrate`.
+  cmd->parse_complete_callback([] {});
 }
 
 }  // namespace cub::server

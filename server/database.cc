@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "lib/store/conninfo.h"
 #include "lib/store/migrations.h"
 #include "lib/store/roles.h"
 #include "lib/util/status_macros.h"
@@ -25,11 +26,23 @@ std::string RunningEmbeddedUrl(const std::string& data_dir) {
   return url;
 }
 
+// opts.url, with the password of --database-password-file if one is given.
+absl::StatusOr<std::string> ExternalUrl(const DatabaseOptions& opts) {
+  if (opts.password_file.empty()) return opts.url;
+  if (opts.url.empty()) {
+    return absl::InvalidArgumentError(
+        "--database-password-file goes with --database-url (the embedded database needs no "
+        "password)");
+  }
+  CUB_ASSIGN_OR_RETURN(std::string password, store::ReadPasswordFile(opts.password_file));
+  return store::ConninfoWithPassword(opts.url, password);
+}
+
 }  // namespace
 
 absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts) {
   Database db;
-  db.url = opts.url;
+  CUB_ASSIGN_OR_RETURN(db.url, ExternalUrl(opts));
   if (db.url.empty()) {
     std::string dir = opts.data_dir.empty() ? store::DefaultDataDir() : opts.data_dir;
     db.url = RunningEmbeddedUrl(dir);
@@ -59,7 +72,7 @@ absl::StatusOr<Database> OpenDatabase(const DatabaseOptions& opts) {
 }
 
 absl::StatusOr<Database> OpenServingDatabase(const DatabaseOptions& opts) {
-  if (opts.url.empty()) {
+  if (opts.url.empty() && opts.password_file.empty()) {
     auto db = OpenDatabase(opts);
     if (!db.ok()) return db.status();
     if (db->embedded == nullptr) {
@@ -73,7 +86,7 @@ absl::StatusOr<Database> OpenServingDatabase(const DatabaseOptions& opts) {
     return db;
   }
   Database db;
-  db.url = opts.url;
+  CUB_ASSIGN_OR_RETURN(db.url, ExternalUrl(opts));
   if (absl::Status s = store::CheckSchemaCurrent(db.url); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("--database-url: ", s.message()));
   }

@@ -14,7 +14,10 @@
 namespace cub::server {
 
 struct DatabaseOptions {
-  std::string url;       // empty: embedded
+  std::string url;  // empty: embedded
+  // A file holding url's password (store::ReadPasswordFile), which replaces any in url;
+  // only with url.
+  std::string password_file;
   std::string data_dir;  // embedded only; empty: store::DefaultDataDir()
   // Embedded only: whether a cluster another cubd runs in data_dir may be used (true for the
   // short admin commands, false for `serve`, whose database would vanish with the other cubd).

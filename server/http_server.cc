@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <deque>
 #include <exception>
+#include <fstream>
 #include <future>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <unordered_map>
 
@@ -224,11 +226,11 @@ int SelectAlpn(SSL*, const unsigned char** out, unsigned char* outlen, const uns
   return SSL_TLSEXT_ERR_NOACK;  // the client did not offer http/1.1: let it proceed without ALPN
 }
 
-absl::StatusOr<std::unique_ptr<ssl::context>> MakeTlsContext(const TlsFiles& tls) {
-  if (tls.cert_file.empty() || tls.key_file.empty()) {
-    return absl::InvalidArgumentError("TLS needs both a certificate file and a key file");
-  }
-  auto ctx = std::make_unique<ssl::context>(ssl::context::tls_server);
+// A TLS context serving `pem`; `cert_what` and `key_what` name where the two came from.
+absl::StatusOr<std::shared_ptr<ssl::context>> MakeTlsContext(const TlsPem& pem,
+                                                             const std::string& cert_what,
+                                                             const std::string& key_what) {
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
   SSL_CTX* native = ctx->native_handle();
   SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
   uint64_t opts = SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION;
@@ -237,22 +239,35 @@ absl::StatusOr<std::unique_ptr<ssl::context>> MakeTlsContext(const TlsFiles& tls
 #endif
   SSL_CTX_set_options(native, opts);
   error_code ec;
-  ctx->use_certificate_chain_file(tls.cert_file, ec);
-  if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TLS certificate file ", tls.cert_file, ": ", ec.message()));
-  }
-  ctx->use_private_key_file(tls.key_file, ssl::context::pem, ec);
-  if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TLS key file ", tls.key_file, ": ", ec.message()));
-  }
+  ctx->use_certificate_chain(asio::buffer(pem.cert_chain), ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat(cert_what, ": ", ec.message()));
+  ctx->use_private_key(asio::buffer(pem.private_key), ssl::context::pem, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat(key_what, ": ", ec.message()));
   if (SSL_CTX_check_private_key(native) != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TLS key file ", tls.key_file, " does not match ", tls.cert_file));
+    return absl::InvalidArgumentError(absl::StrCat(key_what, " does not match ", cert_what));
   }
   SSL_CTX_set_alpn_select_cb(native, SelectAlpn, nullptr);
   return ctx;
+}
+
+absl::StatusOr<std::string> ReadTlsFile(const std::string& what, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read it"));
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<ssl::context>> MakeTlsContext(const TlsFiles& tls) {
+  if (tls.cert_file.empty() || tls.key_file.empty()) {
+    return absl::InvalidArgumentError("TLS needs both a certificate file and a key file");
+  }
+  const std::string cert_what = "TLS certificate file " + tls.cert_file;
+  const std::string key_what = "TLS key file " + tls.key_file;
+  TlsPem pem;
+  CUB_ASSIGN_OR_RETURN(pem.cert_chain, ReadTlsFile(cert_what, tls.cert_file));
+  CUB_ASSIGN_OR_RETURN(pem.private_key, ReadTlsFile(key_what, tls.key_file));
+  return MakeTlsContext(pem, cert_what, key_what);
 }
 
 // The response's status line and header section.
@@ -365,7 +380,15 @@ class HttpServer::Impl {
   // Declared after the state that connections use when they are destroyed, so that the I/O
   // context (destroyed first) destroys pending handlers, and the connections they own, while
   // that state still exists.
-  std::unique_ptr<ssl::context> tls;
+  // The TLS context new connections get (each keeps the one it started with); replaced by
+  // ReplaceTls, hence behind tls_mu. tls_on says whether there is one at all, unlocked.
+  std::mutex tls_mu;
+  std::shared_ptr<ssl::context> tls;
+  bool tls_on = false;
+  std::shared_ptr<ssl::context> CurrentTls() {
+    std::lock_guard<std::mutex> l(tls_mu);
+    return tls;
+  }
   int port = 0;
   std::unique_ptr<asio::io_context> ioc;
   std::unique_ptr<tcp::acceptor> acceptor;
@@ -424,8 +447,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
         peer_(std::move(peer)),
         timer_(socket.get_executor()),
         accepted_(Clock::now()) {
-    if (srv->tls) {
-      tls_.emplace(std::move(socket), *srv->tls);
+    if (srv->tls_on) {
+      tls_ctx_ = srv->CurrentTls();
+      tls_.emplace(std::move(socket), *tls_ctx_);
     } else {
       plain_.emplace(std::move(socket));
     }
@@ -880,6 +904,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   const HttpServerOptions& o_;
   const std::string peer_;
   std::optional<tcp::socket> plain_;
+  std::shared_ptr<ssl::context> tls_ctx_;  // outlives tls_, which was made from it
   std::optional<ssl::stream<tcp::socket>> tls_;
   asio::steady_timer timer_;
   const Clock::time_point accepted_;
@@ -986,7 +1011,7 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
     }
   }
   if (!refusal.empty()) {
-    LogRefusal(options, "connection", peer, answer && !tls ? 503 : 0, refusal);
+    LogRefusal(options, "connection", peer, answer && !tls_on ? 503 : 0, refusal);
     if (answer) {
       Refuse(std::move(socket));
     } else {
@@ -1004,7 +1029,7 @@ void HttpServer::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
 // handshake to answer over), then closes it after reading what the client sent.
 void HttpServer::Impl::Refuse(tcp::socket socket) {
   error_code ignored;
-  if (tls || refusals_in_flight.load() >= kMaxRefusalsInFlight) {
+  if (tls_on || refusals_in_flight.load() >= kMaxRefusalsInFlight) {
     socket.close(ignored);
     return;
   }
@@ -1114,8 +1139,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string&
   if (opts.max_queued <= 0) opts.max_queued = 4 * opts.threads;
   auto impl = std::make_unique<Impl>(opts, std::move(handler));
   if (!tls.cert_file.empty() || !tls.key_file.empty()) {
-    CUB_ASSIGN_OR_RETURN(auto ctx, MakeTlsContext(tls));
-    impl->tls = std::move(ctx);
+    CUB_ASSIGN_OR_RETURN(impl->tls, MakeTlsContext(tls));
+    impl->tls_on = true;
   }
   impl->ioc = std::make_unique<asio::io_context>(opts.io_threads);
   impl->acceptor = std::make_unique<tcp::acceptor>(*impl->ioc);
@@ -1173,6 +1198,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string&
 HttpServer::~HttpServer() { Shutdown(); }
 
 int HttpServer::bound_port() const { return impl_->port; }
+
+absl::Status HttpServer::ReplaceTls(const TlsPem& pem) {
+  if (!impl_->tls_on) return absl::InvalidArgumentError("HttpServer: serving plaintext, not TLS");
+  CUB_ASSIGN_OR_RETURN(auto ctx, MakeTlsContext(pem, "TLS certificate", "TLS key"));
+  std::lock_guard<std::mutex> l(impl_->tls_mu);
+  impl_->tls = std::move(ctx);
+  return absl::OkStatus();
+}
 
 void HttpServer::Shutdown() {
   std::lock_guard<std::mutex> serial(shutdown_mu_);

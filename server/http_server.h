@@ -56,6 +56,12 @@ struct TlsFiles {
   std::string key_file;
 };
 
+// A certificate chain (PEM, leaf first) and its private key (PEM), in memory.
+struct TlsPem {
+  std::string cert_chain;
+  std::string private_key;
+};
+
 struct HttpRequest {
   std::string method;  // as sent, e.g. "POST" (methods are case-sensitive)
   std::string path;    // request target without the query, e.g. "/v1/SpaceService/GetSpace"
@@ -143,6 +149,12 @@ class HttpServer {
 
   // The port actually bound (useful after listening on port 0).
   int bound_port() const;
+
+  // Serves `pem` to the TLS connections accepted from now on; those open keep the pair they
+  // started with. InvalidArgument, and nothing changes, if the pair is unusable (not PEM, or
+  // a key that does not match the certificate) or this server was started without TLS.
+  // Thread-safe (a certificate reloader calls it from its own thread).
+  absl::Status ReplaceTls(const TlsPem& pem);
 
   // Stops accepting (the listening socket is closed), closes idle connections and ends
   // streaming responses, lets requests being read, queued or handled finish with

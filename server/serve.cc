@@ -24,13 +24,17 @@
 #include "lib/ops/target_env.h"
 #include "lib/store/embedded_pg.h"
 #include "lib/store/pool.h"
+#include "lib/util/status_macros.h"
 #include "server/delivery_worker.h"
 #include "server/engine.h"
+#include "server/grpc_tls_credentials.h"
 #include "server/health.h"
+#include "server/listen_guard.h"
 #include "server/metrics.h"
 #include "server/request_log.h"
 #include "server/rest_gateway.h"
 #include "server/services.h"
+#include "server/tls_reloader.h"
 #include "server/ui_routes.h"
 
 namespace cub::server {
@@ -71,22 +75,25 @@ HttpServerOptions HttpOptions(const ServeOptions& opts) {
   return o;
 }
 
-// The gRPC listener's credentials: TLS from the two files, or plaintext; `tls` names the files
-// for the REST mirror.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const ServeOptions& opts,
-                                                                     TlsFiles* tls) {
+// The gRPC listener's credentials: TLS from the two files, reloaded when they change
+// (`reloader`), or plaintext; `tls` names the files for the REST mirror.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
+    const ServeOptions& opts, TlsFiles* tls, std::shared_ptr<TlsReloader>* reloader) {
   if (opts.tls_cert.empty()) return grpc::InsecureServerCredentials();
-  auto cert = ReadFile(opts.tls_cert);
-  if (!cert.ok())
-    return absl::Status(cert.status().code(),
-                        "--tls-cert: " + std::string(cert.status().message()));
-  auto key = ReadFile(opts.tls_key);
-  if (!key.ok())
-    return absl::Status(key.status().code(), "--tls-key: " + std::string(key.status().message()));
-  grpc::SslServerCredentialsOptions ssl;
-  ssl.pem_key_cert_pairs.push_back({*key, *cert});
   *tls = TlsFiles{opts.tls_cert, opts.tls_key};
-  return grpc::SslServerCredentials(ssl);
+  CUB_ASSIGN_OR_RETURN(*reloader, TlsReloader::Start(*tls, Millis(opts.tls_reload_interval_s)));
+  return ReloadingTlsCredentials(*reloader);
+}
+
+// New connections to the REST mirror get each pair `reloader` takes.
+void ReloadRestTls(TlsReloader* reloader, HttpServer* http) {
+  if (reloader == nullptr || http == nullptr) return;
+  reloader->Subscribe([http](const TlsPem& pem) {
+    if (absl::Status s = http->ReplaceTls(pem); !s.ok()) {
+      LogMessageF("cubd: REST/JSON TLS certificate not reloaded: %s",
+                  std::string(s.message()).c_str());
+    }
+  });
 }
 
 // The keys Releases and records are signed and verified with: the signing key --signing-key,
@@ -219,6 +226,29 @@ absl::Status StartEngine(const ServeOptions& opts, const std::string& db_url,
   return (*engine)->Start();
 }
 
+// The flags that need looking at before anything starts (logged here), and the identities
+// bearer tokens may name; an error is the process's exit code 2.
+absl::StatusOr<ops::IdentityOptions> CheckOptions(const DatabaseOptions& db_opts,
+                                                  const ServeOptions& opts) {
+  if (LogFormat f; ParseLogFormat(opts.log_format, &f)) {
+    SetLogFormat(f);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--log-format ", opts.log_format, ": not text or json"));
+  }
+  if (opts.tls_cert.empty() != opts.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  CUB_RETURN_IF_ERROR(CheckEmbeddedDatabaseListen(db_opts.url.empty(), opts.allow_embedded_database,
+                                                  {opts.listen, opts.http_listen}));
+  CUB_ASSIGN_OR_RETURN(ops::IdentityOptions identity, IdentityOf(opts));
+  for (const auto& i : identity.issuers) {
+    LogMessageF("cubd: people may log in with OpenID issuer %s (client %s)", i.issuer.c_str(),
+                i.client_id.c_str());
+  }
+  return identity;
+}
+
 // Waits for SIGTERM or SIGINT; then cubd is not ready, and keeps serving for --drain-delay
 // (cut short by a second signal) so that load balancers stop sending it calls first.
 void WaitForStop(const sigset_t& stop_signals, const ServeOptions& opts, Health& health) {
@@ -242,24 +272,10 @@ void WaitForStop(const sigset_t& stop_signals, const ServeOptions& opts, Health&
 }  // namespace
 
 int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
-  if (LogFormat f; ParseLogFormat(opts.log_format, &f)) {
-    SetLogFormat(f);
-  } else {
-    LogMessageF("cubd: --log-format %s: not text or json", opts.log_format.c_str());
-    return 2;
-  }
-  if (opts.tls_cert.empty() != opts.tls_key.empty()) {
-    LogMessageF("cubd: --tls-cert and --tls-key go together");
-    return 2;
-  }
-  auto identity = IdentityOf(opts);
+  auto identity = CheckOptions(db_opts, opts);
   if (!identity.ok()) {
     LogMessageF("cubd: %s", std::string(identity.status().message()).c_str());
     return 2;
-  }
-  for (const auto& i : identity->issuers) {
-    LogMessageF("cubd: people may log in with OpenID issuer %s (client %s)", i.issuer.c_str(),
-                i.client_id.c_str());
   }
   // Block the stop signals in every thread gRPC and the pool start; main waits for them.
   sigset_t stop_signals;
@@ -280,7 +296,8 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
   Health health(db->url, &metrics);
 
   TlsFiles tls;
-  auto creds = Credentials(opts, &tls);
+  std::shared_ptr<TlsReloader> tls_reloader;
+  auto creds = Credentials(opts, &tls, &tls_reloader);
   if (!creds.ok()) {
     LogMessageF("cubd: %s", std::string(creds.status().message()).c_str());
     return 1;
@@ -326,8 +343,10 @@ int Serve(const DatabaseOptions& db_opts, const ServeOptions& opts) {
     http = std::move(*started);
     LogMessageF("cubd: serving REST/JSON on %s", opts.http_listen.c_str());
   }
+  ReloadRestTls(tls_reloader.get(), http.get());
 
   WaitForStop(stop_signals, opts, health);
+  if (tls_reloader) tls_reloader->Stop();  // before the REST mirror it may reload goes
   // Watch streams run until their ChangeOrder completes: told to end first, they do within a
   // fraction of a second, and neither drain below waits for them.
   gate.streams().Stop();

@@ -17,6 +17,10 @@ struct ServeOptions {
   std::string http_listen;  // empty: no REST mirror
   std::string tls_cert;     // both set: TLS on both listeners
   std::string tls_key;
+  // How often the two TLS files are looked at for a new pair (server/tls_reloader.h).
+  double tls_reload_interval_s = 5;
+  // Whether the embedded database may serve a non-loopback listener (server/listen_guard.h).
+  bool allow_embedded_database = false;
   int threads = 16;  // request threads, and database connections
   // The Ed25519 key Releases and deployment records are signed with (PEM, created on first
   // start if absent); empty: signing-key.pem in the data directory.

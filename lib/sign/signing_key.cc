@@ -33,6 +33,8 @@ namespace {
 
 // A key file is a few hundred bytes; anything much larger is not one.
 constexpr size_t kMaxKeyFileSize = 64 * 1024;
+// Mode bits a key file may not have: group write or execute, and any access by others.
+constexpr mode_t kRefusedKeyModeBits = S_IWGRP | S_IXGRP | S_IRWXO;
 
 struct PkeyFree {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
@@ -215,11 +217,14 @@ absl::StatusOr<SigningKey> LoadFromFd(const std::string& path, int fd) {
     return absl::FailedPreconditionError(
         absl::StrCat("signing key ", path, " is not a regular file"));
   }
-  if ((st.st_mode & 077) != 0) {
+  // Group read is allowed: a Kubernetes Secret volume under fsGroup is 0440 or 0640 (and a
+  // symlink into ..data/, followed by open()). Anything more may leak or replace the key.
+  if ((st.st_mode & kRefusedKeyModeBits) != 0) {
     ::close(fd);
     return absl::FailedPreconditionError(absl::StrFormat(
-        "signing key %s has mode %04o, which gives group or others access to it; refusing to "
-        "use it. Run `chmod 600 %s` (and replace the key if others may have read it)",
+        "signing key %s has mode %04o, which lets others read it or group or others change "
+        "it; refusing to use it. Run `chmod 600 %s` (or 640 for a group such as a Kubernetes "
+        "fsGroup), and replace the key if others may have read it",
         path, st.st_mode & 07777, path));
   }
   if (static_cast<size_t>(st.st_size) > kMaxKeyFileSize) {

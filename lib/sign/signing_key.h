@@ -44,10 +44,10 @@ class SigningKey {
 
   // The key kept in the file `path` (PKCS#8 PEM), made on first use:
   //   - If `path` exists, it is read and parsed as FromPrivatePem does. It must be a regular
-  //     file (a symlink to one is followed) that neither group nor others may read, write or
-  //     execute (mode 0600 or 0400, like ssh private keys); otherwise FailedPrecondition with a
-  //     message naming the file and its mode and suggesting `chmod 600`. A file that does not
-  //     parse is an error, never replaced.
+  //     file (a symlink to one is followed, as in a Kubernetes Secret volume) that others may
+  //     not access at all and its group may at most read (0600, 0400, 0640, 0440); otherwise
+  //     FailedPrecondition with a message naming the file and its mode and suggesting
+  //     `chmod 600`. A file that does not parse is an error, never replaced.
   //   - If it does not exist, a new key is generated and written to a temporary file
   //     `path.tmp.XXXXXX` in the same directory, created with mode 0600 and fsynced, then
   //     hard-linked to `path` (which, unlike rename, never replaces a file that appeared

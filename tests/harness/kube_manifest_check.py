@@ -28,9 +28,9 @@ from argocd_schema_check import strict
 # libyaml's parser when python3-yaml has it: the CRD is half a megabyte.
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-# Flags cubd does not have yet but that work in progress adds (issue 18, i18-opsconf): while
-# the help lacks one, it is reported as pending, not as a failure. Empty this once merged.
-PENDING_FLAGS = {"--database-password-file"}
+# Flags cubd does not have yet but that work in progress adds: while
+# the help lacks one, it is reported as pending, not as a failure. Empty when nothing is pending.
+PENDING_FLAGS: set = set()
 
 # After SIGTERM cubd drains the REST mirror (up to 10 s), then gRPC (up to 20 s).
 DRAIN_SECONDS = 30

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -470,15 +471,24 @@ TEST_CASE("LoadOrCreate makes a 0600 key file and loads the same key from it", "
     CHECK(r.status().message().find("mode 0644") != std::string::npos);
     CHECK(r.status().message().find("chmod 600 " + path) != std::string::npos);
     CHECK(ReadFile(path) == made->PrivatePem());  // left alone
-    for (mode_t mode : {0640, 0604, 0620, 0602, 0610, 0601, 0660}) {
+    // Others' access of any kind, and group write or execute, are refused.
+    for (mode_t mode : {0604, 0620, 0602, 0610, 0601, 0660, 0644, 0444, 0670, 0650}) {
+      CAPTURE(mode);
       REQUIRE(::chmod(path.c_str(), mode) == 0);
-      CHECK(SigningKey::LoadOrCreate(path).status().code() ==
-            absl::StatusCode::kFailedPrecondition);
+      absl::StatusOr<SigningKey> bad = SigningKey::LoadOrCreate(path);
+      CHECK(bad.status().code() == absl::StatusCode::kFailedPrecondition);
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "%04o", mode);
+      CHECK(bad.status().message().find(std::string("mode ") + octal) != std::string::npos);
     }
-    REQUIRE(::chmod(path.c_str(), 0400) == 0);
-    absl::StatusOr<SigningKey> ro = SigningKey::LoadOrCreate(path);
-    REQUIRE(ro.ok());
-    CHECK(ro->KeyId() == made->KeyId());
+    // Owner-only, and group-readable (a Kubernetes Secret volume under fsGroup), are used.
+    for (mode_t mode : {0400, 0600, 0440, 0640}) {
+      CAPTURE(mode);
+      REQUIRE(::chmod(path.c_str(), mode) == 0);
+      absl::StatusOr<SigningKey> ok = SigningKey::LoadOrCreate(path);
+      REQUIRE(ok.ok());
+      CHECK(ok->KeyId() == made->KeyId());
+    }
   }
   SECTION("a symlink to the key file is followed") {
     const std::string link = dir / "link.pem";
@@ -486,6 +496,24 @@ TEST_CASE("LoadOrCreate makes a 0600 key file and loads the same key from it", "
     absl::StatusOr<SigningKey> r = SigningKey::LoadOrCreate(link);
     REQUIRE(r.ok());
     CHECK(r->KeyId() == made->KeyId());
+  }
+  SECTION("a Kubernetes Secret mount: symlinks into ..data/, group-readable") {
+    // The kubelet's layout: key.pem -> ..data/key.pem, ..data -> ..2026_12_04_01_00_00.1/.
+    const fs::path secret = dir / "secret";
+    const fs::path version = secret / "..2026_12_04_01_00_00.1";
+    fs::create_directories(version);
+    fs::copy_file(path, version / "key.pem");
+    REQUIRE(::chmod((version / "key.pem").c_str(), 0440) == 0);
+    fs::create_directory_symlink(version.filename(), secret / "..data");
+    fs::create_symlink("..data/key.pem", secret / "key.pem");
+    absl::StatusOr<SigningKey> r = SigningKey::LoadOrCreate(secret / "key.pem");
+    REQUIRE(r.ok());
+    CHECK(r->KeyId() == made->KeyId());
+    // Still refused when the file the links lead to is world-readable.
+    REQUIRE(::chmod((version / "key.pem").c_str(), 0444) == 0);
+    absl::StatusOr<SigningKey> world = SigningKey::LoadOrCreate(secret / "key.pem");
+    CHECK(world.status().code() == absl::StatusCode::kFailedPrecondition);
+    CHECK(world.status().message().find("mode 0444") != std::string::npos);
   }
   SECTION("a file that is not a key is an error and is not replaced") {
     WriteFile(path, "garbage");
