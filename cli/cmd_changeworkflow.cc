@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/contexts.h"
 #include "cli/space_flag.h"
 #include "cub/v1/changeworkflow.grpc.pb.h"
 
@@ -164,13 +165,20 @@ void AddCreate(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("create", "Create a ChangeWorkflow from a file or flags");
-  AddSpaceOption(cmd, &o->space);
+  // Not AddSpaceOption: a clone names its Space with --dest-space and needs no default.
+  cmd->add_option("--space", o->space, "Space slug or ID (default: the context's Space)")
+      ->type_name("SPACE");
   cmd->add_option("NAME", o->name, "Slug of the new ChangeWorkflow");
   cmd->add_option("--changeworkflow", o->clone, "Clone this workflow (SPACE/NAME)");
   cmd->add_option("--dest-space", o->dest_space, "With --changeworkflow: the Space to clone into");
   AddDefinitionFlags(cmd, &o->def);
   OnRun(cmd, env, [&env, o, cmd] {
     cub::v1::CreateChangeWorkflowRequest req;
+    if (o->clone.empty() && o->space.empty()) {
+      absl::StatusOr<std::string> space = DefaultSpace(env.globals.context);
+      if (!space.ok()) return UsageError(space.status().message());
+      o->space = *std::move(space);
+    }
     req.set_space(o->clone.empty() ? o->space : o->dest_space);
     if (req.space().empty()) {
       return UsageError(o->clone.empty() ? "--space is required"

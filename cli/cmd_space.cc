@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cub/v1/space.grpc.pb.h"
 
 namespace cub::cli {
@@ -48,6 +50,27 @@ void AddCreate(CLI::App* group, Env& env) {
   });
 }
 
+// The table of a variant Space names its upstream by slug rather than by the bare ID the API
+// carries (JSON and YAML keep the ID, as the API has it). One more call, for a `get` only; a
+// viewer who may not read the upstream Space sees its ID, as before.
+int PrintWithUpstreamSlug(Env& env, const cub::v1::Space& space) {
+  Table t = FieldTable(space);
+  if (std::unique_ptr<Client> client = Connect(env)) {
+    cub::v1::GetSpaceRequest req;
+    req.set_space(space.upstream_space_id());
+    cub::v1::Space upstream;
+    SpaceService::Stub stub(client->channel());
+    std::unique_ptr<grpc::ClientContext> context = client->NewContext();
+    if (stub.GetSpace(context.get(), req, &upstream).ok()) {
+      for (std::vector<std::string>& row : t.rows) {
+        if (!row.empty() && row[0] == "UpstreamSpaceID") row = {"UpstreamSpace", upstream.slug()};
+      }
+    }
+  }
+  const Printer& printer = env.printer();
+  return printer.Text(printer.options().no_header ? t.RenderRows() : t.Render());
+}
+
 void AddGet(CLI::App* group, Env& env) {
   auto name = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("get", "Show a Space");
@@ -57,7 +80,11 @@ void AddGet(CLI::App* group, Env& env) {
     req.set_space(*name);
     cub::v1::Space space;
     if (!CallCubd(env, &SpaceService::Stub::GetSpace, req, &space)) return kExitFailed;
-    return env.printer().Fields(space);
+    const Printer& printer = env.printer();
+    if (!printer.table() || printer.options().names || space.upstream_space_id().empty()) {
+      return printer.Fields(space);
+    }
+    return PrintWithUpstreamSlug(env, space);
   });
 }
 

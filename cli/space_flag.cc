@@ -27,10 +27,8 @@ int FillSpaceDefault(const Env& env, const CLI::App* sub) {
   auto it = SpaceFlags().find(sub);
   if (it == SpaceFlags().end() || !it->second->empty()) return kExitOk;
   absl::StatusOr<std::string> space = DefaultSpace(env.globals.context);
-  if (!space.ok()) {
-    PrintFailure(space.status().message());
-    return kExitFailed;
-  }
+  // As a required flag left out would be: a usage error (exit 2), with the way out named.
+  if (!space.ok()) return UsageError(space.status().message());
   *it->second = *std::move(space);
   return kExitOk;
 }

@@ -12,14 +12,14 @@
 namespace cub::cli {
 
 // Adds `--space` to `sub`, into `*space`. Not required: when it is not given, OnRun fills it in
-// before `sub` runs (FillSpaceDefault), and when the context has no Space the command fails with
-// "Failed: no --space given and context NAME has no Space (cub context set --space S)" (exit 1)
-// and calls nothing.
+// before `sub` runs (FillSpaceDefault), and when the context has no Space the command stops with
+// the usage error "no --space given and context NAME has no Space (cub context set --space S)"
+// (exit 2, as for a required flag left out) and calls nothing.
 CLI::Option* AddSpaceOption(CLI::App* sub, std::string* space,
                             const std::string& help = "Space slug or ID");
 
 // For `sub` about to run: when AddSpaceOption gave it a --space that was not given, fills it
-// from the context. kExitOk, or kExitFailed with the failure printed.
+// from the context. kExitOk, or kExitUsage with the usage error printed.
 int FillSpaceDefault(const Env& env, const CLI::App* sub);
 
 }  // namespace cub::cli

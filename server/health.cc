@@ -3,8 +3,10 @@
 #include <grpcpp/impl/server_builder_option.h>
 #include <grpcpp/impl/server_builder_plugin.h>
 #include <grpcpp/impl/server_initializer.h>
+#include <libpq-fe.h>
 
 #include <chrono>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -56,10 +58,23 @@ HttpResponse Text(int status, std::string body) {
 }
 
 // `url` with libpq's connect_timeout, so that a probe of an unreachable host (no answer at all,
-// not a refusal) gives up within seconds; a URL that already sets one is kept as it is.
+// not a refusal) gives up within seconds; a URL that already sets one is kept as it is. libpq
+// itself reads the URL (either form): a password file makes it key=value text whose quoted
+// password may hold anything, "://" and "connect_timeout" included.
 std::string WithConnectTimeout(const std::string& url) {
-  if (url.find("connect_timeout") != std::string::npos) return url;
-  if (absl::StrContains(url, "://")) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(url.c_str(), &err);
+  if (opts == nullptr) {
+    PQfreemem(err);
+    return url;  // the pool's own connect reports what is wrong with it
+  }
+  bool has_timeout = false;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (std::strcmp(o->keyword, "connect_timeout") == 0) has_timeout = o->val != nullptr;
+  }
+  PQconninfoFree(opts);
+  if (has_timeout) return url;
+  if (absl::StartsWith(url, "postgresql://") || absl::StartsWith(url, "postgres://")) {
     return absl::StrCat(url, absl::StrContains(url, "?") ? "&" : "?", "connect_timeout=3");
   }
   return absl::StrCat(url, " connect_timeout=3");  // key=value form

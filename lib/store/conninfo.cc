@@ -60,6 +60,12 @@ absl::StatusOr<std::string> ReadPrivate(const std::string& path, int fd) {
     return Refused(path, absl::StrFormat("has mode %04o, which lets others at it; chmod o= it",
                                          st.st_mode & 07777));
   }
+  // Group read is what a Kubernetes Secret under fsGroup gets; group write is never needed.
+  if ((st.st_mode & (S_IWGRP | S_IXGRP)) != 0) {
+    return Refused(path, absl::StrFormat("has mode %04o, which lets its group change it; chmod "
+                                         "g-wx it",
+                                         st.st_mode & 07777));
+  }
   return ReadBounded(path, fd);
 }
 
@@ -74,6 +80,9 @@ absl::StatusOr<std::string> ReadPasswordFile(const std::string& path) {
   if (!text->empty() && text->back() == '\n') text->pop_back();
   if (!text->empty() && text->back() == '\r') text->pop_back();
   if (text->empty()) return Refused(path, "empty; it must hold the password");
+  if (text->find('\0') != std::string::npos) {
+    return Refused(path, "holds a NUL byte, which no PostgreSQL password can");
+  }
   if (text->find_first_of("\r\n") != std::string::npos) {
     return Refused(path, "more than one line; it must hold the password alone");
   }

@@ -16,7 +16,7 @@ expect_eq "CURRENT   NAME   SERVER   SPACE   USER   AUTH" "$OUT" "an empty list 
 expect_fail 1 "Failed: no current context (cub context use NAME, or cub auth login)" \
   cub context current
 expect_fail 1 "no context nope in $CUB_CONFIG (it has none yet" cub context use nope
-expect_fail 1 "Failed: no --space given and no current context" \
+expect_fail 2 "no --space given and no current context" \
   cub unit list --server "$S" --token "$ADMIN_TOKEN"
 
 section "auth login: the first context becomes current, later ones only with --use"
@@ -54,11 +54,11 @@ section "--space defaults to the context's Space"
 expect_ok cub space create acme
 expect_ok cub space create other
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  v: "1"\n' >"$E2E_TMP/web.yaml"
-expect_fail 1 "Failed: no --space given and context admin has no Space (cub context set --space S)" \
+expect_fail 2 "no --space given and context admin has no Space (cub context set --space S)" \
   cub unit create web "$E2E_TMP/web.yaml"
-expect_fail 1 "context bob has no Space (cub context set bob --space S)" \
+expect_fail 2 "context bob has no Space (cub context set bob --space S)" \
   cub unit list --context bob
-expect_fail 1 "no context nope in" cub unit list --context nope
+expect_fail 2 "no context nope in" cub unit list --context nope
 expect_ok cub context set --space acme
 expect_eq "Context admin updated (current)" "$OUT"
 expect_eq acme "$(cfg Contexts.admin.Space)" "saved Space"

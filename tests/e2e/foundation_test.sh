@@ -525,6 +525,11 @@ expect_eq "shop" "$(jget ComponentSlug)" "variant keeps the component"
 PROD_UPSTREAM=$(jget UpstreamSpaceID)
 expect_ok cub space get staging -o json
 expect_eq "$(jget SpaceID)" "$PROD_UPSTREAM" "prod's UpstreamSpaceID is staging"
+# The table names the upstream by slug, not by its ID.
+expect_ok cub space get prod
+expect_contains "$OUT" "UpstreamSpace" "space get prod shows its upstream"
+expect_contains "$OUT" "staging" "space get prod names the upstream staging"
+expect_not_contains "$OUT" "$PROD_UPSTREAM" "space get prod prints no bare upstream ID"
 # Units cloned, with the upstream head's data.
 expect_ok cub unit list --space prod -o json
 expect_eq "multi,text,web" "$(slugs)" "prod's units"

@@ -76,6 +76,8 @@ TEST_CASE("ReadPasswordFile strips one newline and refuses unfit files", "[conni
         Bad{Write(dir / "f", "\n", 0600), "empty"},
         Bad{Write(dir / "g", "hunter2\n", 0644), "mode 0644"},
         Bad{Write(dir / "h", "hunter2\n", 0604), "mode 0604"},
+        Bad{Write(dir / "g2", "hunter2\n", 0660), "mode 0660, which lets its group change it"},
+        Bad{Write(dir / "n", std::string("hunter2\0x", 9), 0600), "NUL byte"},
         Bad{Write(dir / "i", "one\ntwo\n", 0600), "more than one line"},
         Bad{Write(dir / "j", std::string(5000, 'x'), 0600), "over 4 KiB"},
         Bad{dir / "s", "not a regular file"}}) {
