@@ -117,7 +117,8 @@ HttpResponse Login(const HttpRequest& req, const HttpHandler& api, bool tls) {
     return Error(grpc::StatusCode::INVALID_ARGUMENT, 400, std::string(s.message()));
   }
   HttpResponse r = SessionAnswer(WhoAmI(req, api, secret), secret);
-  if (r.status == 200) r.headers.emplace_back("Set-Cookie", SessionCookie(secret, tls));
+  if (r.status == 200)
+    r.headers.emplace_back("Set-Cookie", SessionCookie(secret, SecureCookieFor(req, tls)));
   return r;
 }
 
@@ -134,7 +135,7 @@ HttpResponse Logout(HttpRequest req, bool tls) {
     if (absl::Status s = AuthorizeByCookie(req, tls); !s.ok()) return Refused(s);
   }
   HttpResponse r = JsonAnswer(200, "{}");
-  r.headers.emplace_back("Set-Cookie", ClearedSessionCookie(tls));
+  r.headers.emplace_back("Set-Cookie", ClearedSessionCookie(SecureCookieFor(req, tls)));
   return r;
 }
 
@@ -168,7 +169,7 @@ HttpResponse ServeWithDashboard(const HttpRequest& req, const HttpHandler& api, 
   if (std::optional<HttpResponse> ui = ServeUi(req, api, tls)) return *std::move(ui);
   // Copied only for calls the cookie authenticates: a large body is not copied otherwise.
   if (!absl::StartsWith(req.path, "/v1/") || req.headers.count("authorization") != 0 ||
-      !SessionTokenOf(req)) {
+      !CarriesSessionCookie(req)) {
     return api(req);
   }
   HttpRequest authed = req;

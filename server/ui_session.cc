@@ -2,6 +2,9 @@
 
 #include <openssl/crypto.h>
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -58,18 +61,42 @@ absl::Status CheckCookieToken(absl::string_view token) {
   return absl::OkStatus();
 }
 
-std::optional<std::string> SessionTokenOf(const HttpRequest& req) {
+namespace {
+
+// Every value of a cub_session cookie the request carries, in order.
+std::vector<std::string> SessionCookies(const HttpRequest& req) {
+  std::vector<std::string> out;
   const std::string* cookies = Header(req, "cookie");
-  if (cookies == nullptr) return std::nullopt;
+  if (cookies == nullptr) return out;
   // Several Cookie headers were joined with ", "; pairs are separated by "; ".
   for (absl::string_view pair : absl::StrSplit(*cookies, absl::ByAnyChar(";,"))) {
     pair = absl::StripAsciiWhitespace(pair);
     if (absl::ConsumePrefix(&pair, kSessionCookieName) && absl::ConsumePrefix(&pair, "=") &&
         !pair.empty()) {
-      return std::string(pair);
+      out.emplace_back(pair);
     }
   }
-  return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> SessionTokenOf(const HttpRequest& req) {
+  std::vector<std::string> tokens = SessionCookies(req);
+  // Two sessions: one was set by someone else (a sibling subdomain or a plain-HTTP page may
+  // plant a cookie for this host). Neither is used, so no page runs as a planted identity.
+  if (tokens.size() != 1) return std::nullopt;
+  return std::move(tokens[0]);
+}
+
+bool CarriesSessionCookie(const HttpRequest& req) { return !SessionCookies(req).empty(); }
+
+bool SecureCookieFor(const HttpRequest& req, bool tls) {
+  if (tls) return true;
+  // Behind a proxy terminating TLS the page's origin is https: its cookie must not travel
+  // over plain HTTP either.
+  const std::string* origin = Header(req, "origin");
+  return origin != nullptr && absl::StartsWith(*origin, "https://");
 }
 
 absl::Status CheckSameOrigin(const HttpRequest& req, bool tls) {
@@ -99,6 +126,10 @@ absl::Status CheckSameOrigin(const HttpRequest& req, bool tls) {
 
 absl::Status AuthorizeByCookie(HttpRequest& req, bool tls) {
   if (Header(req, "authorization") != nullptr) return absl::OkStatus();
+  if (SessionCookies(req).size() > 1) {
+    return absl::PermissionDeniedError(
+        "two cub_session cookies: one was not set by this server; log out and log in again");
+  }
   std::optional<std::string> token = SessionTokenOf(req);
   if (!token) return absl::OkStatus();
   if (absl::Status s = CheckSameOrigin(req, tls); !s.ok()) return s;

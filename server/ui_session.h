@@ -36,8 +36,16 @@ std::string ClearedSessionCookie(bool secure);
 // InvalidArgument naming the problem otherwise.
 absl::Status CheckCookieToken(absl::string_view token);
 
-// The session cookie's value from the request's Cookie header, if it has one.
+// The session cookie's value from the request's Cookie header, if it has exactly one: with two
+// (one planted by another site for this host) there is no session.
 std::optional<std::string> SessionTokenOf(const HttpRequest& req);
+
+// Whether the request carries any session cookie (one, or several).
+bool CarriesSessionCookie(const HttpRequest& req);
+
+// Whether the session cookie set in answer to `req` is Secure: on a TLS listener, and on a
+// plaintext one reached from an https:// page (a proxy terminating TLS in front of cubd).
+bool SecureCookieFor(const HttpRequest& req, bool tls);
 
 // A browser request that another site made: PermissionDenied when Sec-Fetch-Site says it is
 // not same-origin (or "none", the user's own navigation), or Origin is not the Host header's
@@ -46,10 +54,10 @@ std::optional<std::string> SessionTokenOf(const HttpRequest& req);
 absl::Status CheckSameOrigin(const HttpRequest& req, bool tls);
 
 // For a REST call (/v1/...) with no Authorization header and a session cookie: checks that it
-// is same-origin and carries the session's CSRF token in X-CSRF-Token (every REST call is a
-// POST, so every one is checked), then adds the cookie's token as `Authorization: Bearer`.
-// A call with an Authorization header, or without the cookie, is left as it is. Errors:
-// PermissionDenied naming what is missing or wrong.
+// is same-origin and carries the session's CSRF token in X-CSRF-Token (whatever its method),
+// then adds the cookie's token as `Authorization:
+// Bearer`. A call with an Authorization header, or without the cookie, is left as it is.
+// Errors: PermissionDenied naming what is missing or wrong, two session cookies included.
 absl::Status AuthorizeByCookie(HttpRequest& req, bool tls);
 
 }  // namespace cub::server

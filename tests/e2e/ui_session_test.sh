@@ -118,6 +118,20 @@ expect_eq "cub_session=$ALICE; Path=/; HttpOnly; SameSite=Strict" "$cookie" "Set
 expect_eq no-store "$(header cache-control)" "login Cache-Control"
 C="Cookie: cub_session=$ALICE"
 
+# Behind a proxy terminating TLS the page is https://: its cookie is Secure there too.
+req POST /ui/session "Origin: https://$E2E_HTTP" -- "{\"Token\": \"$ALICE\"}"
+expect_eq 200 "$STATUS" "login from an https page"
+expect_eq "cub_session=$ALICE; Path=/; HttpOnly; SameSite=Strict; Secure" "$(header set-cookie)" \
+  "Set-Cookie Secure for an https page on a plaintext listener"
+
+section "two session cookies: neither is used"
+req GET /ui/session "Cookie: cub_session=$ALICE; cub_session=planted"
+expect_eq 401 "$STATUS" "GET /ui/session with two cookies"
+req POST /v1/AuthService/WhoAmI "Cookie: cub_session=planted; cub_session=$ALICE" \
+  "X-CSRF-Token: $CSRF"
+expect_eq 403 "$STATUS" "a call with two session cookies"
+expect_contains "$(jget message "$BODY")" "two cub_session cookies"
+
 section "the cookie as credentials: CSRF token and same origin required"
 req POST /v1/AuthService/WhoAmI "$C"
 expect_eq 403 "$STATUS" "cookie without X-CSRF-Token"
