@@ -28,15 +28,10 @@ from argocd_schema_check import strict
 # libyaml's parser when python3-yaml has it: the CRD is half a megabyte.
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-# Flags cubd does not have yet but that work in progress adds: while
-# the help lacks one, it is reported as pending, not as a failure. Empty when nothing is pending.
-PENDING_FLAGS: set = set()
-
 # After SIGTERM cubd drains the REST mirror (up to 10 s), then gRPC (up to 20 s).
 DRAIN_SECONDS = 30
 
 FAILURES = []
-NOTES = []
 
 
 def fail(where, message):
@@ -54,16 +49,13 @@ class Help:
     def check_flag(self, where, flag):
         if flag in self.flags:
             return
-        if flag in PENDING_FLAGS:
-            NOTES.append(f"{where}: {flag} is not in cubd's help yet (pending, PENDING_FLAGS)")
-            return
         fail(where, f"{flag} is not a flag of this cubd command (not in its --help)")
 
     def check_env(self, where, name):
         flag = "--" + name[len("CUBD_"):].lower().replace("_", "-")
         self.check_flag(where, flag)
-        # Once cubd's help names its variables, the name must be one of them exactly.
-        if self.envs and name not in self.envs and flag not in PENDING_FLAGS:
+        # cubd's help names each flag's variable: the name must be one of them exactly.
+        if name not in self.envs:
             fail(where, f"{name} is not an environment variable cubd's --help lists")
 
 
@@ -562,8 +554,6 @@ def main(argv):
 
 
 def report():
-    for note in NOTES:
-        print(f"note: {note}")
     for failure in FAILURES:
         print(f"FAIL: {failure}")
     if FAILURES:
