@@ -74,6 +74,12 @@ const char* OpText(Op op) {
       return "NOT ILIKE";
     case Op::kRegex:
       return "~";
+    case Op::kIRegex:
+      return "~*";
+    case Op::kNotRegex:
+      return "!~";
+    case Op::kNotIRegex:
+      return "!~*";
   }
   return "?";
 }

@@ -33,6 +33,9 @@ enum class Op {
   kILike,      // ILIKE
   kNotILike,   // NOT ILIKE
   kRegex,      // ~   (regular expression search)
+  kIRegex,     // ~*  (the same, ignoring case)
+  kNotRegex,   // !~  (no match)
+  kNotIRegex,  // !~* (no match, ignoring case)
 };
 
 // The operator as canonical text writes it (a static string): "=", "!=", "NOT IN", "IS NULL",

@@ -15,6 +15,10 @@ bool IsPattern(Op op) {
   return op == Op::kLike || op == Op::kNotLike || op == Op::kILike || op == Op::kNotILike;
 }
 
+bool IsRegex(Op op) {
+  return op == Op::kRegex || op == Op::kIRegex || op == Op::kNotRegex || op == Op::kNotIRegex;
+}
+
 bool OpApplies(Op op, FieldType t) {
   const bool scalar = t != FieldType::kStringList && t != FieldType::kStringMap;
   switch (op) {
@@ -38,6 +42,9 @@ bool OpApplies(Op op, FieldType t) {
     case Op::kILike:
     case Op::kNotILike:
     case Op::kRegex:
+    case Op::kIRegex:
+    case Op::kNotRegex:
+    case Op::kNotIRegex:
       return t == FieldType::kString;
   }
   return false;
@@ -158,8 +165,9 @@ absl::StatusOr<BoundPredicate> BindPredicate(const Predicate& p, const Schema& s
   if (IsPattern(p.op) && !LikePatternValid(b.values[0].text)) {
     return ErrorAt(p.values[0].pos, "LIKE pattern must not end with an escape character '\\'");
   }
-  if (p.op == Op::kRegex) {
-    absl::StatusOr<std::shared_ptr<const re2::RE2>> re = CompileRegex(b.values[0].text);
+  if (IsRegex(p.op)) {
+    absl::StatusOr<std::shared_ptr<const re2::RE2>> re =
+        CompileRegex(b.values[0].text, p.op == Op::kIRegex || p.op == Op::kNotIRegex);
     if (!re.ok()) return ErrorAt(p.values[0].pos, "%s", std::string(re.status().message()));
     b.regex = *std::move(re);
   }

@@ -83,8 +83,12 @@ absl::StatusOr<bool> MatchString(const BoundPredicate& p, const std::string& s) 
     case Op::kNotILike:
       return internal::LikeMatch(s, p.values[0].text, true) == (p.op == Op::kILike);
     case Op::kRegex:
-      // RE2 runs in time linear in the text and within the pattern's memory budget.
-      return RE2::PartialMatch(s, *p.regex);
+    case Op::kIRegex:
+    case Op::kNotRegex:
+    case Op::kNotIRegex:
+      // RE2 runs in time linear in the text and within the pattern's memory budget; the
+      // case-insensitive forms were compiled so.
+      return RE2::PartialMatch(s, *p.regex) == (p.op == Op::kRegex || p.op == Op::kIRegex);
     default:
       return Compare(p, s, [](const BoundValue& v) -> const std::string& { return v.text; });
   }

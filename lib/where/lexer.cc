@@ -146,7 +146,8 @@ class Lexer {
         kind = TokenKind::kQuestion;
         break;
       case '~':
-        kind = TokenKind::kTilde;
+        kind = next == '*' ? TokenKind::kTildeStar : TokenKind::kTilde;
+        len = kind == TokenKind::kTilde ? 1 : 2;
         break;
       case '<':
         kind = next == '=' ? TokenKind::kLe : next == '>' ? TokenKind::kNe : TokenKind::kLt;
@@ -160,6 +161,12 @@ class Lexer {
         if (next == '=') {
           kind = TokenKind::kNe;
           len = 2;
+          break;
+        }
+        if (next == '~') {
+          const bool star = i_ + 2 < text_.size() && text_[i_ + 2] == '*';
+          kind = star ? TokenKind::kNotTildeStar : TokenKind::kNotTilde;
+          len = star ? 3 : 2;
           break;
         }
         [[fallthrough]];

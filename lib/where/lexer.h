@@ -24,15 +24,18 @@ enum class TokenKind {
   kLParen,
   kRParen,
   kComma,
-  kEq,        // =
-  kNe,        // != or <>
-  kLt,        // <
-  kLe,        // <=
-  kGt,        // >
-  kGe,        // >=
-  kQuestion,  // ?
-  kTilde,     // ~
-  kEnd,       // after the last token
+  kEq,            // =
+  kNe,            // != or <>
+  kLt,            // <
+  kLe,            // <=
+  kGt,            // >
+  kGe,            // >=
+  kQuestion,      // ?
+  kTilde,         // ~
+  kTildeStar,     // ~*
+  kNotTilde,      // !~
+  kNotTildeStar,  // !~*
+  kEnd,           // after the last token
 };
 
 struct Token {

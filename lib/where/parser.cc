@@ -172,6 +172,12 @@ class Parser {
         return WithValue(std::move(p), Op::kContains, o);
       case TokenKind::kTilde:
         return WithString(std::move(p), Op::kRegex, o);
+      case TokenKind::kTildeStar:
+        return WithString(std::move(p), Op::kIRegex, o);
+      case TokenKind::kNotTilde:
+        return WithString(std::move(p), Op::kNotRegex, o);
+      case TokenKind::kNotTildeStar:
+        return WithString(std::move(p), Op::kNotIRegex, o);
       default:
         break;
     }

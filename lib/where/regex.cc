@@ -133,8 +133,10 @@ std::optional<std::string> NonPortable(std::string_view p) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const RE2>> CompileRegex(std::string_view pattern) {
+absl::StatusOr<std::shared_ptr<const RE2>> CompileRegex(std::string_view pattern,
+                                                        bool ignore_case) {
   RE2::Options options;
+  options.set_case_sensitive(!ignore_case);
   options.set_dot_nl(true);  // PostgreSQL's '.' matches a newline unless told otherwise
   absl::StatusOr<std::shared_ptr<const RE2>> re =
       CompileBoundedRegex(pattern, options, kRegexBudget);

@@ -1,7 +1,8 @@
-// The regular expressions of '~'. PostgreSQL runs them in SQL (its POSIX "advanced" regular
-// expressions) and RE2 runs them in memory, and both must accept the same patterns and agree on
-// what they match. So a pattern is accepted only when RE2 compiles it within kRegexBudget AND
-// it stays inside the syntax both engines read alike:
+// The regular expressions of '~', '~*' (ignoring case), '!~' and '!~*' (their negations).
+// PostgreSQL runs them in SQL (its POSIX "advanced" regular expressions) and RE2 runs them in
+// memory, and both must accept the same patterns and agree on what they match. So a pattern is
+// accepted only when RE2 compiles it within kRegexBudget AND it stays inside the syntax both
+// engines read alike:
 //   literals, '.', '^', '$', '|', groups '(...)' and '(?:...)', '*', '+', '?', bounds {m},
 //   {m,} and {m,n} up to 255 (PostgreSQL's limit), their lazy forms ('*?' ...), bracket
 //   expressions with ranges and [:class:] names, and the escapes \d \s \w \D \S \W \A \t \n
@@ -38,7 +39,10 @@ inline constexpr RegexBudget kRegexBudget{};
 // The compiled pattern, or InvalidArgument naming it and what is wrong (no "where:" prefix and
 // no position: the caller adds them), e.g. "regular expression '\bx' uses '\b', which
 // PostgreSQL reads differently (a backspace); use a character class".
-absl::StatusOr<std::shared_ptr<const RE2>> CompileRegex(std::string_view pattern);
+// `ignore_case` for '~*' and '!~*' (PostgreSQL's case-insensitive forms; RE2 folds case by
+// Unicode rules, PostgreSQL by the database's locale: the same gap as for \w above).
+absl::StatusOr<std::shared_ptr<const RE2>> CompileRegex(std::string_view pattern,
+                                                        bool ignore_case = false);
 
 }  // namespace cub::where::internal
 

@@ -1,5 +1,6 @@
-// The where language's '~' against a real PostgreSQL: for every pattern the where language
-// accepts (RE2 within the budget, and only the syntax lib/where/regex.h allows), the SQL that
+// The where language's regular-expression operators ('~', '~*', '!~', '!~*') against a real
+// PostgreSQL: for every pattern the where language accepts (RE2 within the budget, and only the
+// syntax lib/where/regex.h allows), the SQL that
 // CompileToSql produces must run without error and select exactly the texts the in-memory
 // Matcher selects. Patterns are drawn at random (fixed seed) from pieces of both syntaxes,
 // including the ones the two engines read differently, so a divergence that slips past the
@@ -70,9 +71,12 @@ TEST_CASE("where '~': PostgreSQL and the in-memory matcher agree on every accept
   const where::Schema schema("Thing", {{"S", where::FieldType::kString, "x.t"}});
   const std::string texts_param = PgArrayLiteral(texts);
   int accepted = 0, refused = 0;
+  // Each pattern with one of the four regular-expression operators, in turn.
+  const char* const kOps[] = {"~", "~*", "!~", "!~*"};
+  int n = 0;
   for (const std::string& pattern : Patterns()) {
-    INFO(pattern);
-    const std::string text = "S ~ " + Quoted(pattern);
+    const std::string text = std::string("S ") + kOps[n++ % 4] + " " + Quoted(pattern);
+    INFO(text);
     absl::StatusOr<where::Sql> sql = where::CompileToSql(text, schema, 2);
     absl::StatusOr<std::shared_ptr<const where::Expr>> parsed = where::Parse(text);
     REQUIRE(parsed.ok());

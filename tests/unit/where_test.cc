@@ -71,7 +71,7 @@ bool OnlyTrustedTokens(const std::string& text) {
       R"(\$[0-9]+(::(bigint|boolean|uuid|timestamptz|text)(\[\])?)?|u\.id|u\.slug|)"
       R"(u\.head_revision_num|)"
       R"(u\.protect|u\.created_at|u\.labels|s\.labels|s\.slug|c\.slug|co\.resolved_ids|)"
-      R"(lower\(u\.slug\)|->>|<>|<=|>=|=|<|>|~|COLLATE "C"|NOT ILIKE|NOT LIKE|NOT IN|IS NOT NULL|)"
+      R"(lower\(u\.slug\)|->>|<>|<=|>=|=|<|>|!~\*|!~|~\*|~|COLLATE "C"|NOT ILIKE|NOT LIKE|NOT IN|IS NOT NULL|)"
       R"(IS NULL|IS NOT TRUE|ILIKE|LIKE|IN|AND|OR|TRUE|ANY|ALL|cardinality|length|[(), ])");
   return std::regex_replace(text, kTrusted, "").empty();
 }
@@ -140,6 +140,9 @@ TEST_CASE("where: precedence and canonical form", "[where]") {
       {"a ilike 'x%'", "a ILIKE 'x%'"},
       {"a not ilike 'x%'", "a NOT ILIKE 'x%'"},
       {"a ~ '^x'", "a ~ '^x'"},
+      {"a ~* '^x'", "a ~* '^x'"},
+      {"a !~ '^x'", "a !~ '^x'"},
+      {"a!~*'^x'", "a !~* '^x'"},
       {"Tags ? 'x'", "Tags ? 'x'"},
       {"len(Tags) > 1", "LEN(Tags) > 1"},
       {"Labels.app.kubernetes.io/name = 'web'", "Labels.app.kubernetes.io/name = 'web'"},
@@ -233,6 +236,9 @@ TEST_CASE("where: SQL of every operator", "[where]") {
       {"Slug NOT ILIKE 'WEB%'", "(u.slug NOT ILIKE $1)", {"WEB%"}},
       {"Labels.tier LIKE 'p%'", "((u.labels ->> $1) LIKE $2)", {"tier", "p%"}},
       {"Slug ~ '^web-[0-9]+$'", "(u.slug ~ $1)", {"^web-[0-9]+$"}},
+      {"Slug ~* '^WEB'", "(u.slug ~* $1)", {"^WEB"}},
+      {"Slug !~ '^web'", "(u.slug !~ $1)", {"^web"}},
+      {"Slug !~* '^WEB'", "(u.slug !~* $1)", {"^WEB"}},
       {"LowerSlug = 'x'", "((lower(u.slug)) = $1)", {"x"}},
       {"NOT Slug = 'a'", "((u.slug = $1) IS NOT TRUE)", {"a"}},
       {"Slug = 'a' OR Slug = 'b' AND HeadRevisionNum > 3",
@@ -319,7 +325,14 @@ TEST_CASE("where: in-memory result of every operator", "[where]") {
       {"Slug ~ '^web-[0-9]$'", true},
       {"Slug ~ 'eb'", true},  // a search, not a full match
       {"Slug ~ '^eb'", false},
-      {"State = 'Completed'", true},  // derived field: in memory only
+      {"Slug ~ '^WEB'", false},
+      {"Slug ~* '^WEB'", true},
+      {"Slug !~ '^web'", false},
+      {"Slug !~ '^WEB'", true},
+      {"Slug !~* '^WEB'", false},
+      {"Slug !~* 'zz'", true},
+      {"Labels.missing !~ 'x'", false},  // as SQL: no value, no match either way
+      {"State = 'Completed'", true},     // derived field: in memory only
       {"Slug = 'x' OR HeadRevisionNum = 7 AND Protect = true", true},
       {"(Slug = 'x' OR HeadRevisionNum = 7) AND Protect = false", false},
       {"NOT Slug = 'x'", true},
@@ -424,6 +437,8 @@ TEST_CASE("where: syntax errors point at the character", "[where]") {
       {"Slug = Slug", "where: expected a value after '=' at 8"},
       {"Slug LIKE 5", "where: expected a string after 'LIKE' at 11"},
       {"Slug ~ true", "where: expected a string after '~' at 8"},
+      {"Slug !~* 1", "where: expected a string after '!~*' at 10"},
+      {"Slug ! 'x'", "where: unexpected character '!' at 6"},
       {"Slug = 'a' & x", "where: unexpected character '&' at 12"},
       {"Slug ! 'a'", "where: unexpected character '!' at 6"},
       {"HeadRevisionNum = 99999999999999999999",
@@ -475,6 +490,8 @@ TEST_CASE("where: type errors", "[where]") {
        "where: operator 'LIKE' does not apply to field 'HeadRevisionNum' (a number) at 17"},
       {"HeadRevisionNum ~ 'a'",
        "where: operator '~' does not apply to field 'HeadRevisionNum' (a number) at 17"},
+      {"HeadRevisionNum !~* 'a'",
+       "where: operator '!~*' does not apply to field 'HeadRevisionNum' (a number) at 17"},
       {"UnitID < 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
        "where: operator '<' does not apply to field 'UnitID' (a UUID) at 8"},
       {"ResolvedSpaceIDs = 'a'",
@@ -501,6 +518,7 @@ TEST_CASE("where: type errors", "[where]") {
       {"UnitID = 'a0eebc99x9c0b-4ef8-bb6d-6bb9bd380a11'",
        "where: field 'UnitID' is a UUID; got a malformed one at 10"},
       {"Slug ~ '('", "where: invalid regular expression '(': missing ')' at 8"},
+      {"Slug ~* '('", "where: invalid regular expression '(': missing ')' at 9"},
       {"Slug ~ 'a\\bc'",
        "where: regular expression 'a\\bc' uses '\\b', which PostgreSQL reads differently (not "
        "as a word boundary) at 8"},
