@@ -21,7 +21,7 @@ int HexDigit(char c) {
 }
 
 // application/x-www-form-urlencoded decoding of one name or value.
-absl::StatusOr<std::string> Decode(std::string_view s) {
+absl::StatusOr<std::string> Decode(absl::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '+') {
@@ -38,7 +38,7 @@ absl::StatusOr<std::string> Decode(std::string_view s) {
   return out;
 }
 
-const pb::FieldDescriptor* FieldByJsonName(const pb::Descriptor& d, std::string_view name) {
+const pb::FieldDescriptor* FieldByJsonName(const pb::Descriptor& d, absl::string_view name) {
   for (int i = 0; i < d.field_count(); ++i) {
     if (d.field(i)->json_name() == name) return d.field(i);
   }
@@ -84,10 +84,10 @@ absl::Status Set(const pb::Descriptor& input, const std::string& name, const std
 
 }  // namespace
 
-absl::StatusOr<std::string> QueryToJson(const pb::Descriptor& input, std::string_view query) {
+absl::StatusOr<std::string> QueryToJson(const pb::Descriptor& input, absl::string_view query) {
   Json out = Json::object();
-  for (std::string_view pair : absl::StrSplit(query, '&', absl::SkipEmpty())) {
-    std::pair<std::string_view, std::string_view> kv =
+  for (absl::string_view pair : absl::StrSplit(query, '&', absl::SkipEmpty())) {
+    std::pair<absl::string_view, absl::string_view> kv =
         absl::StrSplit(pair, absl::MaxSplits('=', 1));
     absl::StatusOr<std::string> name = Decode(kv.first);
     absl::StatusOr<std::string> value = Decode(kv.second);

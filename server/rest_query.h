@@ -16,14 +16,14 @@
 #include <google/protobuf/descriptor.h>
 
 #include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace cub::server {
 
 absl::StatusOr<std::string> QueryToJson(const google::protobuf::Descriptor& input,
-                                        std::string_view query);
+                                        absl::string_view query);
 
 }  // namespace cub::server
 

@@ -39,7 +39,7 @@ std::string FilterHash(const google::protobuf::Message& req) {
   return Sha256Hex(absl::StrCat(d->full_name(), "\n", bytes)).substr(0, kHashBytes);
 }
 
-absl::Status Malformed(std::string_view why) {
+absl::Status Malformed(absl::string_view why) {
   return absl::InvalidArgumentError(
       absl::StrCat("PageToken: not a page token this list issued (", why,
                    "); pass the NextPageToken of the previous page unchanged"));
