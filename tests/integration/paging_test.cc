@@ -1,8 +1,8 @@
 // Server-side paging of the List use cases against a real PostgreSQL: pages cover every row
 // exactly once even when rows are inserted between pages, tokens are bound to the filters they
 // were issued for, and malformed tokens or limits are refused as INVALID_ARGUMENT.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <functional>
 #include <set>
 #include <string>
@@ -45,7 +45,8 @@ struct Fixture {
     v1::CreateUnitRequest req;
     req.set_space(space);
     req.set_slug(slug);
-    req.set_data("a: 1\n");
+    req.set_data(absl::StrCat("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ", slug,
+                              "\ndata:\n  a: \"1\"\n"));
     REQUIRE(ops::CreateUnit(*db, admin, req).ok());
   }
   // Every Space slug, read page by page with `limit`, calling `between` after each page.
@@ -181,9 +182,11 @@ TEST_CASE("a token is refused with other filters, another list, or when malforme
     const std::string truncated = absl::WebSafeBase64Escape(raw.substr(0, raw.size() - 1));
     std::string version = raw;
     version[0] = 9;
-    for (const std::string& bad :
-         {std::string("!!not base64!!"), std::string("AAAA"), truncated,
-          absl::WebSafeBase64Escape(version), std::string(5000, 'A'), token + "AAAA"}) {
+    for (const std::string& bad : {std::string("!!not base64!!"), std::string("AAAA"), truncated,
+                                   absl::WebSafeBase64Escape(version), std::string(5000, 'A'),
+                                   absl::WebSafeBase64Escape(raw + std::string("\x00\x05"
+                                                                               "ab",
+                                                                               4))}) {
       INFO("token " << bad.substr(0, 40));
       v1::ListSpacesRequest r2 = req;
       r2.set_page_token(bad);
