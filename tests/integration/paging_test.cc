@@ -182,11 +182,11 @@ TEST_CASE("a token is refused with other filters, another list, or when malforme
     const std::string truncated = absl::WebSafeBase64Escape(raw.substr(0, raw.size() - 1));
     std::string version = raw;
     version[0] = 9;
+    // A second key part that says 5 bytes and has 2.
+    const std::string short_part = raw + std::string(1, '\0') + "\x05" + "ab";
     for (const std::string& bad : {std::string("!!not base64!!"), std::string("AAAA"), truncated,
                                    absl::WebSafeBase64Escape(version), std::string(5000, 'A'),
-                                   absl::WebSafeBase64Escape(raw + std::string("\x00\x05"
-                                                                               "ab",
-                                                                               4))}) {
+                                   absl::WebSafeBase64Escape(short_part)}) {
       INFO("token " << bad.substr(0, 40));
       v1::ListSpacesRequest r2 = req;
       r2.set_page_token(bad);
