@@ -1,6 +1,7 @@
 // Connection to cubd for the cub CLI. See client.h.
 #include "cli/client.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -91,7 +92,14 @@ absl::StatusOr<Connection> ResolveConnection(const GlobalOptions& options) {
   return c;
 }
 
+namespace {
+std::atomic<void (*)()> before_failure{nullptr};
+}  // namespace
+
+void SetBeforeFailure(void (*hook)()) { before_failure.store(hook); }
+
 void PrintFailure(absl::string_view message) {
+  if (void (*hook)() = before_failure.load(); hook != nullptr) hook();
   std::cout.flush();
   std::cerr << "Failed: " << message << std::endl;
 }

@@ -60,6 +60,9 @@ absl::StatusOr<Connection> ResolveConnection(const GlobalOptions& options);
 
 // Writes "Failed: <message>" and a newline to stderr.
 void PrintFailure(absl::string_view message);
+// Sets what PrintFailure calls before it writes (nullptr: nothing): a live progress line on
+// stderr erases itself there, so that the failure is not written into it (cli/progress.h).
+void SetBeforeFailure(void (*hook)());
 
 // A channel to one cubd. Calls are synchronous; each gets its own deadline.
 class Client {

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/flag_names.h"
 #include "cli/space_flag.h"
+#include "cli/paged_list.h"
 #include "cub/v1/attestation.grpc.pb.h"
 
 namespace cub::cli {
@@ -149,6 +150,7 @@ void AddAttestationGet(CLI::App* group, Env& env) {
 void AddAttestationList(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, where;
+    PageFlags page;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -156,27 +158,24 @@ void AddAttestationList(CLI::App* group, Env& env) {
   cmd->add_option("--space", o->space, "Space slug or ID (default: every Space you can see)");
   cmd->add_option("--where", o->where,
                   "Where expression over Attestations (e.g. \"SpaceSlug = 'x'\")");
+  AddPageFlags(cmd, &o->page, "Attestations");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListAttestationsRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    cub::v1::ListAttestationsResponse resp;
-    if (!CallCubd(env, &AttestationService::Stub::ListAttestations, req, &resp)) {
-      return kExitFailed;
-    }
-    return env.printer().List<cub::v1::Attestation>(
-        resp.attestations(),
-        {"ID", "SPACE", "TYPE", "RESULT", "USER", "REVISIONS", "REVOKED", "CREATED"},
-        [](const cub::v1::Attestation& a) -> std::vector<std::string> {
-          return {a.attestation_id(),
-                  a.space_slug(),
-                  a.type(),
-                  a.result(),
-                  a.user(),
-                  RevisionsText(a),
-                  a.revoked_by_id().empty() ? "" : "yes",
-                  a.created_at()};
-        });
+    return PrintPaged(env, o->page, req, &AttestationService::Stub::ListAttestations,
+                      &cub::v1::ListAttestationsResponse::attestations,
+                      {"ID", "SPACE", "TYPE", "RESULT", "USER", "REVISIONS", "REVOKED", "CREATED"},
+                      [](const cub::v1::Attestation& a) -> std::vector<std::string> {
+                        return {a.attestation_id(),
+                                a.space_slug(),
+                                a.type(),
+                                a.result(),
+                                a.user(),
+                                RevisionsText(a),
+                                a.revoked_by_id().empty() ? "" : "yes",
+                                a.created_at()};
+                      });
   });
 }
 

@@ -19,6 +19,8 @@
 #include "cli/explain_render.h"
 #include "cli/flag_names.h"
 #include "cli/space_flag.h"
+#include "cli/paged_list.h"
+#include "cli/progress.h"
 #include "cli/watch_render.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
@@ -286,6 +288,7 @@ void AddExplain(CLI::App* group, Env& env) {
 void AddList(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, where;
+    PageFlags page;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
@@ -293,16 +296,14 @@ void AddList(CLI::App* group, Env& env) {
   cmd->add_option("--space", o->space, "Base Space slug or ID (default: every Space)");
   cmd->add_option("--where", o->where,
                   "Where expression over ChangeOrders (e.g. State = 'InProgress')");
+  AddPageFlags(cmd, &o->page, "ChangeOrders");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListChangeOrdersRequest req;
     req.set_space(o->space);
     req.mutable_options()->set_where(o->where);
-    cub::v1::ListChangeOrdersResponse resp;
-    if (!CallCubd(env, &ChangeOrderService::Stub::ListChangeOrders, req, &resp)) {
-      return kExitFailed;
-    }
-    return env.printer().List<ChangeOrder>(
-        resp.change_orders(),
+    return PrintPaged(
+        env, o->page, req, &ChangeOrderService::Stub::ListChangeOrders,
+        &cub::v1::ListChangeOrdersResponse::change_orders,
         {"SPACE", "NAME", "STATE", "STAGE", "COMPLETED", "IN-SCOPE", "RESOLVED", "RELEASED"},
         [](const ChangeOrder& c) -> std::vector<std::string> {
           return {c.space_slug().empty() ? c.space_id() : c.space_slug(),
@@ -407,14 +408,23 @@ int RunWatch(const Env& env, const cub::v1::WatchChangeOrderRequest& req, bool j
   std::unique_ptr<grpc::ClientContext> ctx = client->NewContext();
   ctx->set_deadline(std::chrono::system_clock::time_point::max());  // until it ends
   auto reader = stub.WatchChangeOrder(ctx.get(), req);
-  ProgressView view(json || env.printer().format() != Format::kTable, isatty(1) == 1);
+  const bool json_view = json || env.printer().format() != Format::kTable;
+  ProgressView view(json_view, isatty(1) == 1);
+  // When stdout is a terminal the view itself is live; otherwise (stdout piped) a live line on
+  // a terminal's stderr shows the latest snapshot and the time watched.
+  const std::string ref =
+      absl::StrCat(req.space(), req.space().empty() ? "" : "/", req.change_order());
+  TerminalProgress progress(!json_view && isatty(1) != 1 && ProgressWanted(env),
+                            WatchActivity(ref, nullptr));
   cub::v1::ChangeOrderProgress last;
   bool any = false;
   for (cub::v1::ChangeOrderProgress p; reader->Read(&p);) {
     if (!env.globals.quiet) view.Show(p);
+    progress.Set(WatchActivity(ref, &p));
     last = p;
     any = true;
   }
+  progress.Stop();
   const grpc::Status status = reader->Finish();
   if (!status.ok()) {
     PrintFailure(client->Describe(status));

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
+#include "cli/paged_list.h"
 #include "cub/v1/event.grpc.pb.h"
 
 namespace cub::cli {
@@ -92,7 +93,7 @@ int Follow(const Env& env, cub::v1::ListEventsRequest req) {
 
 void AddList(CLI::App* group, Env& env) {
   struct Opts {
-    std::string space, change_order, where;
+    std::string space, change_order, where, page_token;
     int limit = 0;
     int64_t after_id = 0;
     bool follow = false;
@@ -108,8 +109,13 @@ void AddList(CLI::App* group, Env& env) {
       ->type_name("EXPR");
   cmd->add_option("--after-id", o->after_id, "Only events with a larger ID")->type_name("ID");
   cmd->add_option("--limit", o->limit,
-                  "At most this many events, 1 to 1000 (default 100); with --follow, per poll")
-      ->type_name("N");
+                  "At most this many events (default: all of them, read page by page; when more "
+                  "exist, stderr says how to continue); with --follow, per poll, 1 to 1000")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--page-token", o->page_token,
+                  "Continue a list where an earlier --limit stopped (the other flags unchanged)")
+      ->type_name("TOKEN");
   cmd->add_flag("--follow", o->follow,
                 "Keep printing events as they are appended, until interrupted (-o json: one "
                 "object per line)");
@@ -119,11 +125,12 @@ void AddList(CLI::App* group, Env& env) {
     req.set_change_order(o->change_order);
     req.set_where(o->where);
     req.set_after_id(o->after_id);
-    req.set_limit(o->limit);
-    if (o->follow) return Follow(env, req);
-    cub::v1::ListEventsResponse resp;
-    if (!CallCubd(env, &EventService::Stub::ListEvents, req, &resp)) return kExitFailed;
-    return env.printer().List<Event>(resp.events(), Header(), Row);
+    if (o->follow) {
+      req.set_limit(o->limit);
+      return Follow(env, req);
+    }
+    return PrintPaged(env, PageFlags{o->limit, o->page_token}, req, &EventService::Stub::ListEvents,
+                      &cub::v1::ListEventsResponse::events, Header(), Row);
   });
 }
 

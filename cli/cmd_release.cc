@@ -10,6 +10,8 @@
 #include "cli/commands.h"
 #include "cli/count.h"
 #include "cli/engine_wait.h"
+#include "cli/paged_list.h"
+#include "cli/progress.h"
 #include "cli/space_flag.h"
 #include "cub/v1/release.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
@@ -162,7 +164,16 @@ void AddReleasePublish(CLI::App* group, Env& env) {
       req.set_description(o->description);
       req.set_dry_run(o->dry_run);
       cub::v1::PublishReleasesResponse resp;
-      if (!CallCubd(env, &ReleaseService::Stub::PublishReleases, req, &resp)) return kExitFailed;
+      {
+        // One RPC for the whole Stage: the live line says what it does and for how long.
+        TerminalProgress progress(
+            ProgressWanted(env),
+            absl::StrCat(o->dry_run ? "Planning the Releases of " : "Publishing the Releases of ",
+                         o->change_order, o->stage.empty() ? "" : " in stage " + o->stage));
+        if (!CallCubd(env, &ReleaseService::Stub::PublishReleases, req, &resp)) {
+          return kExitFailed;
+        }
+      }
       return PrintStagePublished(env.printer(), req, resp);
     }
     if (o->space.empty()) {
@@ -222,26 +233,26 @@ void AddReleaseList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List a Space's Releases, newest first");
   AddSpaceOption(cmd, space.get(), "Space slug or ID");
-  OnRun(cmd, env, [&env, space] {
+  auto page = std::make_shared<PageFlags>();
+  AddPageFlags(cmd, page.get(), "Releases");
+  OnRun(cmd, env, [&env, space, page] {
     cub::v1::ListReleasesRequest req;
     req.set_space(*space);
-    cub::v1::ListReleasesResponse resp;
-    if (!CallCubd(env, &ReleaseService::Stub::ListReleases, req, &resp)) return kExitFailed;
-    return env.printer().List<cub::v1::Release>(
-        resp.releases(),
-        {"RELEASE", "CHANGE-ORDER", "SYNC", "HEALTH", "PUBLISHED", "BY", "UNITS", "DIGEST",
-         "DELIVERY"},
-        [](const cub::v1::Release& r) -> std::vector<std::string> {
-          return {std::to_string(r.release_num()),
-                  r.change_order(),
-                  r.live_status().sync(),
-                  r.live_status().health(),
-                  r.published_at(),
-                  r.published_by(),
-                  UnitsText(r),
-                  r.bundle_digest(),
-                  r.delivery_state()};
-        });
+    return PrintPaged(env, *page, req, &ReleaseService::Stub::ListReleases,
+                      &cub::v1::ListReleasesResponse::releases,
+                      {"RELEASE", "CHANGE-ORDER", "SYNC", "HEALTH", "PUBLISHED", "BY", "UNITS",
+                       "DIGEST", "DELIVERY"},
+                      [](const cub::v1::Release& r) -> std::vector<std::string> {
+                        return {std::to_string(r.release_num()),
+                                r.change_order(),
+                                r.live_status().sync(),
+                                r.live_status().health(),
+                                r.published_at(),
+                                r.published_by(),
+                                UnitsText(r),
+                                r.bundle_digest(),
+                                r.delivery_state()};
+                      });
   });
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/space_flag.h"
+#include "cli/paged_list.h"
 #include "cub/v1/unit.grpc.pb.h"
 
 namespace cub::cli {
@@ -16,25 +17,26 @@ using cub::v1::UnitService;
 void AddList(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, unit, where;
+    PageFlags page;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List a Unit's Revisions");
   AddSpaceOption(cmd, &o->space, "Space slug or ID");
   cmd->add_option("--unit", o->unit, "Unit slug or ID")->required();
   cmd->add_option("--where", o->where, "Where expression over Revisions");
+  AddPageFlags(cmd, &o->page, "Revisions");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListRevisionsRequest req;
     req.set_space(o->space);
     req.set_unit(o->unit);
     req.mutable_options()->set_where(o->where);
-    cub::v1::ListRevisionsResponse resp;
-    if (!CallCubd(env, &UnitService::Stub::ListRevisions, req, &resp)) return kExitFailed;
-    return env.printer().List<cub::v1::Revision>(
-        resp.revisions(), {"NUM", "CREATED", "AUTHOR", "DESCRIPTION", "ID"},
-        [](const cub::v1::Revision& r) -> std::vector<std::string> {
-          return {absl::StrCat(r.revision_num()), r.created_at(), r.author(), r.description(),
-                  r.revision_id()};
-        });
+    return PrintPaged(env, o->page, req, &UnitService::Stub::ListRevisions,
+                      &cub::v1::ListRevisionsResponse::revisions,
+                      {"NUM", "CREATED", "AUTHOR", "DESCRIPTION", "ID"},
+                      [](const cub::v1::Revision& r) -> std::vector<std::string> {
+                        return {absl::StrCat(r.revision_num()), r.created_at(), r.author(),
+                                r.description(), r.revision_id()};
+                      });
   });
 }
 

@@ -8,6 +8,7 @@
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/paged_list.h"
 #include "cub/v1/space.grpc.pb.h"
 
 namespace cub::cli {
@@ -91,6 +92,7 @@ void AddGet(CLI::App* group, Env& env) {
 void AddList(CLI::App* group, Env& env) {
   struct Opts {
     std::string where, filter;
+    PageFlags page;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Spaces you can see");
@@ -98,19 +100,19 @@ void AddList(CLI::App* group, Env& env) {
                   "Where expression over Spaces, e.g. \"Labels.Stage = 'Production'\"");
   cmd->add_option("--filter", o->filter, "Saved Filter to apply, SPACE/NAME")
       ->type_name("SPACE/FILTER");
+  AddPageFlags(cmd, &o->page, "Spaces");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListSpacesRequest req;
     req.mutable_options()->set_where(o->where);
     req.mutable_options()->set_filter(o->filter);
-    cub::v1::ListSpacesResponse resp;
-    if (!CallCubd(env, &SpaceService::Stub::ListSpaces, req, &resp)) return kExitFailed;
-    return env.printer().List<cub::v1::Space>(
-        resp.spaces(), {"NAME", "COMPONENT", "STAGE", "ENVIRONMENT", "REGION", "ID"},
-        [](const cub::v1::Space& s) -> std::vector<std::string> {
-          return {s.slug(),           s.component_slug(),
-                  Label(s, "Stage"),  Label(s, "Environment"),
-                  Label(s, "Region"), s.space_id()};
-        });
+    return PrintPaged(env, o->page, req, &SpaceService::Stub::ListSpaces,
+                      &cub::v1::ListSpacesResponse::spaces,
+                      {"NAME", "COMPONENT", "STAGE", "ENVIRONMENT", "REGION", "ID"},
+                      [](const cub::v1::Space& s) -> std::vector<std::string> {
+                        return {s.slug(),           s.component_slug(),
+                                Label(s, "Stage"),  Label(s, "Environment"),
+                                Label(s, "Region"), s.space_id()};
+                      });
   });
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/paged_list.h"
 #include "cli/space_flag.h"
 #include "cub/v1/release.grpc.pb.h"
 
@@ -73,16 +74,16 @@ void AddTargetList(CLI::App* group, Env& env) {
   auto space = std::make_shared<std::string>();
   CLI::App* cmd = group->add_subcommand("list", "List the Targets of a Space");
   AddSpaceOption(cmd, space.get(), "Space slug or ID");
-  OnRun(cmd, env, [&env, space] {
+  auto page = std::make_shared<PageFlags>();
+  AddPageFlags(cmd, page.get(), "Targets");
+  OnRun(cmd, env, [&env, space, page] {
     cub::v1::ListTargetsRequest req;
     req.set_space(*space);
-    cub::v1::ListTargetsResponse resp;
-    if (!CallCubd(env, &TargetService::Stub::ListTargets, req, &resp)) return kExitFailed;
-    return env.printer().List<cub::v1::Target>(
-        resp.targets(), {"NAME", "PROVIDER", "PARAMS", "ID"},
-        [](const cub::v1::Target& t) -> std::vector<std::string> {
-          return {t.slug(), t.provider(), Params(t.params()), t.target_id()};
-        });
+    return PrintPaged(env, *page, req, &TargetService::Stub::ListTargets,
+                      &cub::v1::ListTargetsResponse::targets, {"NAME", "PROVIDER", "PARAMS", "ID"},
+                      [](const cub::v1::Target& t) -> std::vector<std::string> {
+                        return {t.slug(), t.provider(), Params(t.params()), t.target_id()};
+                      });
   });
 }
 

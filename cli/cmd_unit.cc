@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/space_flag.h"
 #include "cli/unit_input.h"
+#include "cli/paged_list.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
 
@@ -87,6 +88,7 @@ void AddGetOrData(CLI::App* group, Env& env, bool data_only) {
 void AddList(CLI::App* group, Env& env) {
   struct Opts {
     std::string space, where, where_space, filter;
+    PageFlags page;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand("list", "List the Units of a Space, or of all (\"*\")");
@@ -96,24 +98,24 @@ void AddList(CLI::App* group, Env& env) {
                   "Where expression selecting the Spaces (with --space \"*\")");
   cmd->add_option("--filter", o->filter, "Saved Filter to apply, SPACE/NAME")
       ->type_name("SPACE/FILTER");
+  AddPageFlags(cmd, &o->page, "Units");
   OnRun(cmd, env, [&env, o] {
     cub::v1::ListUnitsRequest req;
     req.set_space(o->space);
     req.set_where_space(o->where_space);
     req.mutable_options()->set_where(o->where);
     req.mutable_options()->set_filter(o->filter);
-    cub::v1::ListUnitsResponse resp;
-    if (!CallCubd(env, &UnitService::Stub::ListUnits, req, &resp)) return kExitFailed;
-    return env.printer().List<cub::v1::Unit>(
-        resp.units(), {"NAME", "SPACE", "HEAD", "RELEASED", "TOOLCHAIN", "ID"},
-        [](const cub::v1::Unit& u) -> std::vector<std::string> {
-          return {u.slug(),
-                  u.space_slug(),
-                  absl::StrCat(u.head_revision_num()),
-                  absl::StrCat(u.last_released_revision_num()),
-                  u.toolchain_type(),
-                  u.unit_id()};
-        });
+    return PrintPaged(env, o->page, req, &UnitService::Stub::ListUnits,
+                      &cub::v1::ListUnitsResponse::units,
+                      {"NAME", "SPACE", "HEAD", "RELEASED", "TOOLCHAIN", "ID"},
+                      [](const cub::v1::Unit& u) -> std::vector<std::string> {
+                        return {u.slug(),
+                                u.space_slug(),
+                                absl::StrCat(u.head_revision_num()),
+                                absl::StrCat(u.last_released_revision_num()),
+                                u.toolchain_type(),
+                                u.unit_id()};
+                      });
   });
 }
 

@@ -14,6 +14,7 @@
 #include "cli/count.h"
 #include "cli/engine_wait.h"
 #include "cli/flag_names.h"
+#include "cli/progress.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/variant.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
@@ -144,6 +145,18 @@ struct PromoteOpts {
   bool dry_run = false, force = false, queue = false, wait = false;
 };
 
+// What a stage-wide promote is doing, for the progress line.
+std::string PromoteActivity(const PromoteOpts& o) {
+  const std::string verb = o.dry_run ? "Planning the promotion of " : "Promoting ";
+  if (!o.where_space.empty()) {
+    return absl::StrCat(verb, o.change_order, " into the Spaces where ", o.where_space);
+  }
+  if (!o.target_stage.empty()) {
+    return absl::StrCat(verb, o.change_order, " into stage ", o.target_stage);
+  }
+  return absl::StrCat(verb, o.change_order, " into its next stage");
+}
+
 // With Queue, when the gates did not hold: what was queued and what it waits for.
 std::string QueuedText(const cub::v1::PromoteResponse& resp) {
   const cub::v1::QueuedPromotion& q = resp.queued();
@@ -263,7 +276,11 @@ void AddPromote(CLI::App* group, Env& env) {
     int64_t last_event = 0;
     if (o->wait && !LatestEventId(env, o->change_order, &last_event)) return kExitFailed;
     cub::v1::PromoteResponse resp;
-    if (!CallCubd(env, &ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
+    {
+      // One RPC however many Spaces: the live line says what it does and for how long.
+      TerminalProgress progress(o->spaces.empty() && ProgressWanted(env), PromoteActivity(*o));
+      if (!CallCubd(env, &ChangeOrderService::Stub::Promote, req, &resp)) return kExitFailed;
+    }
     int rc = PrintPromote(env, resp, *o);
     if (rc != kExitOk || !o->wait) return rc;
     return WaitForEngine(env, resp.change_order(), last_event);

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "cli/progress.h"
 #include "cub/v1/changeorder.grpc.pb.h"
 #include "cub/v1/event.grpc.pb.h"
 
@@ -51,6 +52,8 @@ int WaitForEngine(const Env& env, const std::string& ref, int64_t after_id,
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(env.globals.timeout_seconds);
   cub::v1::ChangeOrder co;
+  TerminalProgress progress(ProgressWanted(env),
+                            absl::StrCat("Waiting for cubd's promotion engine to act on ", ref));
   for (;;) {
     if (!client->Call(&cub::v1::ChangeOrderService::Stub::GetChangeOrder, get, &co)) {
       return kExitFailed;
@@ -65,6 +68,7 @@ int WaitForEngine(const Env& env, const std::string& ref, int64_t after_id,
     }
     std::this_thread::sleep_for(kPoll);
   }
+  progress.Stop();
   cub::v1::ListEventsResponse events;
   if (!EventsAfter(*client, ref, after_id, since, &events)) return kExitFailed;
   const Printer printer = env.printer();

@@ -114,7 +114,7 @@ Format ParseFormat(std::string_view name) {
   return Format::kTable;
 }
 
-std::string Table::Render() const {
+std::vector<size_t> Table::Widths() const {
   std::vector<size_t> widths(header.size(), 0);
   auto measure = [&widths](const std::vector<std::string>& row) {
     if (widths.size() < row.size()) widths.resize(row.size(), 0);
@@ -124,21 +124,29 @@ std::string Table::Render() const {
   };
   measure(header);
   for (const auto& row : rows) measure(row);
+  return widths;
+}
 
+std::string Table::Render() const { return RenderWith(Widths(), true); }
+
+std::string Table::RenderWith(const std::vector<size_t>& widths, bool with_header) const {
   std::string out;
   auto write = [&out, &widths](const std::vector<std::string>& row) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       std::string cell = OneLine(row[i]);
       line += cell;
-      if (i + 1 < row.size()) line.append(widths[i] - DisplayWidth(cell) + 3, ' ');
+      const size_t width = i < widths.size() ? widths[i] : 0;
+      // A cell wider than its column (a later page's) pushes the rest of its row right.
+      if (i + 1 < row.size())
+        line.append(std::max(width, DisplayWidth(cell)) - DisplayWidth(cell) + 3, ' ');
     }
     // Trailing blanks come from empty last cells; drop them.
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line;
     out += '\n';
   };
-  write(header);
+  if (with_header) write(header);
   for (const auto& row : rows) write(row);
   return out;
 }

@@ -59,6 +59,11 @@ struct Table {
   std::string Render() const;
   // Without the header row (--no-header); an empty table renders as nothing.
   std::string RenderRows() const;
+  // The width of each column: its widest cell, the header's included.
+  std::vector<size_t> Widths() const;
+  // With the given column widths (so that the pages of a streamed list line up with the
+  // first); a wider cell pushes the rest of its row right.
+  std::string RenderWith(const std::vector<size_t>& widths, bool with_header) const;
 };
 
 // The compact JSON text of `message` (json_name keys, default-valued fields included).
@@ -132,11 +137,13 @@ class Printer {
 
   const PrintOptions& options() const { return options_; }
 
+  // The JSON document of a list of `items`, printed as List prints it (EmitJson).
+  int Array(const std::vector<const google::protobuf::Message*>& items) const;
+
  private:
   // --names for a single object: its Slug, Name, Username or ID (the first one set, looking
   // into the message and then into its message fields); false when it has none of them.
   bool NameOf(const google::protobuf::Message& doc) const;
-  int Array(const std::vector<const google::protobuf::Message*>& items) const;
   int EmitJson(const std::string& compact) const;
 
   Format format_;

@@ -34,6 +34,11 @@ std::string HeadLine(const v1::ChangeOrderProgress& p) {
   return line;
 }
 
+std::string WatchActivity(const std::string& name, const v1::ChangeOrderProgress* last) {
+  if (last == nullptr) return absl::StrCat("Watching ", name, ": waiting for the first snapshot");
+  return absl::StrCat("Watching ", name, ": ", SnapshotLine(*last));
+}
+
 std::string SnapshotLine(const v1::ChangeOrderProgress& p) {
   std::vector<std::string> stages;
   for (const auto& s : p.stages()) stages.push_back(absl::StrCat(s.stage(), " ", Counts(s, " ")));

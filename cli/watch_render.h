@@ -22,6 +22,10 @@ std::string HeadLine(const v1::ChangeOrderProgress& p);
 // 0/2 taken 0/2 released 0/2 healthy" ("InProgress: no stages" without a workflow).
 std::string SnapshotLine(const v1::ChangeOrderProgress& p);
 
+// The live progress line of a watch whose snapshots go elsewhere (stdout piped): "Watching
+// BASE/NAME: <SnapshotLine>", or "Watching NAME: waiting for the first snapshot" before one.
+std::string WatchActivity(const std::string& name, const v1::ChangeOrderProgress* last);
+
 // The terminal text that replaces `previous_lines` lines drawn before (0 the first time) with
 // `lines`: cursor up, then each line cleared and written.
 std::string Redraw(int previous_lines, const std::vector<std::string>& lines);

@@ -29,6 +29,7 @@
 #include "lib/util/utf8.h"
 #include "server/call.h"
 #include "server/request_log.h"
+#include "server/rest_query.h"
 #include "server/rest_stream.h"
 
 namespace cub::server {
@@ -329,12 +330,23 @@ HttpResponse RestGateway::Route(const HttpRequest& req, const std::string& reque
   if (req.path == "/healthz") return Healthz(req);
   absl::StatusOr<const pb::MethodDescriptor*> method = FindMethod(req.path);
   if (!method.ok()) return JsonError(method.status());
-  if (req.method != "POST") return MethodNotAllowed(req.method, "POST");
+  // A unary List method may also be read with GET, its request in the query string.
+  const bool gettable =
+      !(*method)->server_streaming() && absl::StartsWith((*method)->name(), "List");
+  const bool get = gettable && req.method == "GET";
+  if (req.method != "POST" && !get) {
+    return MethodNotAllowed(req.method, gettable ? "GET, POST" : "POST");
+  }
   if (factory_.GetPrototype((*method)->output_type()) == nullptr) {
     return JsonError(
         absl::InternalError(absl::StrCat("no message types for ", (*method)->full_name())));
   }
-  absl::StatusOr<grpc::ByteBuffer> request = DecodeRequest(**method, req.body);
+  absl::StatusOr<std::string> query_body;
+  if (get) {
+    query_body = QueryToJson(*(*method)->input_type(), req.query);
+    if (!query_body.ok()) return JsonError(query_body.status());
+  }
+  absl::StatusOr<grpc::ByteBuffer> request = DecodeRequest(**method, get ? *query_body : req.body);
   if (!request.ok()) return JsonError(request.status());
 
   const std::string path =

@@ -9,6 +9,10 @@
 // message), the response is the JSON mapping of the response message with every field printed,
 // defaults included. `GET /healthz` answers 200 "ok".
 //
+// A unary method whose name starts with "List" is also served as `GET /v1/<Service>/<Method>?...`
+// with its request in the query string (server/rest_query.h: `?Space=home&Limit=50&PageToken=T`,
+// `Options.Where=...`), so that dashboards can page lists with plain links.
+//
 // One generic path serves every method, with no code per method: the method is looked up in a
 // DescriptorPool, the JSON becomes a (dynamic) request message, its bytes go through a
 // grpc::GenericStub on the gRPC server's in-process channel, and the response bytes come back as
@@ -35,11 +39,12 @@
 // HTTP status from HttpStatusForGrpcCode(). FAILED_PRECONDITION maps to 400, not 422, following
 // google.rpc.Code's HTTP mapping (as grpc-gateway does), so every client-side refusal that is not
 // auth, existence or conflict is a 400. Routing errors: unknown path, service or method 404 (code
-// NOT_FOUND); a client-streaming method 501 (UNIMPLEMENTED); a method other than POST 405 with an
-// Allow header (code UNIMPLEMENTED); malformed JSON or an unknown field 400 (INVALID_ARGUMENT)
-// naming the problem; a body that is not UTF-8, or a string field that is not text (a NUL byte),
-// 400 (INVALID_ARGUMENT) naming the offset or the field; an Authorization header that cannot be
-// gRPC metadata (non-ASCII) 401. A 401 carries `WWW-Authenticate: Bearer`.
+// NOT_FOUND); a client-streaming method 501 (UNIMPLEMENTED); a method other than POST (or GET, for
+// a List method) 405 with an Allow header (code UNIMPLEMENTED); a bad query parameter 400;
+// malformed JSON or an unknown field 400 (INVALID_ARGUMENT) naming the problem; a body that is not
+// UTF-8, or a string field that is not text (a NUL byte), 400 (INVALID_ARGUMENT) naming the offset
+// or the field; an Authorization header that cannot be gRPC metadata (non-ASCII) 401. A 401 carries
+// `WWW-Authenticate: Bearer`.
 
 #ifndef CUB_SERVER_REST_GATEWAY_H_
 #define CUB_SERVER_REST_GATEWAY_H_

@@ -1,10 +1,12 @@
 #include "lib/ops/argocd_applications.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "lib/argocd/application.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/releases.h"
 #include "lib/util/status_macros.h"
 
@@ -26,15 +28,19 @@ absl::StatusOr<v1::Release> WantedRelease(store::ConnectionPool& db, const Princ
   }
   v1::ListReleasesRequest list;
   list.set_space(req.space());
-  CUB_ASSIGN_OR_RETURN(v1::ListReleasesResponse all, ListReleases(db, p, list));
-  const v1::Release* newest = nullptr;
-  for (const v1::Release& r : all.releases()) {
-    if (r.delivery_state() == "Delivered" &&
-        (newest == nullptr || r.release_num() > newest->release_num())) {
-      newest = &r;
+  list.set_limit(kMaxPageSize);
+  std::optional<v1::Release> newest;
+  do {  // every page: ListReleases is paged (lib/ops/page_token.h)
+    CUB_ASSIGN_OR_RETURN(v1::ListReleasesResponse page, ListReleases(db, p, list));
+    for (v1::Release& r : *page.mutable_releases()) {
+      if (r.delivery_state() == "Delivered" &&
+          (!newest || r.release_num() > newest->release_num())) {
+        newest = std::move(r);
+      }
     }
-  }
-  if (newest == nullptr) {
+    list.set_page_token(page.next_page_token());
+  } while (!list.page_token().empty());
+  if (!newest) {
     return absl::FailedPreconditionError(absl::StrCat(
         "space '", req.space(), "' has no Delivered release yet; name one with Release N"));
   }

@@ -8,6 +8,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/units.h"
 #include "lib/store/attestations.h"
 #include "lib/store/engine_work.h"
@@ -317,13 +318,18 @@ absl::StatusOr<v1::ListAttestationsResponse> ListAttestations(
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListAttestationsResponse> {
         v1::ListAttestationsResponse out;
+        CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 1));
         std::string space_id;
         if (!req.space().empty()) {
           CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
           space_id = space.space_id();
         }
         CUB_ASSIGN_OR_RETURN(
-            auto all, store::ListAttestations(tx, ToCaller(p), space_id, req.options().where()));
+            auto all, store::ListAttestations(tx, ToCaller(p), space_id, req.options().where(),
+                                              {page.after, page.limit + 1}));
+        out.set_next_page_token(FinishPage(page, all, [](const v1::Attestation& a) {
+          return std::vector<std::string>{a.attestation_id()};
+        }));
         for (auto& a : all) *out.add_attestations() = std::move(a);
         return out;
       });

@@ -21,6 +21,7 @@
 #include "lib/ops/functions.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
+#include "lib/ops/page_token.h"
 #include "lib/store/change_sets.h"
 #include "lib/store/change_workflows.h"
 #include "lib/store/engine_work.h"
@@ -889,41 +890,68 @@ absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const 
   });
 }
 
+namespace {
+
+// One page of ListChangeOrders. Where is matched against the ChangeOrders' views (some of its
+// fields are computed, not columns), so rows are read from SQL in keyset batches of the page's
+// size until the page is full or the list ends; the next token is the key of the page's last
+// match, which a later page starts after.
+absl::StatusOr<v1::ListChangeOrdersResponse> ChangeOrderPage(store::Tx& tx, const Principal& p,
+                                                             const v1::ListChangeOrdersRequest& req,
+                                                             const PageStart& page) {
+  v1::ListChangeOrdersResponse out;
+  std::optional<where::Matcher> matcher;
+  if (!req.options().where().empty()) {
+    CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
+    CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
+    matcher = std::move(m);
+  }
+  std::string space_id;
+  std::map<std::string, v1::Space> bases;
+  if (!req.space().empty() && req.space() != "*") {
+    CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kRead));
+    space_id = base.space_id();
+    bases[space_id] = base;
+  }
+  // Pending approvals cost a few queries each, so they are read only when asked about.
+  const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
+  store::Keyset batch{page.after, page.limit + 1};
+  std::vector<std::string> last_key;
+  while (true) {
+    CUB_ASSIGN_OR_RETURN(auto listed, store::ListChangeOrders(tx, ToCaller(p), space_id, batch));
+    const bool exhausted = listed.size() < static_cast<size_t>(batch.limit);
+    if (!listed.empty()) batch.after = {listed.back().space_slug, listed.back().slug};
+    for (auto& co : listed) {
+      if (out.change_orders_size() == page.limit) {
+        out.set_next_page_token(NextPageToken(page, last_key));
+        return out;
+      }
+      v1::Space base;
+      base.set_space_id(co.space_id);
+      base.set_slug(co.space_slug);
+      std::vector<std::string> key = {co.space_slug, co.slug};
+      CUB_ASSIGN_OR_RETURN(
+          auto view, ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co),
+                            approvals));
+      if (matcher) {
+        CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(view)));
+        if (!match) continue;
+      }
+      *out.add_change_orders() = std::move(view);
+      last_key = std::move(key);
+    }
+    if (exhausted) return out;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req) {
+  CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 2));
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeOrdersResponse> {
-        v1::ListChangeOrdersResponse out;
-        std::optional<where::Matcher> matcher;
-        if (!req.options().where().empty()) {
-          CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
-          CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
-          matcher = std::move(m);
-        }
-        std::string space_id;
-        std::map<std::string, v1::Space> bases;
-        if (!req.space().empty() && req.space() != "*") {
-          CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kRead));
-          space_id = base.space_id();
-          bases[space_id] = base;
-        }
-        CUB_ASSIGN_OR_RETURN(auto listed, store::ListChangeOrders(tx, ToCaller(p), space_id));
-        for (auto& co : listed) {
-          v1::Space base;
-          base.set_space_id(co.space_id);
-          base.set_slug(co.space_slug);
-          // Pending approvals cost a few queries each, so they are read only when asked about.
-          const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
-          CUB_ASSIGN_OR_RETURN(auto view,
-                               ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base,
-                                      std::move(co), approvals));
-          if (matcher) {
-            CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(view)));
-            if (!match) continue;
-          }
-          *out.add_change_orders() = std::move(view);
-        }
-        return out;
+        return ChangeOrderPage(tx, p, req, page);
       });
 }
 

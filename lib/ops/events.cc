@@ -2,9 +2,11 @@
 
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/ops/access.h"
 #include "lib/ops/change_orders.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/where_field.h"
 #include "lib/store/events.h"
 #include "lib/store/transaction.h"
@@ -33,6 +35,8 @@ absl::StatusOr<v1::ListEventsResponse> ListEvents(store::ConnectionPool& db, con
   CUB_RETURN_IF_ERROR(CheckBounds(req));
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListEventsResponse> {
     v1::ListEventsResponse out;
+    CUB_ASSIGN_OR_RETURN(PageStart page,
+                         ReadPageStart(req, req.limit(), req.page_token(), 1, kDefaultEventLimit));
     store::EventFilter f;
     const bool all_spaces = req.space().empty() || req.space() == "*";
     if (!all_spaces) {
@@ -46,9 +50,19 @@ absl::StatusOr<v1::ListEventsResponse> ListEvents(store::ConnectionPool& db, con
     }
     f.where = req.where();
     f.after_id = req.after_id();
-    f.limit = req.limit() == 0 ? kDefaultEventLimit : req.limit();
+    if (!page.after.empty()) {
+      int64_t last = 0;
+      if (!absl::SimpleAtoi(page.after[0], &last) || last < f.after_id) {
+        return absl::InvalidArgumentError("PageToken: not a page token of this list");
+      }
+      f.after_id = last;
+    }
+    f.limit = page.limit + 1;
     auto events = store::ListEvents(tx, ToCaller(p), f);
     if (!events.ok()) return NameWhereField(events.status(), "Where");
+    out.set_next_page_token(FinishPage(page, *events, [](const v1::Event& e) {
+      return std::vector<std::string>{std::to_string(e.id())};
+    }));
     for (auto& e : *events) *out.add_events() = std::move(e);
     return out;
   });

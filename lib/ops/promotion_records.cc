@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/promotion_report.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/ring_verify.h"
@@ -326,11 +327,16 @@ absl::StatusOr<v1::ListPromotionRecordsResponse> ListPromotionRecords(
     store::ConnectionPool& db, const Principal& p, const v1::ListPromotionRecordsRequest& req) {
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListPromotionRecordsResponse> {
+        CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 1));
         CUB_ASSIGN_OR_RETURN(auto rco,
                              ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
         CUB_ASSIGN_OR_RETURN(auto records,
-                             store::ListPromotionRecords(tx, rco.co.id, req.space_name()));
+                             store::ListPromotionRecords(tx, rco.co.id, req.space_name(),
+                                                         {page.after, page.limit + 1}));
         v1::ListPromotionRecordsResponse out;
+        out.set_next_page_token(FinishPage(page, records, [](const v1::PromotionRecord& r) {
+          return std::vector<std::string>{r.record_id()};
+        }));
         for (auto& r : records) *out.add_records() = std::move(r);
         return out;
       });

@@ -25,14 +25,15 @@
 #include "lib/ops/gate_next_change.h"
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/promotion_records.h"
 #include "lib/ops/release_bundle.h"
 #include "lib/ops/release_files.h"
 #include "lib/ops/release_keys.h"
 #include "lib/ops/release_records.h"
-#include "lib/ops/release_verification.h"
 #include "lib/ops/release_scans.h"
 #include "lib/ops/release_status_rules.h"
+#include "lib/ops/release_verification.h"
 #include "lib/ops/stage_publish.h"
 #include "lib/ops/target_env.h"
 #include "lib/ops/units.h"
@@ -858,8 +859,12 @@ absl::StatusOr<v1::ListTargetsResponse> ListTargets(store::ConnectionPool& db, c
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListTargetsResponse> {
         v1::ListTargetsResponse out;
+        CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 1));
         CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
-        CUB_ASSIGN_OR_RETURN(auto targets, store::ListTargets(tx, space.space_id()));
+        CUB_ASSIGN_OR_RETURN(
+            auto targets, store::ListTargets(tx, space.space_id(), {page.after, page.limit + 1}));
+        out.set_next_page_token(FinishPage(
+            page, targets, [](const v1::Target& t) { return std::vector<std::string>{t.slug()}; }));
         for (auto& t : targets) *out.add_targets() = std::move(t);
         return out;
       });
@@ -966,8 +971,13 @@ absl::StatusOr<v1::ListReleasesResponse> ListReleases(store::ConnectionPool& db,
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListReleasesResponse> {
         v1::ListReleasesResponse out;
+        CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 1));
         CUB_ASSIGN_OR_RETURN(auto space, ReleaseSpace(tx, p, req.space()));
-        CUB_ASSIGN_OR_RETURN(auto releases, store::ListReleases(tx, space.space_id()));
+        CUB_ASSIGN_OR_RETURN(
+            auto releases, store::ListReleases(tx, space.space_id(), {page.after, page.limit + 1}));
+        out.set_next_page_token(FinishPage(page, releases, [](const v1::Release& r) {
+          return std::vector<std::string>{r.release_id()};
+        }));
         for (auto& r : releases) *out.add_releases() = std::move(r);
         std::vector<v1::Release*> all;
         for (v1::Release& r : *out.mutable_releases()) all.push_back(&r);

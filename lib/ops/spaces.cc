@@ -6,6 +6,7 @@
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/validation.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/releases.h"
@@ -78,9 +79,12 @@ absl::StatusOr<v1::ListSpacesResponse> ListSpaces(store::ConnectionPool& db, con
                                                   const v1::ListSpacesRequest& req) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListSpacesResponse> {
     v1::ListSpacesResponse out;
+    CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 1));
     CUB_ASSIGN_OR_RETURN(auto filter, ResolveFilter(tx, p, req.options().filter(), "", "Space"));
-    CUB_ASSIGN_OR_RETURN(auto spaces,
-                         store::ListSpaces(tx, ToCaller(p), req.options().where(), filter));
+    CUB_ASSIGN_OR_RETURN(auto spaces, store::ListSpaces(tx, ToCaller(p), req.options().where(),
+                                                        filter, {page.after, page.limit + 1}));
+    out.set_next_page_token(FinishPage(
+        page, spaces, [](const v1::Space& s) { return std::vector<std::string>{s.slug()}; }));
     for (auto& s : spaces) *out.add_spaces() = std::move(s);
     return out;
   });

@@ -8,6 +8,7 @@
 #include "lib/ops/change_orders.h"
 #include "lib/ops/change_sets.h"
 #include "lib/ops/input.h"
+#include "lib/ops/page_token.h"
 #include "lib/ops/promote.h"
 #include "lib/ops/resolve.h"
 #include "lib/ops/upgrade.h"
@@ -117,7 +118,9 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
                                                 const v1::ListUnitsRequest& req) {
   return store::InReadTransaction(db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListUnitsResponse> {
     v1::ListUnitsResponse out;
+    CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 2));
     store::UnitQuery q;
+    q.page = {page.after, page.limit + 1};
     std::string default_space;
     if (req.space() != "*") {
       CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
@@ -130,6 +133,9 @@ absl::StatusOr<v1::ListUnitsResponse> ListUnits(store::ConnectionPool& db, const
     q.filter_where = filter;
     q.where_space = req.where_space();
     CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(p), q));
+    out.set_next_page_token(FinishPage(page, units, [](const v1::Unit& u) {
+      return std::vector<std::string>{u.space_slug(), u.slug()};
+    }));
     out.mutable_units()->Reserve(static_cast<int>(units.size()));
     for (auto& u : units) *out.add_units() = std::move(u);
     return out;
@@ -297,10 +303,15 @@ absl::StatusOr<v1::ListRevisionsResponse> ListRevisions(store::ConnectionPool& d
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListRevisionsResponse> {
         v1::ListRevisionsResponse out;
+        CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 1));
         CUB_ASSIGN_OR_RETURN(auto space, ResolveSpace(tx, p, req.space(), Access::kRead));
         CUB_ASSIGN_OR_RETURN(auto unit, ResolveUnit(tx, space, req.unit()));
         CUB_ASSIGN_OR_RETURN(auto revs,
-                             store::ListRevisions(tx, unit.unit_id(), req.options().where()));
+                             store::ListRevisions(tx, unit.unit_id(), req.options().where(),
+                                                  {page.after, page.limit + 1}));
+        out.set_next_page_token(FinishPage(page, revs, [](const v1::Revision& r) {
+          return std::vector<std::string>{std::to_string(r.revision_num())};
+        }));
         for (auto& r : revs) *out.add_revisions() = std::move(r);
         return out;
       });

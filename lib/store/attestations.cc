@@ -145,7 +145,8 @@ absl::StatusOr<std::optional<v1::Attestation>> FindAttestation(Tx& tx, const std
 
 absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Caller& caller,
                                                               const std::string& space_id,
-                                                              std::string_view where) {
+                                                              std::string_view where,
+                                                              const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Attestation>> {
     Query q(kAttestationSelect);
     if (!space_id.empty()) {
@@ -154,7 +155,20 @@ absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Call
       AndVisible(q, caller, "at.space_id");
     }
     CUB_RETURN_IF_ERROR(q.AndWhere(where, AttestationSchema()));
-    q.Append(" ORDER BY at.created_at, at.id");
+    if (!page.after.empty()) {
+      // The key is the ID; the creation time it sorts by first is read back from its row
+      // (Attestations are append-only). The key row is held to the same scope as the list, so a
+      // forged token naming another Space's Attestation learns nothing of it: no row, no page.
+      q.Append(absl::StrCat(" AND (at.created_at, at.id) > (SELECT k.created_at, k.id FROM",
+                            " attestations k WHERE k.id = ", q.Param(page.after[0]), "::uuid"));
+      if (!space_id.empty()) {
+        q.Append(absl::StrCat(" AND k.space_id = ", q.Param(space_id), "::uuid"));
+      } else {
+        AndVisible(q, caller, "k.space_id");
+      }
+      q.Append(")");
+    }
+    OrderAndLimit(q, page, "at.created_at, at.id");
     return ReadAll(tx, q.Exec(tx));
   });
 }

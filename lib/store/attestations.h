@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "cub/v1/attestation.pb.h"
 #include "lib/store/caller.h"
+#include "lib/store/keyset.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -37,10 +38,12 @@ absl::StatusOr<v1::Attestation> InsertAttestation(Tx& tx, const NewAttestation& 
 // By ID; nullopt when there is none (whatever Space it belongs to: the caller checks access).
 absl::StatusOr<std::optional<v1::Attestation>> FindAttestation(Tx& tx, const std::string& id);
 // Of one Space (which may since have been deleted), or of every Space the caller can see (and,
-// for an admin, of deleted ones too), oldest first. `where` is over the Attestation schema.
+// for an admin, of deleted ones too), oldest first. `where` is over the Attestation schema;
+// `page` continues after an Attestation ID.
 absl::StatusOr<std::vector<v1::Attestation>> ListAttestations(Tx& tx, const Caller& caller,
                                                               const std::string& space_id,
-                                                              std::string_view where);
+                                                              std::string_view where,
+                                                              const Keyset& page = {});
 
 // A revision a requirement reads.
 struct ReadRevision {

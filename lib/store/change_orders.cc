@@ -201,7 +201,8 @@ absl::StatusOr<std::optional<std::string>> ChangeOrderRefById(Tx& tx, const std:
 }
 
 absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Caller& caller,
-                                                                const std::string& space_id) {
+                                                                const std::string& space_id,
+                                                                const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<StoredChangeOrder>> {
     Query q(kChangeOrderSelect);
     if (!space_id.empty()) {
@@ -209,7 +210,8 @@ absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Ca
     } else {
       AndVisible(q, caller, "co.space_id");
     }
-    q.Append(" ORDER BY s.slug, co.slug");
+    AndAfterKey(q, page, "s.slug, co.slug", {"text", "text"});
+    OrderAndLimit(q, page, "s.slug, co.slug");
     std::vector<StoredChangeOrder> out;
     for (const auto& row : q.Exec(tx)) {
       out.push_back(ChangeOrderFromRow(row));

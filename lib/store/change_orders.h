@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lib/store/caller.h"
+#include "lib/store/keyset.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -76,9 +77,11 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
                                                                  bool for_update = false);
 // "BASE/NAME" of the ChangeOrder with ID `id` (slugs as they are now); nullopt when none has it.
 absl::StatusOr<std::optional<std::string>> ChangeOrderRefById(Tx& tx, const std::string& id);
-// Every ChangeOrder of the Space (empty: of every Space the caller can see), by slug.
+// Every ChangeOrder of the Space (empty: of every Space the caller can see), by base Space
+// slug then slug; `page` continues after a (Space slug, slug) key.
 absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Caller& caller,
-                                                                const std::string& space_id);
+                                                                const std::string& space_id,
+                                                                const Keyset& page = {});
 
 struct ChangeOrderChanges {
   std::optional<std::string> description;

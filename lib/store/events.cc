@@ -87,7 +87,8 @@ absl::StatusOr<std::vector<v1::Event>> ListEvents(Tx& tx, const Caller& caller,
   }
   CUB_RETURN_IF_ERROR(q.AndWhere(f.where, EventSchema()));
   AndVisible(q, caller, "e.space_id");
-  int limit = std::clamp(f.limit <= 0 ? 100 : f.limit, 1, 1000);
+  // 1001: a page of 1000 and the one row that tells whether another page follows.
+  int limit = std::clamp(f.limit <= 0 ? 100 : f.limit, 1, 1001);
   q.Append(absl::StrCat(" ORDER BY e.id LIMIT ", limit));
   CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
   std::vector<v1::Event> out;

@@ -39,7 +39,7 @@ absl::Status InsertPromotionRecords(Tx& tx, const std::vector<NewPromotionRecord
 }
 
 absl::StatusOr<std::vector<v1::PromotionRecord>> ListPromotionRecords(
-    Tx& tx, const std::string& change_order_id, const std::string& space) {
+    Tx& tx, const std::string& change_order_id, const std::string& space, const Keyset& page) {
   Query q(absl::StrCat(
       "SELECT id::text AS id, change_order_id::text AS change_order_id, change_order,"
       " space_id::text AS space_id, space_slug, stage, promoted_by, queued_by, forced, ",
@@ -50,7 +50,15 @@ absl::StatusOr<std::vector<v1::PromotionRecord>> ListPromotionRecords(
     const std::string p = q.Param(space);
     q.Append(absl::StrCat(" AND (space_slug = ", p, " OR space_id::text = ", p, ")"));
   }
-  q.Append(" ORDER BY at, space_slug, id");
+  if (!page.after.empty()) {
+    // The key is the ID; the sort columns before it are read back from its (append-only) row,
+    // which must belong to the same ChangeOrder: a forged token naming another one's record
+    // yields no row rather than a glimpse of its time and Space.
+    q.Append(absl::StrCat(" AND (at, space_slug, id) > (SELECT k.at, k.space_slug, k.id FROM",
+                          " promotion_records k WHERE k.id = ", q.Param(page.after[0]),
+                          "::uuid AND k.change_order_id = ", q.Param(change_order_id), "::uuid)"));
+  }
+  OrderAndLimit(q, page, "at, space_slug, id");
   CUB_ASSIGN_OR_RETURN(pqxx::result rows, q.Run(tx));
   std::vector<v1::PromotionRecord> out;
   out.reserve(rows.size());

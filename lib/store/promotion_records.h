@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cub/v1/changeorder.pb.h"
+#include "lib/store/keyset.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -33,9 +34,9 @@ struct NewPromotionRecord {
 absl::Status InsertPromotionRecords(Tx& tx, const std::vector<NewPromotionRecord>& records);
 
 // The records of the ChangeOrder `change_order_id`, oldest first; with `space` (an ID or the
-// slug the Space had when promoted) only that Space's.
+// slug the Space had when promoted) only that Space's. `page` continues after a record ID.
 absl::StatusOr<std::vector<v1::PromotionRecord>> ListPromotionRecords(
-    Tx& tx, const std::string& change_order_id, const std::string& space);
+    Tx& tx, const std::string& change_order_id, const std::string& space, const Keyset& page = {});
 
 // What a Unit holds at its head: for naming the revisions a promotion left in the record.
 struct UnitHead {

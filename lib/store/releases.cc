@@ -169,10 +169,13 @@ absl::StatusOr<std::optional<v1::Target>> FindTargetByID(Tx& tx, const std::stri
   return Guard([&]() -> absl::StatusOr<std::optional<v1::Target>> { return TargetByID(tx, id); });
 }
 
-absl::StatusOr<std::vector<v1::Target>> ListTargets(Tx& tx, const std::string& space_id) {
+absl::StatusOr<std::vector<v1::Target>> ListTargets(Tx& tx, const std::string& space_id,
+                                                    const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Target>> {
     Query q(kTargetSelect);
-    q.Append(absl::StrCat(" AND t.space_id = ", q.Param(space_id), "::uuid ORDER BY t.slug"));
+    q.Append(absl::StrCat(" AND t.space_id = ", q.Param(space_id), "::uuid"));
+    AndAfterKey(q, page, "t.slug", {"text"});
+    OrderAndLimit(q, page, "t.slug");
     std::vector<v1::Target> out;
     for (const auto& row : q.Exec(tx)) out.push_back(TargetFromRow(row));
     return out;
@@ -336,11 +339,21 @@ absl::StatusOr<std::vector<v1::Release>> FindReleasesByID(Tx& tx,
   });
 }
 
-absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id) {
+absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id,
+                                                      const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Release>> {
     Query q(kReleaseSelect);
-    q.Append(absl::StrCat(" AND r.space_id = ", q.Param(space_id),
-                          "::uuid ORDER BY r.published_at DESC, r.release_num DESC"));
+    const std::string space = q.Param(space_id);
+    q.Append(absl::StrCat(" AND r.space_id = ", space, "::uuid"));
+    if (!page.after.empty()) {
+      // The key is the Release's ID (numbers repeat across Targets in old data); its sort
+      // columns are read back from the row, which is never deleted while its Space exists.
+      q.Append(
+          absl::StrCat(" AND (r.published_at, r.release_num, r.id) < (SELECT k.published_at,"
+                       " k.release_num, k.id FROM releases k WHERE k.space_id = ",
+                       space, "::uuid AND k.id = ", q.Param(page.after[0]), "::uuid)"));
+    }
+    OrderAndLimit(q, page, "r.published_at DESC, r.release_num DESC, r.id DESC");
     return ReadReleases(tx, q.Exec(tx));
   });
 }

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "cub/v1/release.pb.h"
+#include "lib/store/keyset.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -34,8 +35,9 @@ absl::StatusOr<std::optional<v1::Target>> FindTarget(Tx& tx, const std::string& 
                                                      const std::string& slug_or_id);
 // nullopt when no Target has that ID.
 absl::StatusOr<std::optional<v1::Target>> FindTargetByID(Tx& tx, const std::string& id);
-// By slug.
-absl::StatusOr<std::vector<v1::Target>> ListTargets(Tx& tx, const std::string& space_id);
+// By slug; `page` continues after a Target slug.
+absl::StatusOr<std::vector<v1::Target>> ListTargets(Tx& tx, const std::string& space_id,
+                                                    const Keyset& page = {});
 // Merges `params` into the Target's (an empty value removes the key) and returns the Target
 // as stored; NOT_FOUND when no Target has that ID.
 absl::StatusOr<v1::Target> UpdateTargetParams(Tx& tx, const std::string& id,
@@ -92,8 +94,9 @@ absl::StatusOr<std::optional<v1::Release>> FindReleaseByID(Tx& tx, const std::st
 // (three with scans) however many.
 absl::StatusOr<std::vector<v1::Release>> FindReleasesByID(Tx& tx,
                                                           const std::vector<std::string>& ids);
-// Newest first.
-absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id);
+// Newest first (publish time, then number); `page` continues after a Release ID.
+absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id,
+                                                      const Keyset& page = {});
 // The deleted Spaces whose Releases are kept and carry `slug_or_id` as their Space's ID or
 // slug: (ID, slug) pairs, by ID.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> DeletedSpacesWithReleases(

@@ -61,8 +61,8 @@ absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& ns) {
         "INSERT INTO spaces (slug, display_name, labels, annotations, component_id,"
         " upstream_space_id) VALUES ($1, $2, $3::jsonb, $4::jsonb, NULLIF($5, '')::uuid,"
         " NULLIF($6, '')::uuid) RETURNING id",
-        ns.slug, ns.display_name, JsonText(ns.labels), JsonText(ns.annotations),
-        ns.component_id, ns.upstream_space_id);
+        ns.slug, ns.display_name, JsonText(ns.labels), JsonText(ns.annotations), ns.component_id,
+        ns.upstream_space_id);
     CUB_ASSIGN_OR_RETURN(auto s, FindSpace(tx, r["id"].as<std::string>()));
     if (!s) return absl::InternalError("space vanished after insert");
     return *s;
@@ -82,13 +82,15 @@ absl::StatusOr<std::optional<v1::Space>> FindSpace(Tx& tx, const std::string& re
 
 absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view where,
-                                                  std::string_view filter_where) {
+                                                  std::string_view filter_where,
+                                                  const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Space>> {
     Query q(kSpaceSelect);
     AndVisible(q, caller, "s.id");
     CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
     CUB_RETURN_IF_ERROR(q.AndWhere(filter_where, SpaceSchema()));
-    q.Append(" ORDER BY s.slug");
+    AndAfterKey(q, page, "s.slug", {"text"});
+    OrderAndLimit(q, page, "s.slug");
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     return SpacesFromResult(r);
   });

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "cub/v1/common.pb.h"
 #include "lib/store/caller.h"
+#include "lib/store/keyset.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -31,10 +32,12 @@ struct NewSpace {
 absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& s);
 // By slug or ID, regardless of who asks (callers check access); nullopt when there is none.
 absl::StatusOr<std::optional<v1::Space>> FindSpace(Tx& tx, const std::string& slug_or_id);
-// The Spaces `caller` can see that match both where expressions (either may be empty).
+// The Spaces `caller` can see that match both where expressions (either may be empty), by
+// slug; `page` selects the slugs after page.after (all of them by default).
 absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view where,
-                                                  std::string_view filter_where);
+                                                  std::string_view filter_where,
+                                                  const Keyset& page = {});
 
 // The Spaces among `space_ids` that match `where` (may be empty), by slug, whoever asks.
 absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx,

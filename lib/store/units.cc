@@ -180,7 +180,8 @@ absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller, co
     CUB_RETURN_IF_ERROR(q.AndWhere(uq.where, UnitSchema()));
     CUB_RETURN_IF_ERROR(q.AndWhere(uq.filter_where, UnitSchema()));
     CUB_RETURN_IF_ERROR(q.AndWhere(uq.where_space, SpaceSchema()));
-    q.Append(" ORDER BY s.slug, u.slug");
+    AndAfterKey(q, uq.page, "s.slug, u.slug", {"text", "text"});
+    OrderAndLimit(q, uq.page, "s.slug, u.slug");
     std::vector<v1::Unit> out;
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     out.reserve(r.size());
@@ -263,12 +264,14 @@ absl::Status ChangeProtectedPaths(Tx& tx, const std::string& unit_id,
 }
 
 absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::string& unit_id,
-                                                        std::string_view where) {
+                                                        std::string_view where,
+                                                        const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Revision>> {
     Query q(kRevisionSelect);
     q.Append(absl::StrCat(" AND r.unit_id = ", q.Param(unit_id), "::uuid"));
     CUB_RETURN_IF_ERROR(q.AndWhere(where, RevisionSchema()));
-    q.Append(" ORDER BY r.revision_num");
+    AndAfterKey(q, page, "r.revision_num", {"bigint"});
+    OrderAndLimit(q, page, "r.revision_num");
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     return RevisionsFromResult(r);
   });

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "cub/v1/common.pb.h"
 #include "lib/store/caller.h"
+#include "lib/store/keyset.h"
 #include "lib/store/transaction.h"
 
 namespace cub::store {
@@ -66,6 +67,7 @@ struct UnitQuery {
   std::string where;
   std::string filter_where;
   std::string where_space;  // where expression over the Units' Spaces
+  Keyset page;              // sort key (Space slug, Unit slug); all rows by default
 };
 // The Units `caller` can see that match every where expression, by Space slug then slug;
 // INVALID_ARGUMENT for an expression that does not compile.
@@ -89,9 +91,11 @@ absl::StatusOr<std::vector<v1::Revision>> RevisionRange(Tx& tx, const std::strin
 absl::Status ChangeProtectedPaths(Tx& tx, const std::string& unit_id,
                                   const std::vector<std::string>& add,
                                   const std::vector<std::string>& remove);
-// The Unit's revisions that match `where`, in order; INVALID_ARGUMENT for a bad expression.
+// The Unit's revisions that match `where`, in order (after page.after, a revision number);
+// INVALID_ARGUMENT for a bad expression.
 absl::StatusOr<std::vector<v1::Revision>> ListRevisions(Tx& tx, const std::string& unit_id,
-                                                        std::string_view where);
+                                                        std::string_view where,
+                                                        const Keyset& page = {});
 
 }  // namespace cub::store
 

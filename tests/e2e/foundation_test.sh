@@ -815,7 +815,8 @@ expect_match "$HEADERS" $'[Ww][Ww][Ww]-[Aa]uthenticate: Bearer' "WWW-Authenticat
 expect_contains "$OUT" "token" "401 body"
 curl_json POST /v1/SpaceService/ListSpaces '{}' cub_wrong
 expect_eq "401" "$HTTP_CODE" "wrong token"
-curl_json GET /v1/SpaceService/ListSpaces
+# GET is served for List methods only (paging links, docs/api.md); others answer 405.
+curl_json GET /v1/SpaceService/GetSpace
 expect_eq "405" "$HTTP_CODE" "GET"
 expect_match "$HEADERS" $'[Aa]llow: POST' "Allow header"
 curl_json POST /v1/SpaceService/NoSuchMethod '{}'
