@@ -163,6 +163,9 @@ void AddReleasePublish(CLI::App* group, Env& env) {
       req.set_where_space(o->where_space);
       req.set_description(o->description);
       req.set_dry_run(o->dry_run);
+      // The table shows neither the signed statements nor (once published) the Units, which for
+      // a whole Stage run to megabytes; a dry run's table counts the Units.
+      req.set_brief(env.printer().table() && !o->dry_run);
       cub::v1::PublishReleasesResponse resp;
       {
         // One RPC for the whole Stage: the live line says what it does and for how long.

@@ -19,8 +19,8 @@
 #include "lib/store/deliveries.h"
 #include "lib/store/errors.h"
 #include "lib/store/events.h"
-#include "lib/store/release_verifications.h"
 #include "lib/store/held_clusters.h"
+#include "lib/store/release_verifications.h"
 #include "lib/store/releases.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
@@ -302,7 +302,7 @@ absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
                                                     const ReleaseEnv& env,
                                                     const DeliveryOptions& opts,
                                                     const std::vector<std::string>& release_ids,
-                                                    absl::Duration wait) {
+                                                    absl::Duration wait, store::ReleaseRead read) {
   const absl::Time deadline = absl::Now() + wait;
   int idle_passes = 0;
   while (true) {
@@ -334,7 +334,7 @@ absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
   }
   return store::InReadTransaction(
       db, [&](store::Tx& tx) -> absl::StatusOr<std::vector<v1::Release>> {
-        CUB_ASSIGN_OR_RETURN(auto releases, store::FindReleasesByID(tx, release_ids));
+        CUB_ASSIGN_OR_RETURN(auto releases, store::FindReleasesByID(tx, release_ids, read));
         CUB_RETURN_IF_ERROR(AttachVerificationsTo(tx, releases));
         return releases;
       });

@@ -27,6 +27,7 @@
 #include "cub/v1/release.pb.h"
 #include "lib/ops/releases.h"
 #include "lib/store/pool.h"
+#include "lib/store/releases.h"
 
 namespace cub::ops {
 
@@ -64,12 +65,11 @@ absl::StatusOr<DeliveryPass> DeliverTarget(store::ConnectionPool& db, const Rele
 // woken by the commit, may be delivering to the Target; then this waits on the Target's claim
 // until that delivery ends, and looks again at once), and returns the Releases as they stand, in
 // the order given. A delivery failure is no error here: the Releases come back Failed, with the
-// error.
-absl::StatusOr<std::vector<v1::Release>> DeliverNow(store::ConnectionPool& db,
-                                                    const ReleaseEnv& env,
-                                                    const DeliveryOptions& opts,
-                                                    const std::vector<std::string>& release_ids,
-                                                    absl::Duration wait);
+// error. `read` says how much of each Release to return.
+absl::StatusOr<std::vector<v1::Release>> DeliverNow(
+    store::ConnectionPool& db, const ReleaseEnv& env, const DeliveryOptions& opts,
+    const std::vector<std::string>& release_ids, absl::Duration wait,
+    store::ReleaseRead read = store::ReleaseRead::kWhole);
 
 // The Targets with Releases due now, and the seconds until the next one falls due (nullopt when
 // none is waiting): what a delivery worker sweeps.

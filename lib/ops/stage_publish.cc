@@ -23,9 +23,9 @@
 #include "lib/store/release_batch.h"
 #include "lib/store/releases.h"
 #include "lib/store/spaces.h"
+#include "lib/store/sql.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
-#include "lib/util/time_text.h"
 
 namespace cub::ops {
 namespace {
@@ -354,7 +354,13 @@ absl::StatusOr<Decided> Decide(store::Tx& tx, const ReleaseEnv& env, const Princ
       r->set_message(std::string(c.refusal->message()));
       out.refusals.push_back(*c.refusal);
     } else if (req.dry_run) {
-      *out.response.add_releases() = Unpublished(c.release, req.description);
+      v1::Release* r = out.response.add_releases();
+      *r = Unpublished(c.release, req.description);
+      if (req.brief) {
+        r->clear_provenance();
+        r->clear_sealed_approvals();
+        r->clear_units();
+      }
     } else {
       to_record.push_back(std::move(c.release));
       // The ChangeOrder the Release points to lives in `rco`, which outlives the recording.
@@ -394,7 +400,9 @@ absl::StatusOr<std::vector<std::string>> RecordReleases(
   std::vector<std::string> space_ids;
   for (const auto& r : releases) space_ids.push_back(r.space.space_id());
   CUB_ASSIGN_OR_RETURN(auto nums, store::LockNextReleaseNums(tx, space_ids));
-  const std::string published_at = FormatRfc3339(absl::Now());
+  // The transaction's time, so that the events it appends are never earlier than the Release
+  // says it was published (`release publish --wait` lists events from then on).
+  CUB_ASSIGN_OR_RETURN(const std::string published_at, store::TransactionTimeRfc3339(tx));
   std::vector<store::NewReleaseWithFiles> rows;
   std::vector<store::NewEvent> events;
   rows.reserve(releases.size());
@@ -447,8 +455,10 @@ absl::StatusOr<StagePublishResult> PublishStage(store::ConnectionPool& db, const
   out.response = std::move(decided.response);
   out.refusals = std::move(decided.refusals);
   if (decided.release_ids.empty()) return out;
-  CUB_ASSIGN_OR_RETURN(auto delivered, DeliverNow(db, env, DeliveryOptions(), decided.release_ids,
-                                                  req.delivery_wait));
+  CUB_ASSIGN_OR_RETURN(
+      auto delivered,
+      DeliverNow(db, env, DeliveryOptions(), decided.release_ids, req.delivery_wait,
+                 req.brief ? store::ReleaseRead::kBrief : store::ReleaseRead::kWhole));
   for (auto& r : delivered) *out.response.add_releases() = std::move(r);
   return out;
 }
@@ -463,6 +473,7 @@ absl::StatusOr<v1::PublishReleasesResponse> PublishReleases(store::ConnectionPoo
   r.where_space = req.where_space();
   r.description = req.description();
   r.dry_run = req.dry_run();
+  r.brief = req.brief();
   CUB_ASSIGN_OR_RETURN(StagePublishResult out, PublishStage(db, env, p, r));
   return std::move(out.response);
 }

@@ -46,6 +46,8 @@ struct StagePublishRequest {
   std::function<absl::Status(store::Tx&)> still_wanted;
   // How long to wait for the delivery of what was recorded (DeliverNow).
   absl::Duration delivery_wait = absl::Seconds(30);
+  // Answer the Releases without Provenance, SealedApprovals and Units (dry runs included).
+  bool brief = false;
 };
 
 struct StagePublishResult {

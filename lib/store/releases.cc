@@ -40,23 +40,31 @@ v1::Target TargetFromRow(const pqxx::row& r) {
 }
 
 // The Space and Target names are the Release's own copies, so that it reads the same after
-// they are deleted.
-const std::string kReleaseSelect = absl::StrCat(
-    "SELECT r.id AS release_id, r.space_id, r.space_slug, r.target, r.release_num,"
-    " coalesce(r.change_order_id::text, '') AS change_order_id, r.change_order,"
-    " r.revision_selector, r.description, r.bundle_digest,"
-    " coalesce(u.username, '') AS published_by, ",
-    Rfc3339("r.published_at"),
-    " AS published_at, r.location, r.commit_id, r.sync_status, r.health_status,"
-    " r.operation_state, r.status_message, coalesce(",
-    Rfc3339("r.status_at"),
-    ", '') AS status_at, r.provenance, r.sealed_approvals, r.delivery_state,"
-    " r.delivery_attempts, r.delivery_error, coalesce(",
-    Rfc3339("r.delivered_at"), ", '') AS delivered_at, coalesce(", Rfc3339("r.next_delivery_at"),
-    ", '') AS next_delivery_at, coalesce(ra.digest, '') AS artifact_digest,"
-    " coalesce(ra.ref, '') AS artifact_ref"
-    " FROM releases r LEFT JOIN users u ON u.id = r.published_by"
-    " LEFT JOIN release_artifacts ra ON ra.release_id = r.id WHERE TRUE");
+// they are deleted. `signed_columns` reads the provenance and sealed approvals, or stands in
+// for them (a brief read).
+std::string ReleaseSelect(const std::string& signed_columns) {
+  return absl::StrCat(
+      "SELECT r.id AS release_id, r.space_id, r.space_slug, r.target, r.release_num,"
+      " coalesce(r.change_order_id::text, '') AS change_order_id, r.change_order,"
+      " r.revision_selector, r.description, r.bundle_digest,"
+      " coalesce(u.username, '') AS published_by, ",
+      Rfc3339("r.published_at"),
+      " AS published_at, r.location, r.commit_id, r.sync_status, r.health_status,"
+      " r.operation_state, r.status_message, coalesce(",
+      Rfc3339("r.status_at"), ", '') AS status_at, ", signed_columns,
+      ", r.delivery_state,"
+      " r.delivery_attempts, r.delivery_error, coalesce(",
+      Rfc3339("r.delivered_at"), ", '') AS delivered_at, coalesce(", Rfc3339("r.next_delivery_at"),
+      ", '') AS next_delivery_at, coalesce(ra.digest, '') AS artifact_digest,"
+      " coalesce(ra.ref, '') AS artifact_ref"
+      " FROM releases r LEFT JOIN users u ON u.id = r.published_by"
+      " LEFT JOIN release_artifacts ra ON ra.release_id = r.id WHERE TRUE");
+}
+
+const std::string kReleaseSelect = ReleaseSelect("r.provenance, r.sealed_approvals");
+// The signed statements run to kilobytes a Release; a brief read leaves them (and the Units)
+// out rather than reading and dropping them.
+const std::string kBriefReleaseSelect = ReleaseSelect("'' AS provenance, '' AS sealed_approvals");
 
 v1::Release ReleaseFromRow(const pqxx::row& r) {
   v1::Release v;
@@ -96,15 +104,21 @@ constexpr std::string_view kReleaseUnits =
     "SELECT release_id::text AS release_id, unit_id::text AS unit_id, unit_slug, revision_num,"
     " data_hash FROM release_units WHERE release_id = ANY($1::uuid[]) ORDER BY unit_slug";
 
-// Reads releases and fills in their Units with one more query.
-std::vector<v1::Release> ReadReleases(Tx& tx, const pqxx::result& rows) {
+// Reads releases and, unless brief, fills in their Units with one more query.
+std::vector<v1::Release> ReadReleases(Tx& tx, const pqxx::result& rows,
+                                      ReleaseRead read = ReleaseRead::kWhole) {
   std::vector<v1::Release> out;
   std::vector<std::string> ids;
+  out.reserve(rows.size());
   for (const auto& row : rows) {
     out.push_back(ReleaseFromRow(row));
     ids.push_back(out.back().release_id());
   }
   if (ids.empty()) return out;
+  if (read == ReleaseRead::kBrief) {
+    internal::FillScans(tx, out);
+    return out;
+  }
   pqxx::result units = Pq(tx).exec_params(std::string(kReleaseUnits), TextArrayLiteral(ids));
   std::map<std::string, v1::Release*> by_id;
   for (auto& r : out) by_id[r.release_id()] = &r;
@@ -323,11 +337,12 @@ absl::StatusOr<std::optional<v1::Release>> FindReleaseByID(Tx& tx, const std::st
 }
 
 absl::StatusOr<std::vector<v1::Release>> FindReleasesByID(Tx& tx,
-                                                          const std::vector<std::string>& ids) {
+                                                          const std::vector<std::string>& ids,
+                                                          ReleaseRead read) {
   return Guard([&]() -> absl::StatusOr<std::vector<v1::Release>> {
-    Query q(kReleaseSelect);
+    Query q(read == ReleaseRead::kBrief ? kBriefReleaseSelect : kReleaseSelect);
     q.Append(absl::StrCat(" AND r.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
-    std::vector<v1::Release> found = ReadReleases(tx, q.Exec(tx));
+    std::vector<v1::Release> found = ReadReleases(tx, q.Exec(tx), read);
     std::map<std::string, size_t> at;
     for (size_t i = 0; i < found.size(); ++i) at[found[i].release_id()] = i;
     std::vector<v1::Release> out;

@@ -90,10 +90,16 @@ absl::StatusOr<std::optional<v1::Release>> FindReleaseByDigest(Tx& tx, const std
                                                                const std::string& bundle_digest);
 // nullopt when no Release has that ID.
 absl::StatusOr<std::optional<v1::Release>> FindReleaseByID(Tx& tx, const std::string& release_id);
+// How much of a Release a read fills in.
+enum class ReleaseRead {
+  kWhole,  // everything
+  kBrief,  // no Provenance, SealedApprovals or Units (what a table of Releases shows)
+};
 // The Releases of those IDs, in the order given; IDs that name none are left out. Two queries
-// (three with scans) however many.
+// (three with scans) however many; one fewer when brief.
 absl::StatusOr<std::vector<v1::Release>> FindReleasesByID(Tx& tx,
-                                                          const std::vector<std::string>& ids);
+                                                          const std::vector<std::string>& ids,
+                                                          ReleaseRead read = ReleaseRead::kWhole);
 // Newest first (publish time, then number); `page` continues after a Release ID.
 absl::StatusOr<std::vector<v1::Release>> ListReleases(Tx& tx, const std::string& space_id,
                                                       const Keyset& page = {});

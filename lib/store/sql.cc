@@ -63,6 +63,16 @@ std::string Rfc3339(const std::string& column) {
                       " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
 }
 
+absl::StatusOr<std::string> TransactionTimeRfc3339(Tx& tx) {
+  return Guard([&]() -> absl::StatusOr<std::string> {
+    return Pq(tx)
+        .exec1(
+            "SELECT to_char(date_trunc('second', now() AT TIME ZONE 'UTC'),"
+            " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")[0]
+        .as<std::string>();
+  });
+}
+
 std::string MergeMapExpr(Query& q, const std::string& column,
                          const std::map<std::string, std::string>& changes) {
   std::map<std::string, std::string> set;

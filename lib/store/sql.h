@@ -50,6 +50,12 @@ std::string MapAsArray(const std::string& column);
 // SQL expression formatting a timestamptz column as RFC 3339 UTC text.
 std::string Rfc3339(const std::string& column);
 
+// The transaction's own time (PostgreSQL's now(), its start) as RFC 3339 UTC text to the
+// second, rounded down. Rows the transaction stamps with now() (events) are never earlier, so
+// "At >= this" finds them all, which a clock read in the server after the transaction began
+// does not promise. Errors: the database's.
+absl::StatusOr<std::string> TransactionTimeRfc3339(Tx& tx);
+
 // jsonb expression applying `changes` to the jsonb `column`: keys with a value are set, keys
 // with an empty value are removed.
 std::string MergeMapExpr(Query& q, const std::string& column,

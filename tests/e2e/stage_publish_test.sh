@@ -98,6 +98,15 @@ expect_eq 0 "$RC" "curl PublishReleases"
 expect_eq 2 "$(jget Releases.len)" "REST: would-be Releases"
 expect_eq prod-c "$(jget Refused.0.SpaceSlug)"
 expect_eq 0 "$(db -c "SELECT count(*) FROM releases")" "Releases after the REST dry run"
+expect_ne 0 "$(jget Releases.0.Units.len || echo 0)" "REST dry run: Units in full"
+run curl -sS -X POST -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+  --data '{"ChangeOrder":"acme-base/v2","Stage":"prod","DryRun":true,"Brief":true}' \
+  "http://$E2E_HTTP/v1/ReleaseService/PublishReleases"
+expect_eq 0 "$RC" "curl PublishReleases, brief dry run"
+expect_eq 2 "$(jget Releases.len)" "REST brief dry run: would-be Releases"
+expect_eq 0 "$(jget Releases.0.Units.len || echo 0)" "REST brief dry run: no Units"
+expect_eq "" "$(jget Releases.0.Provenance || true)" "REST brief dry run: no Provenance"
+expect_ne "" "$(jget Releases.0.BundleDigest)" "REST brief dry run: the digest"
 
 section "--where-space narrows the Stage: prod-a alone"
 expect_ok publish --where-space "Slug = 'prod-a'" -o json
@@ -106,6 +115,8 @@ expect_eq prod-a "$(jget Releases.0.SpaceSlug)"
 expect_eq 1 "$(jget Releases.0.ReleaseNum)"
 expect_eq "acme-base/v2" "$(jget Releases.0.ChangeOrder)"
 expect_eq 0 "$(jget Refused.len)"
+expect_ne "" "$(jget Releases.0.Provenance || true)" "-o json: the signed provenance"
+expect_ne 0 "$(jget Releases.0.Units.len || echo 0)" "-o json: the Units"
 expect_eq 1 "$(releases_of prod-a)"
 expect_eq 0 "$(releases_of prod-b)"
 expect_eq 1 "$(commits)" "commits after prod-a"
@@ -144,9 +155,19 @@ expect_eq 2 "$(commits)" "commits after the rerun"
 
 section "once prod-e's gate holds, it alone is published"
 expect_ok as "$CAROL" cub variant approve prod-e --change-order acme-base/v2
-expect_fail 1 "2 Spaces of stage prod were refused" publish -o json
+# Through REST, Brief: the Release is answered without its signed statements or Units.
+run curl -sS -X POST -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+  --data '{"ChangeOrder":"acme-base/v2","Stage":"prod","Brief":true}' \
+  "http://$E2E_HTTP/v1/ReleaseService/PublishReleases"
+expect_eq 0 "$RC" "curl PublishReleases, brief"
 expect_eq 1 "$(jget Releases.len)"
 expect_eq prod-e "$(jget Releases.0.SpaceSlug)"
+expect_eq 1 "$(jget Releases.0.ReleaseNum)"
+expect_eq Delivered "$(jget Releases.0.DeliveryState)"
+expect_eq "" "$(jget Releases.0.Provenance || true)" "brief: no Provenance"
+expect_eq "" "$(jget Releases.0.SealedApprovals || true)" "brief: no SealedApprovals"
+expect_eq 0 "$(jget Releases.0.Units.len || echo 0)" "brief: no Units"
+expect_eq 2 "$(jget Refused.len)"
 expect_eq 1 "$(releases_of prod-e)"
 expect_eq 1 "$(releases_of prod-a)"
 expect_eq 1 "$(releases_of prod-b)"
