@@ -3,8 +3,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -22,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/net/http_client.h"
+#include "lib/util/html.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::cli::oidc {
@@ -114,29 +113,6 @@ void Answer(int conn, int status, const std::string& title, const std::string& t
   }
 }
 
-std::string HtmlEscape(absl::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 bool OnPath(const std::string& name) {
   const char* path = std::getenv("PATH");
   if (path == nullptr) return false;
@@ -218,73 +194,6 @@ absl::StatusOr<std::string> AwaitCallback(int listener, const std::string& state
 
 }  // namespace
 
-std::string RandomUrlSafe(int bytes) {
-  std::string raw(static_cast<size_t>(bytes), '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), bytes) != 1) {
-    std::abort();  // No randomness: nothing safe can be done.
-  }
-  return absl::WebSafeBase64Escape(raw);  // Unpadded.
-}
-
-std::string NewCodeVerifier() { return RandomUrlSafe(48); }
-
-std::string CodeChallengeS256(const std::string& verifier) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(verifier.data()), verifier.size(), digest);
-  return absl::WebSafeBase64Escape(
-      absl::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
-}
-
-std::string AuthorizationUrl(const ProviderEndpoints& endpoints, const LoginClient& client,
-                             const AuthorizationRequest& request) {
-  const char sep = endpoints.authorization_endpoint.find('?') == std::string::npos ? '?' : '&';
-  return absl::StrCat(endpoints.authorization_endpoint, std::string(1, sep),
-                      net::FormEncode({{"response_type", "code"},
-                                       {"client_id", client.client_id},
-                                       {"redirect_uri", request.redirect_uri},
-                                       {"scope", ScopeText(client)},
-                                       {"state", request.state},
-                                       {"nonce", request.nonce},
-                                       {"code_challenge", request.code_challenge},
-                                       {"code_challenge_method", "S256"},
-                                       {"prompt", "consent"}}));
-}
-
-absl::StatusOr<std::string> ParseCallback(const std::string& target,
-                                          const std::string& expected_state) {
-  const size_t q = target.find('?');
-  std::string code, state, error, description;
-  bool have_state = false;
-  if (q != std::string::npos) {
-    for (absl::string_view pair : absl::StrSplit(target.substr(q + 1), '&', absl::SkipEmpty())) {
-      const size_t eq = pair.find('=');
-      const std::string key(pair.substr(0, eq));
-      absl::StatusOr<std::string> value =
-          net::UrlDecode(eq == absl::string_view::npos ? "" : std::string(pair.substr(eq + 1)));
-      if (!value.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the callback's ", key, " is not validly percent-encoded"));
-      }
-      if (key == "code") code = *value;
-      if (key == "state") state = *value, have_state = true;
-      if (key == "error") error = *value;
-      if (key == "error_description") description = *value;
-    }
-  }
-  // The state first: an answer to another login, error or not, says nothing about this one.
-  if (!have_state || state != expected_state) {
-    return absl::FailedPreconditionError(
-        "the callback's state does not match this login's: it is not the answer to this login");
-  }
-  if (!error.empty()) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("the provider refused the login: ", error,
-                     description.empty() ? "" : absl::StrCat(": ", description)));
-  }
-  if (code.empty()) return absl::InvalidArgumentError("the callback carries no code");
-  return code;
-}
-
 absl::StatusOr<Tokens> BrowserLogin(const ProviderEndpoints& endpoints, const LoginClient& client,
                                     absl::Duration timeout) {
   if (endpoints.authorization_endpoint.empty()) {
@@ -298,6 +207,7 @@ absl::StatusOr<Tokens> BrowserLogin(const ProviderEndpoints& endpoints, const Lo
   request.redirect_uri = absl::StrCat("http://127.0.0.1:", port, "/callback");
   request.state = RandomUrlSafe(24);
   request.nonce = RandomUrlSafe(24);
+  request.prompt = "consent";
   const std::string verifier = NewCodeVerifier();
   request.code_challenge = CodeChallengeS256(verifier);
   const std::string url = AuthorizationUrl(endpoints, client, request);

@@ -19,34 +19,6 @@
 
 namespace cub::cli::oidc {
 
-// `bytes` random bytes (RAND_bytes) as unpadded base64url text.
-std::string RandomUrlSafe(int bytes);
-
-// A PKCE code verifier: 64 characters of [A-Za-z0-9-_] (RFC 7636 4.1 allows 43 to 128 of
-// unreserved characters) from 48 random bytes.
-std::string NewCodeVerifier();
-
-// BASE64URL(SHA256(verifier)), unpadded: the S256 code_challenge.
-std::string CodeChallengeS256(const std::string& verifier);
-
-// The authorization request URL for one login.
-struct AuthorizationRequest {
-  std::string redirect_uri;
-  std::string state;
-  std::string nonce;
-  std::string code_challenge;
-};
-std::string AuthorizationUrl(const ProviderEndpoints& endpoints, const LoginClient& client,
-                             const AuthorizationRequest& request);
-
-// The authorization code in the request target ("/callback?code=..&state=..") the browser
-// was redirected to. Refused, saying which: a state other than `expected_state`
-// (FAILED_PRECONDITION "the callback's state does not match this login's": the waiting login
-// ignores such a request and keeps waiting), an error answer ("the provider refused the
-// login: access_denied: DESCRIPTION"), no code, a malformed escape.
-absl::StatusOr<std::string> ParseCallback(const std::string& target,
-                                          const std::string& expected_state);
-
 // The whole browser login, bounded by `timeout` (5 minutes for `cub auth login`).
 absl::StatusOr<Tokens> BrowserLogin(const ProviderEndpoints& endpoints, const LoginClient& client,
                                     absl::Duration timeout);

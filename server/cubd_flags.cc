@@ -53,6 +53,17 @@ void AddListenFlags(CLI::App* cmd, ServeOptions& serve) {
   cmd->add_option("--listen", serve.listen, "gRPC address HOST:PORT")->capture_default_str();
   cmd->add_option("--http-listen", serve.http_listen,
                   "REST/JSON mirror address HOST:PORT (off when empty)");
+  cmd->add_option("--ui-url", serve.ui_url,
+                  "The dashboard's external URL, scheme://host[:port] with no path, as browsers "
+                  "reach it (through a proxy, say): OpenID providers send the browser back to "
+                  "URL/ui/oidc/callback. Default: the listener's scheme and the request's Host")
+      ->check([](const std::string& v) -> std::string {
+        const size_t scheme = v.find("://");
+        const bool ok = (v.rfind("https://", 0) == 0 || v.rfind("http://", 0) == 0) &&
+                        scheme != std::string::npos && v.size() > scheme + 3 &&
+                        v.find_first_of("/?#", scheme + 3) == std::string::npos;
+        return ok ? "" : "must be http(s)://HOST[:PORT] with no path, e.g. https://cub.example.com";
+      });
   cmd->add_option("--tls-cert", serve.tls_cert, "PEM certificate for both listeners");
   cmd->add_option("--tls-key", serve.tls_key, "PEM private key for both listeners");
   cmd->add_option("--tls-reload-interval", serve.tls_reload_interval_s,

@@ -171,13 +171,16 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartRest(const ServeOptions& opts, 
   *gateway = std::make_unique<RestGateway>(server.InProcessChannel(args),
                                            google::protobuf::DescriptorPool::generated_pool());
   HttpHandler api = (*gateway)->AsHandler();
-  const bool on_tls = !tls.cert_file.empty();
+  UiOptions ui;
+  ui.tls = !tls.cert_file.empty();
+  ui.public_url = opts.ui_url;
+  ui.oidc_ca_file = opts.identity.oidc_ca_file;
   return HttpServer::Start(opts.http_listen, tls, HttpOptions(opts),
-                           [api, on_tls, &health, &metrics, &pool](const HttpRequest& r) {
+                           [api, ui, &health, &metrics, &pool](const HttpRequest& r) {
                              if (auto ops = ServeOpsEndpoint(r, health, metrics, &pool)) {
                                return *std::move(ops);
                              }
-                             return ServeWithDashboard(r, api, on_tls);
+                             return ServeWithDashboard(r, api, ui);
                            });
 }
 

@@ -15,7 +15,11 @@ namespace cub::server {
 struct ServeOptions {
   std::string listen = "127.0.0.1:7070";
   std::string http_listen;  // empty: no REST mirror
-  std::string tls_cert;     // both set: TLS on both listeners
+  // The dashboard's external URL (scheme, host, port; no path), e.g. https://cub.example.com:
+  // where OpenID providers send the browser back after a log-in. Empty: the listener's scheme
+  // and the request's Host.
+  std::string ui_url;
+  std::string tls_cert;  // both set: TLS on both listeners
   std::string tls_key;
   // How often the two TLS files are looked at for a new pair (server/tls_reloader.h).
   double tls_reload_interval_s = 5;

@@ -157,16 +157,23 @@ const UiAsset* FindUiAsset(std::string_view path) {
   return nullptr;
 }
 
-std::optional<HttpResponse> ServeUi(const HttpRequest& req, const HttpHandler& api, bool tls) {
+std::optional<HttpResponse> ServeUi(const HttpRequest& req, const HttpHandler& api,
+                                    const UiOptions& options) {
+  const bool tls = options.tls;
   if (req.path == "/") return Redirect(302, "/ui/");
   if (req.path == "/ui") return WithSecurityHeaders(Redirect(301, "/ui/"));
   if (req.path == "/ui/session") return WithSecurityHeaders(Session(req, api, tls));
+  if (std::optional<HttpResponse> login = ServeOidcLogin(req, api, options)) {
+    return WithSecurityHeaders(*std::move(login));
+  }
   if (absl::StartsWith(req.path, "/ui/")) return WithSecurityHeaders(Asset(req));
   return std::nullopt;
 }
 
-HttpResponse ServeWithDashboard(const HttpRequest& req, const HttpHandler& api, bool tls) {
-  if (std::optional<HttpResponse> ui = ServeUi(req, api, tls)) return *std::move(ui);
+HttpResponse ServeWithDashboard(const HttpRequest& req, const HttpHandler& api,
+                                const UiOptions& options) {
+  const bool tls = options.tls;
+  if (std::optional<HttpResponse> ui = ServeUi(req, api, options)) return *std::move(ui);
   // Copied only for calls the cookie authenticates: a large body is not copied otherwise.
   if (!absl::StartsWith(req.path, "/v1/") || req.headers.count("authorization") != 0 ||
       !CarriesSessionCookie(req)) {

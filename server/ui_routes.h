@@ -14,6 +14,8 @@
 //                          (server/ui_session.h), or the API's own error (401 ...)
 //   GET  /ui/session       who the session cookie is, with its CsrfToken (a page reloaded)
 //   DELETE /ui/session     log out: needs the CSRF token; clears the cookie
+//   GET  /ui/oidc/start, /ui/oidc/callback
+//                          the OpenID login (authorization code with PKCE), server/ui_oidc.h
 //
 // The session routes refuse cross-origin requests (403). Their errors have the REST mirror's
 // JSON error body.
@@ -23,18 +25,21 @@
 #include <optional>
 
 #include "server/http_server.h"
+#include "server/ui_oidc.h"
 
 namespace cub::server {
 
 // Answers the dashboard's routes; nullopt for any other path. `api` serves the REST mirror
-// (RestGateway::Handle); `tls` says whether the listener is TLS (the cookie is then Secure).
-// Thread-safe if `api` is.
-std::optional<HttpResponse> ServeUi(const HttpRequest& req, const HttpHandler& api, bool tls);
+// (RestGateway::Handle); `options.tls` says whether the listener is TLS (cookies are then
+// Secure). Thread-safe if `api` is.
+std::optional<HttpResponse> ServeUi(const HttpRequest& req, const HttpHandler& api,
+                                    const UiOptions& options);
 
 // The REST mirror `api` with the dashboard in front: ServeUi's routes, and REST calls that the
 // session cookie authenticates checked by AuthorizeByCookie (403 with the JSON error body when
 // it refuses) before `api` sees them with the cookie's token as their Authorization.
-HttpResponse ServeWithDashboard(const HttpRequest& req, const HttpHandler& api, bool tls);
+HttpResponse ServeWithDashboard(const HttpRequest& req, const HttpHandler& api,
+                                const UiOptions& options);
 
 }  // namespace cub::server
 

@@ -61,22 +61,24 @@ absl::Status CheckCookieToken(absl::string_view token) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// Every value of a cub_session cookie the request carries, in order.
-std::vector<std::string> SessionCookies(const HttpRequest& req) {
+std::vector<std::string> CookieValues(const HttpRequest& req, absl::string_view name) {
   std::vector<std::string> out;
   const std::string* cookies = Header(req, "cookie");
   if (cookies == nullptr) return out;
   // Several Cookie headers were joined with ", "; pairs are separated by "; ".
   for (absl::string_view pair : absl::StrSplit(*cookies, absl::ByAnyChar(";,"))) {
     pair = absl::StripAsciiWhitespace(pair);
-    if (absl::ConsumePrefix(&pair, kSessionCookieName) && absl::ConsumePrefix(&pair, "=") &&
-        !pair.empty()) {
+    if (absl::ConsumePrefix(&pair, name) && absl::ConsumePrefix(&pair, "=") && !pair.empty()) {
       out.emplace_back(pair);
     }
   }
   return out;
+}
+
+namespace {
+
+std::vector<std::string> SessionCookies(const HttpRequest& req) {
+  return CookieValues(req, kSessionCookieName);
 }
 
 }  // namespace

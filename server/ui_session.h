@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -39,6 +40,9 @@ absl::Status CheckCookieToken(absl::string_view token);
 // The session cookie's value from the request's Cookie header, if it has exactly one: with two
 // (one planted by another site for this host) there is no session.
 std::optional<std::string> SessionTokenOf(const HttpRequest& req);
+
+// Every non-empty value of the cookie `name` in the request's Cookie headers, in order.
+std::vector<std::string> CookieValues(const HttpRequest& req, absl::string_view name);
 
 // Whether the request carries any session cookie (one, or several).
 bool CarriesSessionCookie(const HttpRequest& req);

@@ -40,6 +40,23 @@ export async function login(token) {
   return who;
 }
 
+// The OpenID providers this cubd lets people log in at (GetLoginConfig, a public call), each
+// {Issuer, ClientID, Scopes}. Sent without cookies: a stale session must not refuse it.
+export async function loginIssuers() {
+  const resp = await fetch('/v1/AuthService/GetLoginConfig', {
+    method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}',
+    credentials: 'omit',
+  });
+  const config = await parse(resp);
+  return config.Issuers || [];
+}
+
+// Where the browser goes to log in at `issuer`: cubd's side of the authorization code flow
+// (/ui/oidc/start), which comes back to the dashboard with a session.
+export function issuerLoginUrl(issuer) {
+  return `/ui/oidc/start?issuer=${encodeURIComponent(issuer)}`;
+}
+
 // The session the cookie already holds (a reloaded page), or null when there is none.
 export async function resume() {
   const resp = await fetch('/ui/session');

@@ -1,5 +1,5 @@
-// The dashboard's entry point: the session (log in by pasting a cub token; the browser's
-// OpenID login is a later slice), the header, and the pages by URL fragment:
+// The dashboard's entry point: the session (log in at an OpenID provider cubd trusts, or by
+// pasting a cub token), the header, and the pages by URL fragment:
 //   #/                     Rollouts (filters: #/?space=BASE&state=STATE)
 //   #/co/<base>/<name>     one ChangeOrder
 //   #/queue                Open promotions: queued promotions, and what waits for approvals
@@ -36,8 +36,28 @@ function loginPage(error) {
       fill(status, errorText(err));
     }
   });
-  fill(main, form);
+  const providers = h('section', {class: 'login', 'aria-labelledby': 'sso-title', hidden: true},
+    h('h2', {id: 'sso-title'}, 'Log in with your account'));
+  fill(main, providers, form);
   token.focus();
+  api.loginIssuers().then((issuers) => {
+    if (!issuers.length) return;
+    for (const i of issuers) {
+      providers.append(h('a', {class: 'button', href: api.issuerLoginUrl(i.Issuer)},
+        `Log in at ${issuerName(i.Issuer)}`));
+    }
+    providers.append(h('p', {class: 'help'}, 'Or paste a token below.'));
+    providers.hidden = false;
+  }, (err) => fill(status, errorText(err)));
+}
+
+// An issuer's host (and port), as people know their provider; the URL if it does not parse.
+function issuerName(issuer) {
+  try {
+    return new URL(issuer).host;
+  } catch {
+    return issuer;
+  }
 }
 
 function header() {

@@ -2,7 +2,8 @@
 // package-lock.json) on 127.0.0.1:PORT, issuer http://127.0.0.1:PORT, with two clients:
 //
 //   cub-cli  public native client (no secret): device_code, authorization_code with PKCE S256
-//            on http://127.0.0.1:<any port>/callback (RFC 8252 loopback), refresh_token.
+//            on http://127.0.0.1:<any port>/callback (RFC 8252 loopback) and on cubd's
+//            http://127.0.0.1:<any port>/ui/oidc/callback (the dashboard), refresh_token.
 //            Its ID tokens carry preferred_username, email and groups.
 //   cub-ci   confidential client (secret read from a file): client_credentials. Its access
 //            tokens are JWTs for audience `cubd` (resource urn:cub:aud:cubd; ask for another
@@ -122,7 +123,8 @@ function configuration() {
         ],
         response_types: ['code'],
         // Native client: any port of this loopback URI matches (RFC 8252 section 7.3).
-        redirect_uris: ['http://127.0.0.1/callback'],
+        // The dashboard's log-in comes back to cubd's /ui/oidc/callback, also on any port.
+        redirect_uris: ['http://127.0.0.1/callback', 'http://127.0.0.1/ui/oidc/callback'],
         id_token_signed_response_alg: idTokenAlg,
       },
       {
