@@ -117,17 +117,25 @@ absl::StatusOr<std::string> QueryParam(const std::string& query, absl::string_vi
   return std::string();
 }
 
+// POST /v1/AuthService/METHOD {} through the REST mirror on behalf of `req`'s client, with
+// `token` as its bearer token when not empty: the same path, checks and limits as any call.
+HttpResponse CallAuthService(const HttpRequest& req, const HttpHandler& api,
+                             absl::string_view method, absl::string_view token) {
+  HttpRequest call;
+  call.method = "POST";
+  call.path = absl::StrCat("/v1/AuthService/", method);
+  call.body = "{}";
+  call.remote_addr = req.remote_addr;
+  call.headers["content-type"] = "application/json";
+  if (!token.empty()) call.headers["authorization"] = absl::StrCat("Bearer ", token);
+  return api(call);
+}
+
 // The people's issuers cubd trusts, as GetLoginConfig answers through the REST mirror.
 absl::StatusOr<std::vector<oidc::LoginClient>> TrustedIssuers(const HttpRequest& req,
                                                               const HttpHandler& api,
                                                               const UiOptions& o) {
-  HttpRequest call;
-  call.method = "POST";
-  call.path = "/v1/AuthService/GetLoginConfig";
-  call.body = "{}";
-  call.remote_addr = req.remote_addr;
-  call.headers["content-type"] = "application/json";
-  HttpResponse resp = api(call);
+  HttpResponse resp = CallAuthService(req, api, "GetLoginConfig", "");
   absl::StatusOr<Json> doc = ParseJson(resp.body);
   if (resp.status != 200 || !doc.ok() || !doc->is_object()) {
     return absl::UnavailableError(
@@ -257,14 +265,7 @@ absl::StatusOr<std::string> CompleteLogin(const HttpRequest& req, const HttpHand
   CUB_RETURN_IF_ERROR(CheckCookieToken(tokens.id_token));
   // The same check every API call makes of the token: signature, issuer, audience, expiry,
   // and the identity rules that map it to a cub user.
-  HttpRequest call;
-  call.method = "POST";
-  call.path = "/v1/AuthService/WhoAmI";
-  call.body = "{}";
-  call.remote_addr = req.remote_addr;
-  call.headers["content-type"] = "application/json";
-  call.headers["authorization"] = absl::StrCat("Bearer ", tokens.id_token);
-  HttpResponse who = api(call);
+  HttpResponse who = CallAuthService(req, api, "WhoAmI", tokens.id_token);
   if (who.status != 200) {
     absl::StatusOr<Json> err = ParseJson(who.body);
     std::string message = err.ok() && err->is_object() ? err->value("message", "") : "";

@@ -11,31 +11,15 @@ import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
+import {TIMEOUT, ok, passedCount, seeText} from './checks.mjs';
+
 const url = process.env.CUB_UI_URL;
 const shots = process.env.CUB_UI_SHOTS;
 const tokens = {deployer: process.env.CUB_UI_TOKEN_DEPLOYER, alice: process.env.CUB_UI_TOKEN_ALICE};
-const TIMEOUT = 20000;
-
-let passed = 0;
-function ok(what) {
-  passed++;
-  console.log(`ok ${passed} - ${what}`);
-}
 
 async function shot(page, name) {
   await page.screenshot({path: join(shots, `${name}.png`), fullPage: true});
   ok(`screenshot ${name}.png`);
-}
-
-// Waits until `selector`'s text contains `text`; fails naming what it saw.
-async function seeText(page, selector, text, what) {
-  try {
-    await page.locator(selector).filter({hasText: text}).first().waitFor({timeout: TIMEOUT});
-  } catch {
-    const seen = await page.locator(selector).allTextContents().catch(() => []);
-    throw new Error(`${what}: expected ${selector} to contain "${text}"; saw ${JSON.stringify(seen)}`);
-  }
-  ok(what);
 }
 
 async function login(page, who) {
@@ -178,7 +162,7 @@ async function main() {
     rmSync(profile, {recursive: true, force: true});
   }
   if (problems.length) throw new Error(`the page reported:\n${problems.join('\n')}`);
-  console.log(`1..${passed}`);
+  console.log(`1..${passedCount()}`);
 }
 
 main().catch((err) => {

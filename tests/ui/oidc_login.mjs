@@ -10,22 +10,11 @@ import {chromium} from 'playwright-core';
 import {mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 
+import {TIMEOUT, ok, seeText as see} from './checks.mjs';
+
 const url = process.env.CUB_UI_URL;
 const shots = process.env.CUB_UI_SHOTS;
 const user = process.env.CUB_UI_OIDC_USER;
-const TIMEOUT = 20000;
-let passed = 0;
-const ok = (what) => console.log(`ok ${++passed} - ${what}`);
-
-async function see(page, selector, text, what) {
-  try {
-    await page.locator(selector).filter({hasText: text}).first().waitFor({timeout: TIMEOUT});
-  } catch {
-    const seen = await page.locator(selector).allTextContents().catch(() => []);
-    throw new Error(`${what}: expected ${selector} to contain "${text}"; saw ${JSON.stringify(seen)}`);
-  }
-  ok(what);
-}
 
 mkdirSync(shots, {recursive: true});
 const browser = await chromium.launch({executablePath: '/usr/bin/chromium', args: ['--no-sandbox']});
