@@ -117,20 +117,6 @@ absl::StatusOr<std::string> QueryParam(const std::string& query, absl::string_vi
   return std::string();
 }
 
-// POST /v1/AuthService/METHOD {} through the REST mirror on behalf of `req`'s client, with
-// `token` as its bearer token when not empty: the same path, checks and limits as any call.
-HttpResponse CallAuthService(const HttpRequest& req, const HttpHandler& api,
-                             absl::string_view method, absl::string_view token) {
-  HttpRequest call;
-  call.method = "POST";
-  call.path = absl::StrCat("/v1/AuthService/", method);
-  call.body = "{}";
-  call.remote_addr = req.remote_addr;
-  call.headers["content-type"] = "application/json";
-  if (!token.empty()) call.headers["authorization"] = absl::StrCat("Bearer ", token);
-  return api(call);
-}
-
 // The people's issuers cubd trusts, as GetLoginConfig answers through the REST mirror.
 absl::StatusOr<std::vector<oidc::LoginClient>> TrustedIssuers(const HttpRequest& req,
                                                               const HttpHandler& api,

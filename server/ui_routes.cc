@@ -82,19 +82,6 @@ HttpResponse Asset(const HttpRequest& req) {
   return r;
 }
 
-// The REST mirror's WhoAmI for `token`: the check every API call makes.
-HttpResponse WhoAmI(const HttpRequest& req, const HttpHandler& api, const std::string& token) {
-  HttpRequest call;
-  call.method = "POST";
-  call.path = "/v1/AuthService/WhoAmI";
-  call.remote_addr = req.remote_addr;
-  call.headers["authorization"] = absl::StrCat("Bearer ", token);
-  for (const char* h : {"x-request-id", "x-forwarded-for"}) {
-    if (auto it = req.headers.find(h); it != req.headers.end()) call.headers[h] = it->second;
-  }
-  return api(call);
-}
-
 // WhoAmI's answer with the session's CSRF token as its first member.
 HttpResponse SessionAnswer(HttpResponse who, const std::string& token) {
   if (who.status != 200 || !absl::StartsWith(who.body, "{")) return who;
@@ -116,7 +103,7 @@ HttpResponse Login(const HttpRequest& req, const HttpHandler& api, bool tls) {
   if (absl::Status s = CheckCookieToken(secret); !s.ok()) {
     return Error(grpc::StatusCode::INVALID_ARGUMENT, 400, std::string(s.message()));
   }
-  HttpResponse r = SessionAnswer(WhoAmI(req, api, secret), secret);
+  HttpResponse r = SessionAnswer(CallAuthService(req, api, "WhoAmI", secret), secret);
   if (r.status == 200)
     r.headers.emplace_back("Set-Cookie", SessionCookie(secret, SecureCookieFor(req, tls)));
   return r;
@@ -127,7 +114,7 @@ HttpResponse Current(const HttpRequest& req, const HttpHandler& api) {
   if (!token) {
     return Error(grpc::StatusCode::UNAUTHENTICATED, 401, "not logged in: no session cookie");
   }
-  return SessionAnswer(WhoAmI(req, api, *token), *token);
+  return SessionAnswer(CallAuthService(req, api, "WhoAmI", *token), *token);
 }
 
 HttpResponse Logout(HttpRequest req, bool tls) {
@@ -159,10 +146,9 @@ const UiAsset* FindUiAsset(std::string_view path) {
 
 std::optional<HttpResponse> ServeUi(const HttpRequest& req, const HttpHandler& api,
                                     const UiOptions& options) {
-  const bool tls = options.tls;
   if (req.path == "/") return Redirect(302, "/ui/");
   if (req.path == "/ui") return WithSecurityHeaders(Redirect(301, "/ui/"));
-  if (req.path == "/ui/session") return WithSecurityHeaders(Session(req, api, tls));
+  if (req.path == "/ui/session") return WithSecurityHeaders(Session(req, api, options.tls));
   if (std::optional<HttpResponse> login = ServeOidcLogin(req, api, options)) {
     return WithSecurityHeaders(*std::move(login));
   }

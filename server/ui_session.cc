@@ -83,6 +83,21 @@ std::vector<std::string> SessionCookies(const HttpRequest& req) {
 
 }  // namespace
 
+HttpResponse CallAuthService(const HttpRequest& req, const HttpHandler& api,
+                             absl::string_view method, absl::string_view token) {
+  HttpRequest call;
+  call.method = "POST";
+  call.path = absl::StrCat("/v1/AuthService/", method);
+  call.body = "{}";
+  call.remote_addr = req.remote_addr;
+  call.headers["content-type"] = "application/json";
+  if (!token.empty()) call.headers["authorization"] = absl::StrCat("Bearer ", token);
+  for (const char* h : {"x-request-id", "x-forwarded-for"}) {
+    if (const std::string* v = Header(req, h)) call.headers[h] = *v;
+  }
+  return api(call);
+}
+
 std::optional<std::string> SessionTokenOf(const HttpRequest& req) {
   std::vector<std::string> tokens = SessionCookies(req);
   // Two sessions: one was set by someone else (a sibling subdomain or a plain-HTTP page may

@@ -44,6 +44,12 @@ std::optional<std::string> SessionTokenOf(const HttpRequest& req);
 // Every non-empty value of the cookie `name` in the request's Cookie headers, in order.
 std::vector<std::string> CookieValues(const HttpRequest& req, absl::string_view name);
 
+// POST /v1/AuthService/METHOD {} through the REST mirror `api` on behalf of the browser's
+// request `req` (its address, X-Request-ID and X-Forwarded-For), with `token` as the bearer
+// token when not empty: the same path, checks and limits as any API call.
+HttpResponse CallAuthService(const HttpRequest& req, const HttpHandler& api,
+                             absl::string_view method, absl::string_view token);
+
 // Whether the request carries any session cookie (one, or several).
 bool CarriesSessionCookie(const HttpRequest& req);
 
