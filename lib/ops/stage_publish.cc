@@ -25,6 +25,7 @@
 #include "lib/store/spaces.h"
 #include "lib/store/sql.h"
 #include "lib/util/json.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::ops {
@@ -392,6 +393,24 @@ store::NewEvent PublishedEvent(const Principal& p, const ReleaseToRecord& r, int
   return e;
 }
 
+// Signs each row's provenance. Signing is pure computation (about 0.1 ms a Release), so a whole
+// Stage's share it over the cores while the transaction waits.
+absl::Status SignProvenances(const ReleaseEnv& env, const std::string& published_by,
+                             std::vector<store::NewReleaseWithFiles>* rows) {
+  std::vector<absl::Status> errors(rows->size());
+  ParallelFor(rows->size(), /*min_per_thread=*/64, /*max_threads=*/0, [&](size_t i) {
+    store::NewRelease& nr = (*rows)[i].row;
+    auto signed_provenance = SignReleaseProvenance(env, nr, published_by);
+    if (signed_provenance.ok()) {
+      nr.provenance = *std::move(signed_provenance);
+    } else {
+      errors[i] = signed_provenance.status();
+    }
+  });
+  for (const auto& e : errors) CUB_RETURN_IF_ERROR(e);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> RecordReleases(
@@ -422,7 +441,6 @@ absl::StatusOr<std::vector<std::string>> RecordReleases(
     nr.published_by = p.user_id;
     nr.published_at = published_at;
     nr.units = r.units;
-    CUB_ASSIGN_OR_RETURN(nr.provenance, SignReleaseProvenance(env, nr, p.username));
     if (!r.seal.empty()) {
       CUB_ASSIGN_OR_RETURN(nr.sealed_approvals,
                            SealReleaseApprovals(tx, env, *r.rco, r.seal_stage, r.seal, r.space,
@@ -432,6 +450,7 @@ absl::StatusOr<std::vector<std::string>> RecordReleases(
     events.push_back(PublishedEvent(p, r, nr.release_num));
     rows.push_back(std::move(x));
   }
+  CUB_RETURN_IF_ERROR(SignProvenances(env, p.username, &rows));
   CUB_ASSIGN_OR_RETURN(auto ids, store::InsertReleases(tx, rows));
   CUB_RETURN_IF_ERROR(store::AppendEvents(tx, events));
   CUB_RETURN_IF_ERROR(store::WakeChangeOrdersInSpaces(tx, space_ids));
