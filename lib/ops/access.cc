@@ -81,6 +81,28 @@ absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const 
   return *space;
 }
 
+absl::StatusOr<std::vector<bool>> MayAccessEach(store::Tx& tx, const Principal& p,
+                                                const std::vector<v1::Space>& spaces,
+                                                Access access) {
+  if (p.admin) return std::vector<bool>(spaces.size(), true);
+  std::vector<std::string> ids;
+  ids.reserve(spaces.size());
+  for (const auto& s : spaces) ids.push_back(s.space_id());
+  CUB_ASSIGN_OR_RETURN(auto names, store::RolesOnEach(tx, ids, ToCaller(p)));
+  std::vector<bool> out;
+  out.reserve(spaces.size());
+  for (const auto& s : spaces) {
+    std::vector<Role> roles;
+    if (auto it = names.find(s.space_id()); it != names.end()) {
+      for (const auto& name : it->second) {
+        if (auto r = domain::ParseRole(name)) roles.push_back(*r);
+      }
+    }
+    out.push_back(!roles.empty() && Allows(roles, access));
+  }
+  return out;
+}
+
 absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space,
                                      const std::string& ref) {
   if (ref.empty()) return absl::InvalidArgumentError("a unit is required");

@@ -7,6 +7,7 @@
 #define CUB_LIB_OPS_ACCESS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cub/v1/common.pb.h"
@@ -28,6 +29,13 @@ SpacedRef SplitRef(const std::string& ref, const std::string& default_space);
 // The Space named by slug or ID, if `p` may perform `access` on it.
 absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const std::string& ref,
                                        Access access);
+
+// For each of `spaces`, in order, whether `p` may perform `access` on it, in one query
+// whatever their number (an admin may do anything). A Space answered false is refused by
+// ResolveSpace, whose Status gives the words.
+absl::StatusOr<std::vector<bool>> MayAccessEach(store::Tx& tx, const Principal& p,
+                                                const std::vector<v1::Space>& spaces,
+                                                Access access);
 
 // The Unit `ref` (slug or ID) of `space`; NOT_FOUND naming both otherwise.
 absl::StatusOr<v1::Unit> ResolveUnit(store::Tx& tx, const v1::Space& space, const std::string& ref);

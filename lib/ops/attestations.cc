@@ -1,6 +1,8 @@
 #include "lib/ops/attestations.h"
 
+#include <map>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -23,12 +25,17 @@ namespace {
 
 constexpr char kApproval[] = "Approval";
 
-// Whether `p` may see `s` at all; a Space it may not is left out of what a ChangeOrder
-// selects, so that its name is never reported to `p`. A failure in the database is the call's.
-absl::StatusOr<bool> Visible(store::Tx& tx, const Principal& p, const v1::Space& s) {
-  absl::Status seen = ResolveSpace(tx, p, s.space_id(), Access::kRead).status();
-  if (store::FailedInDatabase(seen)) return seen;
-  return seen.ok();
+// The Spaces of `spaces` on which `p` may perform `access`, in order, checked in one query.
+// Spaces `p` may not see are left out of what a ChangeOrder selects, so that their names are
+// never reported to `p`.
+absl::StatusOr<std::vector<v1::Space>> Allowed(store::Tx& tx, const Principal& p,
+                                               std::vector<v1::Space> spaces, Access access) {
+  CUB_ASSIGN_OR_RETURN(std::vector<bool> may, MayAccessEach(tx, p, spaces, access));
+  std::vector<v1::Space> out;
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    if (may[i]) out.push_back(std::move(spaces[i]));
+  }
+  return out;
 }
 
 // The ChangeOrder an approval is for. Approvers of a Stage need not see its base, so it is
@@ -70,13 +77,10 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
     if (!matched.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("WhereSpace: ", matched.status().message()));
     }
-    for (const auto& s : *matched) {
-      bool visible = true;
-      if (rco) {
-        CUB_ASSIGN_OR_RETURN(visible, Visible(tx, p, s));
-      }
-      if (visible) add(s);
+    if (rco) {
+      CUB_ASSIGN_OR_RETURN(*matched, Allowed(tx, p, *std::move(matched), Access::kRead));
     }
+    for (const auto& s : *matched) add(s);
   }
   if (rco && req.spaces_size() == 0 && req.where_space().empty()) {
     if (!req.stage().empty()) {
@@ -85,10 +89,8 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
       for (size_t i = 0; rco->workflow && i < rco->workflow->stages.size(); ++i) {
         if (rco->workflow->stages[i].name != req.stage()) continue;
         found = true;
-        for (const auto& s : members[i]) {
-          CUB_ASSIGN_OR_RETURN(bool visible, Visible(tx, p, s));
-          if (visible) add(s);
-        }
+        CUB_ASSIGN_OR_RETURN(auto visible, Allowed(tx, p, members[i], Access::kRead));
+        for (const auto& s : visible) add(s);
       }
       if (!found) {
         return absl::InvalidArgumentError(
@@ -97,11 +99,9 @@ absl::StatusOr<std::vector<v1::Space>> SelectSpaces(store::Tx& tx, const Princip
     } else {
       // Every Space beyond its base the change has reached, where the caller may vote.
       CUB_ASSIGN_OR_RETURN(auto spaces, store::SpacesAmong(tx, rco->co.resolved_space_ids, ""));
+      CUB_ASSIGN_OR_RETURN(spaces, Allowed(tx, p, std::move(spaces), Access::kApprove));
       for (const auto& s : spaces) {
-        if (s.space_id() != rco->base.space_id() &&
-            ResolveSpace(tx, p, s.space_id(), Access::kApprove).ok()) {
-          add(s);
-        }
+        if (s.space_id() != rco->base.space_id()) add(s);
       }
     }
   } else if (!req.stage().empty()) {
@@ -172,23 +172,36 @@ store::NewAttestation AttestationFor(const Vote& v, const v1::Space& space) {
   return a;
 }
 
-// Adds the revision of `unit` the Vote attests to `a`, or reports the Unit skipped.
+// Whether the Vote attests what its ChangeOrder's release Tag marks (read directly: the voter
+// may not see the base) rather than what a selector resolves to.
+bool ByChangeOrderTag(const Vote& v) { return v.rco && v.req.revision().empty(); }
+
+// Adds the revision of `unit` the Vote attests to `a`, or reports the Unit skipped. `marks`
+// holds what the ChangeOrder's Tag marks (store::MarkedRevisions) when ByChangeOrderTag(v);
+// otherwise the selector is resolved here, Unit by Unit.
 absl::Status AttestUnit(store::Tx& tx, const Vote& v, const v1::Space& space, const v1::Unit& unit,
+                        const std::map<std::string, store::MarkedRevision>& marks,
                         store::NewAttestation& a, v1::ApproveResponse& out) {
   if (unit.head_revision_num() == 0) {
     Skip(out, space, unit.slug(), "it has no revisions");
     return absl::OkStatus();
   }
-  // With a ChangeOrder, what its release Tag marks (read directly: the voter may not see
-  // the base); otherwise the selector.
-  absl::StatusOr<int64_t> num = absl::NotFoundError(
-      absl::StrCat("change order '", v.rco ? v.rco->co.slug : "", "' has not reached it"));
-  if (v.rco && v.req.revision().empty()) {
-    CUB_ASSIGN_OR_RETURN(auto mark, store::FindMark(tx, v.rco->co.publish_tag_id, unit.unit_id()));
-    if (mark) num = *mark;
-  } else {
-    num = ResolveRevision(tx, v.p, space, unit, v.selector);
+  v1::AttestedRevision r;
+  r.set_unit_id(unit.unit_id());
+  r.set_unit(unit.slug());
+  if (ByChangeOrderTag(v)) {
+    auto mark = marks.find(unit.unit_id());
+    if (mark == marks.end()) {
+      Skip(out, space, unit.slug(),
+           absl::StrCat("change order '", v.rco->co.slug, "' has not reached it"));
+      return absl::OkStatus();
+    }
+    r.set_revision_num(static_cast<int32_t>(mark->second.revision_num));
+    r.set_data_hash(mark->second.data_hash);
+    a.revisions.push_back(std::move(r));
+    return absl::OkStatus();
   }
+  absl::StatusOr<int64_t> num = ResolveRevision(tx, v.p, space, unit, v.selector);
   if (!num.ok()) {
     if (absl::IsNotFound(num.status()) || absl::IsFailedPrecondition(num.status())) {
       Skip(out, space, unit.slug(), std::string(num.status().message()));
@@ -198,12 +211,9 @@ absl::Status AttestUnit(store::Tx& tx, const Vote& v, const v1::Space& space, co
   }
   CUB_ASSIGN_OR_RETURN(auto rev, store::FindRevision(tx, unit.unit_id(), *num));
   if (!rev) return absl::InternalError("revision vanished");
-  v1::AttestedRevision r;
-  r.set_unit_id(unit.unit_id());
-  r.set_unit(unit.slug());
   r.set_revision_num(static_cast<int32_t>(*num));
   r.set_data_hash(rev->data_hash());
-  a.revisions.push_back(r);
+  a.revisions.push_back(std::move(r));
   return absl::OkStatus();
 }
 
@@ -236,32 +246,70 @@ absl::Status MayAttest(store::Tx& tx, const Vote& v, const v1::Space& space) {
       space.slug(), "': that needs the approver, editor, scanner, reporter or admin role"));
 }
 
-// The Vote in one Space: one attestation of the revisions it covers there, if any.
-absl::Status ApproveSpace(store::Tx& tx, const Vote& v, const v1::Space& space,
-                          v1::ApproveResponse& out) {
+// Whether `v.p` may record the Vote in every one of `spaces`; the first refusal otherwise. The
+// approver role is checked for all of them in one query; only a Space without it is looked at
+// again alone, for the other roles that may record other types and for the refusal's words.
+absl::Status MayAttestAll(store::Tx& tx, const Vote& v, const std::vector<v1::Space>& spaces) {
+  CUB_ASSIGN_OR_RETURN(std::vector<bool> may, MayAccessEach(tx, v.p, spaces, Access::kApprove));
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    if (!may[i]) CUB_RETURN_IF_ERROR(MayAttest(tx, v, spaces[i]));
+  }
+  return absl::OkStatus();
+}
+
+// The Vote in each of `spaces`: one attestation per Space of the revisions it covers there, if
+// any, in the order of `spaces`. Set-based for a vote on a ChangeOrder (what a Stage-wide approve
+// is): a fixed number of queries whatever the number of Spaces and Units.
+absl::Status ApproveSpaces(store::Tx& tx, const Vote& v, const std::vector<v1::Space>& spaces,
+                           v1::ApproveResponse& out) {
   // Votes need the approver role; other attestations (a change record, a check) may also
   // come from whoever may change the Space, or from a check identity (the scanner role).
-  CUB_RETURN_IF_ERROR(MayAttest(tx, v, space));
-  // Without --all, what a Release of the Space would publish: nothing, without a Target.
-  if (!v.req.all() && !v.rco && space.release_target_id().empty()) {
-    Skip(out, space, "", "the space has no release Target; pass All to approve its units");
-    return absl::OkStatus();
-  }
+  CUB_RETURN_IF_ERROR(MayAttestAll(tx, v, spaces));
+  std::vector<const v1::Space*> voting;
   store::UnitQuery q;
-  q.space_id = space.space_id();
   q.where = v.req.where();
-  CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(v.p), q));
-  store::NewAttestation a = AttestationFor(v, space);
-  for (const auto& unit : units) CUB_RETURN_IF_ERROR(AttestUnit(tx, v, space, unit, a, out));
-  if (a.revisions.empty()) return absl::OkStatus();
-  if (v.req.dry_run()) {
-    *out.add_attestations() = Preview(a);
-    return absl::OkStatus();
+  for (const auto& space : spaces) {
+    // Without --all, what a Release of the Space would publish: nothing, without a Target.
+    if (!v.req.all() && !v.rco && space.release_target_id().empty()) {
+      Skip(out, space, "", "the space has no release Target; pass All to approve its units");
+      continue;
+    }
+    voting.push_back(&space);
+    q.space_ids.push_back(space.space_id());
   }
-  CUB_ASSIGN_OR_RETURN(*out.add_attestations(), store::InsertAttestation(tx, a));
-  // An approval may open a gate of the ChangeOrder it names, or of those in the Space.
-  if (!a.change_order_id.empty()) return store::Wake(tx, {a.change_order_id});
-  return store::WakeChangeOrdersInSpace(tx, space.space_id());
+  if (voting.empty()) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, ToCaller(v.p), q));
+  std::map<std::string, std::vector<const v1::Unit*>> units_of;
+  std::vector<std::string> unit_ids;
+  for (const auto& unit : units) {
+    units_of[unit.space_id()].push_back(&unit);
+    if (unit.head_revision_num() != 0) unit_ids.push_back(unit.unit_id());
+  }
+  std::map<std::string, store::MarkedRevision> marks;
+  if (ByChangeOrderTag(v)) {
+    CUB_ASSIGN_OR_RETURN(marks, store::MarkedRevisions(tx, v.rco->co.publish_tag_id, unit_ids));
+  }
+  std::vector<store::NewAttestation> records;
+  for (const v1::Space* space : voting) {
+    store::NewAttestation a = AttestationFor(v, *space);
+    for (const v1::Unit* unit : units_of[space->space_id()]) {
+      CUB_RETURN_IF_ERROR(AttestUnit(tx, v, *space, *unit, marks, a, out));
+    }
+    if (a.revisions.empty()) continue;
+    if (v.req.dry_run()) {
+      *out.add_attestations() = Preview(a);
+    } else {
+      records.push_back(std::move(a));
+    }
+  }
+  if (records.empty()) return absl::OkStatus();
+  CUB_ASSIGN_OR_RETURN(auto stored, store::InsertAttestations(tx, records));
+  for (auto& a : stored) *out.add_attestations() = std::move(a);
+  // An approval may open a gate of the ChangeOrder it names, or of those in its Spaces.
+  if (v.rco) return store::Wake(tx, {v.rco->co.id});
+  std::vector<std::string> space_ids;
+  for (const auto& a : records) space_ids.push_back(a.space_id);
+  return store::WakeChangeOrdersInSpaces(tx, space_ids);
 }
 
 }  // namespace
@@ -291,8 +339,7 @@ absl::StatusOr<v1::ApproveResponse> Approve(store::ConnectionPool& db, const Pri
     CUB_ASSIGN_OR_RETURN(auto spaces, SelectSpaces(tx, p, req, rco ? &*rco : nullptr));
     const Vote vote{
         p, req, type, expires, rco ? &*rco : nullptr, VoteSelector(req, rco ? &*rco : nullptr)};
-    for (const auto& space : spaces) CUB_RETURN_IF_ERROR(ApproveSpace(tx, vote, space, out));
-    return absl::OkStatus();
+    return ApproveSpaces(tx, vote, spaces, out);
   });
   if (!st.ok()) return st;
   return out;

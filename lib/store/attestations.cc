@@ -6,6 +6,7 @@
 #include "lib/store/sql.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
+#include "lib/util/uuid.h"
 
 namespace cub::store {
 namespace {
@@ -100,36 +101,81 @@ std::map<std::string, std::set<std::string>> Grouped(const pqxx::result& r, cons
 }  // namespace
 
 absl::StatusOr<v1::Attestation> InsertAttestation(Tx& tx, const NewAttestation& a) {
-  return Guard([&]() -> absl::StatusOr<v1::Attestation> {
-    pqxx::row r = Pq(tx).exec_params1(
-        "INSERT INTO attestations (space_id, space_slug, type, result, revokes_id, user_id,"
-        " username, groups, change_order_id, change_order, note, claims, expires_at)"
-        " VALUES ($1::uuid, $2, $3, $4, NULLIF($5, '')::uuid, $6::uuid, $7, $8::text[],"
-        " NULLIF($9, '')::uuid, $10, $11, $12::jsonb,"
-        " CASE WHEN $13::bigint > 0 THEN clock_timestamp() + make_interval(secs => $13::bigint)"
-        " END) RETURNING id",
-        a.space_id, a.space_slug, a.type, a.result, a.revokes_id, a.user_id, a.username,
-        TextArrayLiteral(a.groups), a.change_order_id, a.change_order, a.note, JsonText(a.claims),
-        a.expires_in_seconds);
-    std::string id = r["id"].as<std::string>();
-    std::vector<std::string> units, slugs, nums, hashes;
-    for (const auto& rev : a.revisions) {
-      units.push_back(rev.unit_id());
-      slugs.push_back(rev.unit());
-      nums.push_back(std::to_string(rev.revision_num()));
-      hashes.push_back(rev.data_hash());
+  CUB_ASSIGN_OR_RETURN(auto stored, InsertAttestations(tx, {a}));
+  if (stored.size() != 1) return absl::InternalError("attestation vanished after insert");
+  return std::move(stored[0]);
+}
+
+absl::StatusOr<std::vector<v1::Attestation>> InsertAttestations(
+    Tx& tx, const std::vector<NewAttestation>& all) {
+  return Guard([&]() -> absl::StatusOr<std::vector<v1::Attestation>> {
+    std::vector<v1::Attestation> out;
+    if (all.empty()) return out;
+    // Keys made here, so the revisions can name their attestation in the same round trip's
+    // second statement and the rows come back in the order given.
+    std::vector<std::string> ids, space_ids, slugs, types, results, revokes, user_ids, usernames,
+        groups, co_ids, cos, notes, claims, expires;
+    std::vector<std::string> rev_att, rev_units, rev_slugs, rev_nums, rev_hashes;
+    for (const auto& a : all) {
+      ids.push_back(NewUuid());
+      space_ids.push_back(a.space_id);
+      slugs.push_back(a.space_slug);
+      types.push_back(a.type);
+      results.push_back(a.result);
+      revokes.push_back(a.revokes_id);
+      user_ids.push_back(a.user_id);
+      usernames.push_back(a.username);
+      groups.push_back(Json(a.groups).dump());
+      co_ids.push_back(a.change_order_id);
+      cos.push_back(a.change_order);
+      notes.push_back(a.note);
+      claims.push_back(JsonText(a.claims));
+      expires.push_back(std::to_string(a.expires_in_seconds));
+      for (const auto& rev : a.revisions) {
+        rev_att.push_back(ids.back());
+        rev_units.push_back(rev.unit_id());
+        rev_slugs.push_back(rev.unit());
+        rev_nums.push_back(std::to_string(rev.revision_num()));
+        rev_hashes.push_back(rev.data_hash());
+      }
     }
-    if (!units.empty()) {
+    Pq(tx).exec_params(
+        "INSERT INTO attestations (id, space_id, space_slug, type, result, revokes_id, user_id,"
+        " username, groups, change_order_id, change_order, note, claims, expires_at)"
+        " SELECT n.id, n.space_id, n.space_slug, n.type, n.result, NULLIF(n.revokes_id, '')::uuid,"
+        " n.user_id, n.username, ARRAY(SELECT jsonb_array_elements_text(n.groups)),"
+        " NULLIF(n.co_id, '')::uuid, n.co, n.note, n.claims,"
+        " CASE WHEN n.expires > 0 THEN clock_timestamp() + make_interval(secs => n.expires) END"
+        " FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],"
+        " $7::uuid[], $8::text[], $9::jsonb[], $10::text[], $11::text[], $12::text[],"
+        " $13::jsonb[], $14::bigint[]) WITH ORDINALITY AS n(id, space_id, space_slug, type,"
+        " result, revokes_id, user_id, username, groups, co_id, co, note, claims, expires, i)"
+        " ORDER BY n.i",
+        TextArrayLiteral(ids), TextArrayLiteral(space_ids), TextArrayLiteral(slugs),
+        TextArrayLiteral(types), TextArrayLiteral(results), TextArrayLiteral(revokes),
+        TextArrayLiteral(user_ids), TextArrayLiteral(usernames), TextArrayLiteral(groups),
+        TextArrayLiteral(co_ids), TextArrayLiteral(cos), TextArrayLiteral(notes),
+        TextArrayLiteral(claims), TextArrayLiteral(expires));
+    if (!rev_att.empty()) {
       Pq(tx).exec_params(
           "INSERT INTO attestation_revisions (attestation_id, unit_id, unit_slug, revision_num,"
-          " data_hash) SELECT $1::uuid, * FROM unnest($2::uuid[], $3::text[], $4::bigint[],"
+          " data_hash) SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[],"
           " $5::text[])",
-          id, TextArrayLiteral(units), TextArrayLiteral(slugs), TextArrayLiteral(nums),
-          TextArrayLiteral(hashes));
+          TextArrayLiteral(rev_att), TextArrayLiteral(rev_units), TextArrayLiteral(rev_slugs),
+          TextArrayLiteral(rev_nums), TextArrayLiteral(rev_hashes));
     }
-    CUB_ASSIGN_OR_RETURN(auto stored, FindAttestation(tx, id));
-    if (!stored) return absl::InternalError("attestation vanished after insert");
-    return *std::move(stored);
+    Query q(kAttestationSelect);
+    q.Append(absl::StrCat(" AND at.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
+    std::vector<v1::Attestation> read = ReadAll(tx, q.Exec(tx));
+    std::map<std::string, v1::Attestation*> by_id;
+    for (auto& a : read) by_id[a.attestation_id()] = &a;
+    out.reserve(ids.size());
+    for (const auto& id : ids) {
+      auto it = by_id.find(id);
+      if (it == by_id.end()) return absl::InternalError("attestation vanished after insert");
+      out.push_back(std::move(*it->second));
+    }
+    return out;
   });
 }
 

@@ -35,6 +35,10 @@ struct NewAttestation {
 // breaks a constraint: a user or revoked Attestation that does not exist, a result other than
 // Pass, Fail or Revoke, or a Revoke without the Attestation it revokes (or another result with).
 absl::StatusOr<v1::Attestation> InsertAttestation(Tx& tx, const NewAttestation& a);
+// InsertAttestation for many at once, in a fixed number of statements whatever their number:
+// returns them as stored, in the order given. Refused as a whole, for the same reasons.
+absl::StatusOr<std::vector<v1::Attestation>> InsertAttestations(
+    Tx& tx, const std::vector<NewAttestation>& all);
 // By ID; nullopt when there is none (whatever Space it belongs to: the caller checks access).
 absl::StatusOr<std::optional<v1::Attestation>> FindAttestation(Tx& tx, const std::string& id);
 // Of one Space (which may since have been deleted), or of every Space the caller can see (and,

@@ -193,6 +193,24 @@ absl::StatusOr<std::vector<std::string>> RolesOn(Tx& tx, const std::string& spac
   });
 }
 
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> RolesOnEach(
+    Tx& tx, const std::vector<std::string>& space_ids, const Caller& caller) {
+  using Out = std::map<std::string, std::vector<std::string>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Out out;
+    if (space_ids.empty()) return out;
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT DISTINCT space_id::text AS space_id, role FROM space_permissions"
+        " WHERE space_id = ANY($1::uuid[]) AND (user_id = $2::uuid OR group_name = "
+        "ANY($3::text[]))",
+        TextArrayLiteral(space_ids), caller.user_id, TextArrayLiteral(caller.groups));
+    for (const auto& row : r) {
+      out[row["space_id"].as<std::string>()].push_back(row["role"].as<std::string>());
+    }
+    return out;
+  });
+}
+
 absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& role,
                        const std::string& user_id, const std::string& group) {
   return Guard([&]() -> absl::Status {

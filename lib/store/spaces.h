@@ -66,6 +66,10 @@ absl::StatusOr<std::string> EnsureComponent(Tx& tx, const std::string& slug);
 // Role names the caller holds on the Space, directly or through a group.
 absl::StatusOr<std::vector<std::string>> RolesOn(Tx& tx, const std::string& space_id,
                                                  const Caller& caller);
+// RolesOn for many Spaces in one query: each Space of `space_ids` on which the caller holds a
+// role, with the role names; Spaces without one are absent.
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> RolesOnEach(
+    Tx& tx, const std::vector<std::string>& space_ids, const Caller& caller);
 // Grants a role to exactly one of user_id / group (the other empty). Idempotent.
 // FAILED_PRECONDITION if the Space or the user does not exist, or the role is unknown.
 absl::Status GrantRole(Tx& tx, const std::string& space_id, const std::string& role,

@@ -108,6 +108,25 @@ absl::StatusOr<std::optional<int64_t>> FindMark(Tx& tx, const std::string& tag_i
   });
 }
 
+absl::StatusOr<std::map<std::string, MarkedRevision>> MarkedRevisions(
+    Tx& tx, const std::string& tag_id, const std::vector<std::string>& unit_ids) {
+  using Out = std::map<std::string, MarkedRevision>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Out out;
+    if (unit_ids.empty()) return out;
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT m.unit_id::text AS unit_id, m.revision_num, v.data_hash FROM tag_marks m"
+        " JOIN revisions v ON v.unit_id = m.unit_id AND v.revision_num = m.revision_num"
+        " WHERE m.tag_id = $1::uuid AND m.unit_id = ANY($2::uuid[])",
+        tag_id, TextArrayLiteral(unit_ids));
+    for (const auto& row : r) {
+      out[row["unit_id"].as<std::string>()] =
+          MarkedRevision{row["revision_num"].as<int64_t>(), row["data_hash"].as<std::string>()};
+    }
+    return out;
+  });
+}
+
 absl::StatusOr<v1::TagMark> MarkRevision(Tx& tx, const v1::Tag& tag, const v1::Unit& unit,
                                          int64_t revision_num, bool move) {
   return Guard([&]() -> absl::StatusOr<v1::TagMark> {

@@ -39,6 +39,14 @@ absl::StatusOr<std::vector<v1::TagMark>> ListTagMarks(Tx& tx, const std::string&
 // The revision the Tag marks on the Unit; nullopt when it marks none.
 absl::StatusOr<std::optional<int64_t>> FindMark(Tx& tx, const std::string& tag_id,
                                                 const std::string& unit_id);
+// FindMark for many Units in one query, with the marked revision's DataHash: unit ID ->
+// (revision number, data hash); Units the Tag does not mark are absent.
+struct MarkedRevision {
+  int64_t revision_num = 0;
+  std::string data_hash;
+};
+absl::StatusOr<std::map<std::string, MarkedRevision>> MarkedRevisions(
+    Tx& tx, const std::string& tag_id, const std::vector<std::string>& unit_ids);
 // Marks `revision_num` of the Unit. Without `move`, a mark already on another revision is
 // FAILED_PRECONDITION; marking the same revision again is a no-op.
 absl::StatusOr<v1::TagMark> MarkRevision(Tx& tx, const v1::Tag& tag, const v1::Unit& unit,

@@ -176,6 +176,10 @@ absl::StatusOr<std::vector<v1::Unit>> ListUnits(Tx& tx, const Caller& caller, co
     if (!uq.space_id.empty()) {
       q.Append(absl::StrCat(" AND u.space_id = ", q.Param(uq.space_id), "::uuid"));
     }
+    if (!uq.space_ids.empty()) {
+      q.Append(absl::StrCat(" AND u.space_id = ANY(", q.Param(TextArrayLiteral(uq.space_ids)),
+                            "::uuid[])"));
+    }
     AndVisible(q, caller, "u.space_id");
     CUB_RETURN_IF_ERROR(q.AndWhere(uq.where, UnitSchema()));
     CUB_RETURN_IF_ERROR(q.AndWhere(uq.filter_where, UnitSchema()));

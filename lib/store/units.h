@@ -63,7 +63,8 @@ absl::StatusOr<std::optional<v1::Unit>> FindUnit(Tx& tx, const std::string& spac
                                                  const std::string& slug_or_id);
 
 struct UnitQuery {
-  std::string space_id;  // empty: every Space the caller can see
+  std::string space_id;                // empty: every Space the caller can see
+  std::vector<std::string> space_ids;  // when not empty: only these Spaces (with space_id too)
   std::string where;
   std::string filter_where;
   std::string where_space;  // where expression over the Units' Spaces
