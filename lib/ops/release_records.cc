@@ -68,12 +68,33 @@ absl::StatusOr<std::string> SignReleaseProvenance(const ReleaseEnv& env,
   return sign::SignEnvelope(key, sign::kInTotoPayloadType, statement).ToJson();
 }
 
-absl::StatusOr<std::string> SealReleaseApprovals(
-    store::Tx& tx, const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
-    const std::vector<const workflow::AttestationPrerequisite*>& reqs, const v1::Space& space,
-    int64_t num, const std::string& digest) {
-  Json policy = Json::array(), votes = Json::array();
+absl::StatusOr<std::vector<std::vector<RequirementOutcome>>> JudgeApprovals(
+    store::Tx& tx, const ResolvedChangeOrder& rco,
+    const std::vector<const workflow::AttestationPrerequisite*>& reqs,
+    const std::vector<v1::Space>& spaces) {
+  std::vector<std::vector<RequirementOutcome>> out;
+  const absl::Time now = absl::Now();
   for (const auto* req : reqs) {
+    CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *req, spaces, now));
+    if (outcomes.size() != spaces.size()) {
+      return absl::InternalError("approvals judged for another number of spaces");
+    }
+    out.push_back(std::move(outcomes));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> SignApprovalSeal(
+    const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
+    const std::vector<const workflow::AttestationPrerequisite*>& reqs,
+    const std::vector<const RequirementOutcome*>& outcomes, const v1::Space& space, int64_t num,
+    const std::string& digest) {
+  if (outcomes.size() != reqs.size()) {
+    return absl::InternalError("approvals to seal do not match their prerequisites");
+  }
+  Json policy = Json::array(), votes = Json::array();
+  for (size_t k = 0; k < reqs.size(); ++k) {
+    const workflow::AttestationPrerequisite* req = reqs[k];
     Json rule = Json::object();
     rule["Name"] = req->name;
     rule["Type"] = req->type;
@@ -85,22 +106,19 @@ absl::StatusOr<std::string> SealReleaseApprovals(
     rule["AllowAuthors"] = req->allow_authors;
     rule["IgnoreFail"] = req->ignore_fail;
     policy.push_back(std::move(rule));
-    CUB_ASSIGN_OR_RETURN(auto outcomes, EvaluateAttestation(tx, rco, *req, {space}, absl::Now()));
-    for (const auto& o : outcomes) {
-      for (const auto& j : o.votes) {
-        Json vote = Json::object();
-        vote["Requirement"] = req->name;
-        vote["AttestationID"] = j.vote.attestation_id;
-        vote["User"] = j.vote.username;
-        vote["UserID"] = j.vote.user_id;
-        vote["Result"] = j.vote.result;
-        vote["At"] = FormatRfc3339(j.vote.at);
-        vote["Unit"] = j.unit;
-        vote["RevisionNum"] = j.revision_num;
-        vote["Counted"] = j.counted;
-        vote["Why"] = j.why;
-        votes.push_back(std::move(vote));
-      }
+    for (const auto& j : outcomes[k]->votes) {
+      Json vote = Json::object();
+      vote["Requirement"] = req->name;
+      vote["AttestationID"] = j.vote.attestation_id;
+      vote["User"] = j.vote.username;
+      vote["UserID"] = j.vote.user_id;
+      vote["Result"] = j.vote.result;
+      vote["At"] = FormatRfc3339(j.vote.at);
+      vote["Unit"] = j.unit;
+      vote["RevisionNum"] = j.revision_num;
+      vote["Counted"] = j.counted;
+      vote["Why"] = j.why;
+      votes.push_back(std::move(vote));
     }
   }
   Json predicate = Json::object();

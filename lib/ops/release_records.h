@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "cub/v1/release.pb.h"
 #include "cub/v1/space.pb.h"
+#include "lib/ops/attestation_gate.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/releases.h"
 #include "lib/store/releases.h"
@@ -39,12 +40,24 @@ absl::StatusOr<std::string> SignReleaseProvenance(const ReleaseEnv& env,
                                                   const store::NewRelease& nr,
                                                   const std::string& published_by);
 
-// The votes behind each attestation prerequisite `reqs` (of Stage `stage`) of Release `num` of
-// `space`, as judged now, signed as an approval statement naming the Release and `digest`.
-absl::StatusOr<std::string> SealReleaseApprovals(
-    store::Tx& tx, const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
-    const std::vector<const workflow::AttestationPrerequisite*>& reqs, const v1::Space& space,
-    int64_t num, const std::string& digest);
+// Sealing approvals onto Releases takes two steps, so that a whole Stage's are judged at once:
+//
+// JudgeApprovals judges, now, the votes behind each attestation prerequisite of `reqs` for the
+// change `rco` in each of `spaces`: out[k][j] is reqs[k]'s outcome in spaces[j]. A fixed number
+// of queries whatever the number of Spaces.
+absl::StatusOr<std::vector<std::vector<RequirementOutcome>>> JudgeApprovals(
+    store::Tx& tx, const ResolvedChangeOrder& rco,
+    const std::vector<const workflow::AttestationPrerequisite*>& reqs,
+    const std::vector<v1::Space>& spaces);
+
+// SignApprovalSeal writes the votes of Release `num` of `space` (outcomes[k]: reqs[k]'s outcome
+// in that Space, from JudgeApprovals) as an approval statement of Stage `stage` naming the
+// Release and `digest`, signed with the server's key. Pure: safe to call concurrently.
+absl::StatusOr<std::string> SignApprovalSeal(
+    const ReleaseEnv& env, const ResolvedChangeOrder& rco, const std::string& stage,
+    const std::vector<const workflow::AttestationPrerequisite*>& reqs,
+    const std::vector<const RequirementOutcome*>& outcomes, const v1::Space& space, int64_t num,
+    const std::string& digest);
 
 }  // namespace cub::ops
 

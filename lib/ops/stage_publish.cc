@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -393,19 +394,60 @@ store::NewEvent PublishedEvent(const Principal& p, const ReleaseToRecord& r, int
   return e;
 }
 
-// Signs each row's provenance. Signing is pure computation (about 0.1 ms a Release), so a whole
-// Stage's share it over the cores while the transaction waits.
-absl::Status SignProvenances(const ReleaseEnv& env, const std::string& published_by,
-                             std::vector<store::NewReleaseWithFiles>* rows) {
+// The approvals each Release of `releases` seals, judged in the transaction: per Release, its
+// prerequisites' outcomes in its Space (empty when it seals none). Releases of one ChangeOrder
+// sealing the same Stage's prerequisites (a whole Stage's) are judged together, so the number of
+// queries does not grow with the number of Spaces. `judged` keeps the outcomes pointed to.
+absl::StatusOr<std::vector<std::vector<const RequirementOutcome*>>> JudgeSeals(
+    store::Tx& tx, const std::vector<ReleaseToRecord>& releases,
+    std::vector<std::vector<std::vector<RequirementOutcome>>>* judged) {
+  using Key = std::tuple<const ResolvedChangeOrder*, std::string,
+                         std::vector<const workflow::AttestationPrerequisite*>>;
+  std::map<Key, std::vector<size_t>> groups;
+  for (size_t i = 0; i < releases.size(); ++i) {
+    const ReleaseToRecord& r = releases[i];
+    if (!r.seal.empty()) groups[Key(r.rco, r.seal_stage, r.seal)].push_back(i);
+  }
+  std::vector<std::vector<const RequirementOutcome*>> out(releases.size());
+  judged->reserve(groups.size());
+  for (const auto& [key, members] : groups) {
+    std::vector<v1::Space> spaces;
+    for (size_t i : members) spaces.push_back(releases[i].space);
+    CUB_ASSIGN_OR_RETURN(auto outcomes,
+                         JudgeApprovals(tx, *std::get<0>(key), std::get<2>(key), spaces));
+    judged->push_back(std::move(outcomes));
+    for (const auto& per_req : judged->back()) {
+      for (size_t j = 0; j < members.size(); ++j) out[members[j]].push_back(&per_req[j]);
+    }
+  }
+  return out;
+}
+
+// Signs each row's provenance and, where it seals approvals, their statement. Signing is pure
+// computation (about 0.1 ms a statement), so a whole Stage's is shared over the cores while the
+// transaction waits.
+absl::Status SignRecords(const ReleaseEnv& env, const std::string& published_by,
+                         const std::vector<ReleaseToRecord>& releases,
+                         const std::vector<std::vector<const RequirementOutcome*>>& seals,
+                         std::vector<store::NewReleaseWithFiles>* rows) {
   std::vector<absl::Status> errors(rows->size());
   ParallelFor(rows->size(), /*min_per_thread=*/64, /*max_threads=*/0, [&](size_t i) {
+    const ReleaseToRecord& r = releases[i];
     store::NewRelease& nr = (*rows)[i].row;
-    auto signed_provenance = SignReleaseProvenance(env, nr, published_by);
-    if (signed_provenance.ok()) {
-      nr.provenance = *std::move(signed_provenance);
-    } else {
-      errors[i] = signed_provenance.status();
+    auto provenance = SignReleaseProvenance(env, nr, published_by);
+    if (!provenance.ok()) {
+      errors[i] = provenance.status();
+      return;
     }
+    nr.provenance = *std::move(provenance);
+    if (r.seal.empty()) return;
+    auto sealed = SignApprovalSeal(env, *r.rco, r.seal_stage, r.seal, seals[i], r.space,
+                                   nr.release_num, r.digest);
+    if (!sealed.ok()) {
+      errors[i] = sealed.status();
+      return;
+    }
+    nr.sealed_approvals = *std::move(sealed);
   });
   for (const auto& e : errors) CUB_RETURN_IF_ERROR(e);
   return absl::OkStatus();
@@ -441,16 +483,13 @@ absl::StatusOr<std::vector<std::string>> RecordReleases(
     nr.published_by = p.user_id;
     nr.published_at = published_at;
     nr.units = r.units;
-    if (!r.seal.empty()) {
-      CUB_ASSIGN_OR_RETURN(nr.sealed_approvals,
-                           SealReleaseApprovals(tx, env, *r.rco, r.seal_stage, r.seal, r.space,
-                                                nr.release_num, r.digest));
-    }
     x.file_names = r.file_names;
     events.push_back(PublishedEvent(p, r, nr.release_num));
     rows.push_back(std::move(x));
   }
-  CUB_RETURN_IF_ERROR(SignProvenances(env, p.username, &rows));
+  std::vector<std::vector<std::vector<RequirementOutcome>>> judged;
+  CUB_ASSIGN_OR_RETURN(auto seals, JudgeSeals(tx, releases, &judged));
+  CUB_RETURN_IF_ERROR(SignRecords(env, p.username, releases, seals, &rows));
   CUB_ASSIGN_OR_RETURN(auto ids, store::InsertReleases(tx, rows));
   CUB_RETURN_IF_ERROR(store::AppendEvents(tx, events));
   CUB_RETURN_IF_ERROR(store::WakeChangeOrdersInSpaces(tx, space_ids));
