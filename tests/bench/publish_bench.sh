@@ -7,9 +7,8 @@
 #     bench-base with 10 Kubernetes Deployments, N variants bench-prod-I made with
 #     `cub variant create --names-file`, CUB_BENCH_CHUNK a call; the Git Target
 #     bench-workflows/gitops (a bare local repository) set as every variant's release Target
-#     (SQL, setup only); a new image tag
-#     in every base Unit, the ChangeOrder bench-base/bench-v2, and its promotion into Production
-#     (`cub variant promote`);
+#     (SQL, setup only); a new image tag in every base Unit, the ChangeOrder bench-base/bench-v2,
+#     and its promotion into Production (`cub variant promote`);
 #     then ANALYZE (what autovacuum does within a minute of such a bulk write).
 #   measured:
 #     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
