@@ -80,16 +80,16 @@ absl::StatusOr<int64_t> CloneUnits(Tx& tx, const std::string& upstream_space_id,
         "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
         " description, upstream_unit_id, upstream_revision_num)"
         " SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULLIF($2, '')::uuid, $3, uu.id,"
-        " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
-        " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num"
-        " WHERE nu.space_id = ANY($1::uuid[])",
+        " uu.head_revision_num FROM unnest($1::uuid[]) AS v(id) JOIN units nu ON nu.space_id = v.id"
+        " JOIN units uu ON uu.id = nu.upstream_unit_id"
+        " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num",
         ids, author_id, description);
     Pq(tx).exec_params(
         "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type,"
         " upstream_revision_num)"
         " SELECT nu.space_id, nu.slug || '-upstream', nu.id, uu.id, 'UpgradeUnit',"
-        " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
-        " WHERE nu.space_id = ANY($1::uuid[])",
+        " uu.head_revision_num FROM unnest($1::uuid[]) AS v(id) JOIN units nu ON nu.space_id = v.id"
+        " JOIN units uu ON uu.id = nu.upstream_unit_id",
         ids);
     return static_cast<int64_t>(units.affected_rows());
   });
