@@ -31,7 +31,8 @@ std::string QuotedNames(const std::vector<std::string>& names) {
     shown.push_back(absl::StrCat("'", names[i], "'"));
   }
   std::string out = absl::StrJoin(shown, ", ");
-  if (names.size() > kNamesShown) absl::StrAppend(&out, " (and ", names.size() - kNamesShown, " more)");
+  if (names.size() > kNamesShown)
+    absl::StrAppend(&out, " (and ", names.size() - kNamesShown, " more)");
   return out;
 }
 

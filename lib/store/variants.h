@@ -28,7 +28,8 @@ struct NewVariants {
 
 // The slugs among `refs` that name an existing Space, by slug or by ID (as FindSpace matches),
 // sorted.
-absl::StatusOr<std::vector<std::string>> TakenSpaceRefs(Tx& tx, const std::vector<std::string>& refs);
+absl::StatusOr<std::vector<std::string>> TakenSpaceRefs(Tx& tx,
+                                                        const std::vector<std::string>& refs);
 
 // Inserts one Space per slug in one statement; returns their IDs, in the order of `v.slugs`.
 // ALREADY_EXISTS if a slug is taken meanwhile.

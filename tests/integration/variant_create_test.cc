@@ -130,26 +130,26 @@ TEST_CASE("the store's variant pieces keep order and find taken refs") {
   Fixture f;
   const std::string base_id = f.Query("SELECT id::text FROM spaces WHERE slug = 'base'");
   REQUIRE(store::WithTransaction(*f.db, [&](store::Tx& tx) -> absl::Status {
-    auto taken = store::TakenSpaceRefs(tx, {"zz", base_id, "base", "BASE", "nope"});
-    REQUIRE(taken.ok());
-    CHECK(*taken == std::vector<std::string>{base_id, "base"});
-    store::NewVariants nv;
-    nv.slugs = {"c", "a", "b"};
-    nv.upstream_space_id = base_id;
-    auto ids = store::InsertVariantSpaces(tx, nv);
-    REQUIRE(ids.ok());
-    REQUIRE(ids->size() == 3);
-    for (size_t i = 0; i < ids->size(); ++i) {
-      auto s = store::FindSpace(tx, (*ids)[i]);
-      REQUIRE(s.ok());
-      REQUIRE(s->has_value());
-      CHECK((*s)->slug() == nv.slugs[i]);  // IDs in the order of the slugs
-    }
-    auto cloned = store::CloneUnits(tx, base_id, *ids, "", "test");
-    REQUIRE(cloned.ok());
-    CHECK(*cloned == 6);
-    return absl::CancelledError("roll back");
-  }).code() == absl::StatusCode::kCancelled);
+            auto taken = store::TakenSpaceRefs(tx, {"zz", base_id, "base", "BASE", "nope"});
+            REQUIRE(taken.ok());
+            CHECK(*taken == std::vector<std::string>{base_id, "base"});
+            store::NewVariants nv;
+            nv.slugs = {"c", "a", "b"};
+            nv.upstream_space_id = base_id;
+            auto ids = store::InsertVariantSpaces(tx, nv);
+            REQUIRE(ids.ok());
+            REQUIRE(ids->size() == 3);
+            for (size_t i = 0; i < ids->size(); ++i) {
+              auto s = store::FindSpace(tx, (*ids)[i]);
+              REQUIRE(s.ok());
+              REQUIRE(s->has_value());
+              CHECK((*s)->slug() == nv.slugs[i]);  // IDs in the order of the slugs
+            }
+            auto cloned = store::CloneUnits(tx, base_id, *ids, "", "test");
+            REQUIRE(cloned.ok());
+            CHECK(*cloned == 6);
+            return absl::CancelledError("roll back");
+          }).code() == absl::StatusCode::kCancelled);
   CHECK(f.Query("SELECT count(*) FROM spaces") == "1");
 }
 
