@@ -65,12 +65,15 @@ void AddVariantCreateCommand(CLI::App* group, Env& env) {
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = group->add_subcommand(
-      "create", "Create Spaces cloned from UPSTREAM-SPACE, Units linked (one or many at once)");
-  // Not required: CLI11 gives the last argument to the required UPSTREAM-SPACE, and with
-  // --names-file there may be no NAME at all. Checked below.
+      "create",
+      "Create Spaces cloned from UPSTREAM-SPACE (the last argument), Units linked: one NAME, or "
+      "many NAMEs and --names-file in one call, all created or none");
+  // CLI11 2.1 hands every positional argument to NAME, which takes many, and would count the
+  // flags after the last one if told to keep one for UPSTREAM-SPACE (positionals_at_end), so
+  // neither is required here: the last positional argument is the upstream, split off below.
   cmd->add_option("NAME", o->names,
                   "Slug of a new Space; several create them all in one call, or none");
-  cmd->add_option("UPSTREAM-SPACE", o->upstream, "Space to clone (slug or ID)")->required();
+  cmd->add_option("UPSTREAM-SPACE", o->upstream, "Space to clone (slug or ID); required");
   cmd->add_option("--names-file", o->names_file,
                   "Read more NAMEs from FILE ('-': stdin), one a line; '#' starts a comment");
   cmd->add_option("--stage", o->stage, "Value of the Stage label (what workflows select on)");
@@ -79,6 +82,12 @@ void AddVariantCreateCommand(CLI::App* group, Env& env) {
   AddKeyValueFlag(cmd, "--label", &o->labels, "Set another label (repeatable)");
   OnRun(cmd, env, [&env, o] {
     std::vector<std::string> names = o->names;
+    std::string upstream = o->upstream;
+    if (upstream.empty()) {
+      if (names.empty()) return UsageError("UPSTREAM-SPACE is required");
+      upstream = names.back();
+      names.pop_back();
+    }
     if (!o->names_file.empty()) {
       absl::StatusOr<std::string> text = ReadInput(o->names_file);
       if (!text.ok()) return UsageError(text.status().message());
@@ -90,7 +99,7 @@ void AddVariantCreateCommand(CLI::App* group, Env& env) {
     if (names.size() == 1 && o->names_file.empty()) {
       cub::v1::CreateVariantRequest req;
       req.set_slug(names[0]);
-      req.set_upstream_space(o->upstream);
+      req.set_upstream_space(upstream);
       req.set_stage(o->stage);
       req.set_environment(o->environment);
       req.set_region(o->region);
@@ -98,20 +107,19 @@ void AddVariantCreateCommand(CLI::App* group, Env& env) {
       cub::v1::CreateVariantResponse resp;
       if (!CallCubd(env, &VariantService::Stub::CreateVariant, req, &resp)) return kExitFailed;
       const std::string name = resp.space().slug().empty() ? names[0] : resp.space().slug();
-      return env.printer().Confirm(
-          resp, absl::StrCat("Variant ", name, " created from ", o->upstream, " with ",
-                             Count(resp.units_size(), "unit")));
+      return env.printer().Confirm(resp, absl::StrCat("Variant ", name, " created from ", upstream,
+                                                      " with ", Count(resp.units_size(), "unit")));
     }
     cub::v1::CreateVariantsRequest req;
     for (auto& n : names) req.add_slugs(std::move(n));
-    req.set_upstream_space(o->upstream);
+    req.set_upstream_space(upstream);
     req.set_stage(o->stage);
     req.set_environment(o->environment);
     req.set_region(o->region);
     PutKeyValues(o->labels, req.mutable_labels());
     cub::v1::CreateVariantsResponse resp;
     if (!CallCubd(env, &VariantService::Stub::CreateVariants, req, &resp)) return kExitFailed;
-    return PrintCreated(env, resp, o->upstream);
+    return PrintCreated(env, resp, upstream);
   });
 }
 

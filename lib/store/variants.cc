@@ -1,5 +1,7 @@
 #include "lib/store/variants.h"
 
+#include <algorithm>
+
 #include "lib/store/pq.h"
 #include "lib/store/sql.h"
 #include "lib/util/json.h"
@@ -16,11 +18,12 @@ absl::StatusOr<std::vector<std::string>> TakenSpaceRefs(Tx& tx,
         "SELECT v.ref FROM unnest($1::text[]) AS v(ref) JOIN spaces s ON s.slug = v.ref"
         " UNION SELECT v.ref FROM unnest($1::text[]) AS v(ref) JOIN spaces s ON s.id ="
         " (CASE WHEN v.ref ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'"
-        " THEN v.ref::uuid END) ORDER BY 1",
+        " THEN v.ref::uuid END)",
         TextArrayLiteral(refs));
     std::vector<std::string> out;
     out.reserve(r.size());
     for (const auto& row : r) out.push_back(row[0].as<std::string>());
+    std::sort(out.begin(), out.end());  // bytewise, whatever the database's collation
     return out;
   });
 }

@@ -27,7 +27,7 @@ struct NewVariants {
 };
 
 // The slugs among `refs` that name an existing Space, by slug or by ID (as FindSpace matches),
-// sorted.
+// sorted bytewise.
 absl::StatusOr<std::vector<std::string>> TakenSpaceRefs(Tx& tx,
                                                         const std::vector<std::string>& refs);
 
