@@ -6,11 +6,14 @@
 #   measured (whole cub process, start to exit):
 #     a. cub variant create bench-one-I bench-base, one variant a call, CUB_BENCH_SINGLE times
 #        (median and minimum)
+#     a2. 1,000 variants one a call, by 4 parallel cub processes (how the benches made their
+#        fleets before bulk create)
 #     b. cub variant create bench-base --names-file F: 1,000 variants in one call
 #     c. the same for CUB_BENCH_SPACES (10,000) more variants in one call, then cubd's peak RSS
 #        (VmHWM) and the rows written
-#   CUB_BENCH_EXPLAIN=1 also prints EXPLAIN ANALYZE of the clone statements for a further 1,000
-#   variants (in a transaction rolled back), with the fleet of b. and c. in place.
+#   CUB_BENCH_EXPLAIN=N also prints EXPLAIN ANALYZE of the writes of a further N variants (the
+#   statements of lib/store/variants.cc, in a transaction rolled back), with the fleet of b. and
+#   c. in place.
 #
 # Usage: bash tests/bench/variant_bench.sh [BUILD_DIR]   (default: build)
 #   CUB_BENCH_SPACES   variants of the big call (10000)  CUB_BENCH_SINGLE  single creates (20)
@@ -108,6 +111,14 @@ done
 note "a. one variant a call ($single calls)" "$(printf '%s\n' "${times[@]}" | sort -n | awk '
   { a[NR] = $1 } END { printf "median %6.1f ms   min %6.1f ms", a[int((NR + 1) / 2)] / 1000, a[1] / 1000 }')"
 
+t0=$(now_ms)
+if ! seq 1000 | xargs -P 4 -I{} "$bin/cub" --quiet variant create "bench-par-{}" bench-base \
+    --stage Production 2>"$work/par.err"; then
+  echo "parallel creates failed: $(head -c 400 "$work/par.err")" >&2
+  exit 1
+fi
+note "a2. 1000 variants one a call, 4 parallel cub processes" \
+  "$(awk -v m="$(( $(now_ms) - t0 ))" 'BEGIN { printf "%8.1f s", m / 1000 }')"
 bulk "b. 1000 variants in one call" bench-k 1 1000
 note "   cubd RSS (VmHWM)" "$(rss)"
 bulk "c. $spaces variants in one call" bench-big 1 "$spaces"
@@ -117,19 +128,25 @@ note "   rows: spaces / units / revisions / links" "$(sql -c "SELECT (SELECT cou
   || ' / ' || (SELECT count(*) FROM links)")"
 
 if [[ -n ${CUB_BENCH_EXPLAIN:-} ]]; then
-  # The statements of store::CloneUnits (lib/store/variants.cc) for 1,000 new Spaces, rolled back.
-  sql <<'SQL'
+  # The statements of lib/store/variants.cc for N new Spaces, rolled back.
+  sql -v n="$CUB_BENCH_EXPLAIN" <<'SQL'
 BEGIN;
-CREATE TEMP TABLE new_ids AS
-  WITH ins AS (INSERT INTO spaces (slug, upstream_space_id)
-    SELECT 'explain-' || g, (SELECT id FROM spaces WHERE slug = 'bench-base')
-    FROM generate_series(1, 1000) g RETURNING id) SELECT array_agg(id) AS ids FROM ins;
+CREATE TEMP TABLE up AS SELECT id FROM spaces WHERE slug = 'bench-base';
 \timing on
+EXPLAIN (ANALYZE, COSTS OFF) INSERT INTO spaces (slug, display_name, labels, annotations,
+  component_id, upstream_space_id)
+  SELECT 'explain-' || g, '', '{"Stage": "Production"}', '{}', NULL, (SELECT id FROM up)
+  FROM generate_series(1, :n) g;
+CREATE TEMP TABLE new_ids AS
+  SELECT array_agg(id) AS ids FROM spaces WHERE slug LIKE 'explain-%';
+EXPLAIN (ANALYZE, COSTS OFF) INSERT INTO space_permissions (space_id, role, user_id, group_name)
+  SELECT v.id, p.role, p.user_id, p.group_name FROM unnest((SELECT ids FROM new_ids)) AS v(id)
+  CROSS JOIN space_permissions p WHERE p.space_id = (SELECT id FROM up) ON CONFLICT DO NOTHING;
 EXPLAIN (ANALYZE, COSTS OFF) INSERT INTO units (space_id, slug, toolchain_type, labels,
   annotations, head_revision_num, upstream_unit_id)
   SELECT v.id, u.slug, u.toolchain_type, u.labels, u.annotations, 1, u.id
   FROM unnest((SELECT ids FROM new_ids)) AS v(id) CROSS JOIN units u
-  WHERE u.space_id = (SELECT id FROM spaces WHERE slug = 'bench-base') AND u.head_revision_num > 0;
+  WHERE u.space_id = (SELECT id FROM up) AND u.head_revision_num > 0;
 EXPLAIN (ANALYZE, COSTS OFF) INSERT INTO revisions (unit_id, space_id, revision_num, data,
   data_hash, author_id, description, upstream_unit_id, upstream_revision_num)
   SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULL, 'x', uu.id, uu.head_revision_num
