@@ -1,8 +1,6 @@
-// `cub variant create`: clone an upstream Space, all its Units, into a new Space whose Units
-// are linked back to the upstream ones, so later changes there can be promoted down.
 // `cub variant promote --change-order`: move a ChangeOrder into the Spaces of its next stage
 // (or named ones), gated by its ChangeWorkflow; with --queue, left for cubd to carry out once
-// the gates hold.
+// the gates hold. (`cub variant create` is in cli/cmd_variant_create.cc.)
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -16,14 +14,12 @@
 #include "cli/flag_names.h"
 #include "cli/progress.h"
 #include "cub/v1/changeorder.grpc.pb.h"
-#include "cub/v1/variant.grpc.pb.h"
 #include "lib/domain/vocabulary.h"
 
 namespace cub::cli {
 namespace {
 
 using cub::v1::ChangeOrderService;
-using cub::v1::VariantService;
 
 // Accepts BASE/NAME with both parts present.
 CLI::Validator BaseSlashName() {
@@ -37,36 +33,6 @@ CLI::Validator BaseSlashName() {
         return "";
       },
       "");
-}
-
-void AddCreate(CLI::App* group, Env& env) {
-  struct Opts {
-    std::string name, upstream, stage, environment, region;
-    std::vector<std::string> labels;
-  };
-  auto o = std::make_shared<Opts>();
-  CLI::App* cmd =
-      group->add_subcommand("create", "Create a Space cloned from UPSTREAM-SPACE, Units linked");
-  cmd->add_option("NAME", o->name, "Slug of the new Space")->required();
-  cmd->add_option("UPSTREAM-SPACE", o->upstream, "Space to clone (slug or ID)")->required();
-  cmd->add_option("--stage", o->stage, "Value of the Stage label (what workflows select on)");
-  cmd->add_option("--environment", o->environment, "Value of the Environment label");
-  cmd->add_option("--region", o->region, "Value of the Region label");
-  AddKeyValueFlag(cmd, "--label", &o->labels, "Set another label (repeatable)");
-  OnRun(cmd, env, [&env, o] {
-    cub::v1::CreateVariantRequest req;
-    req.set_slug(o->name);
-    req.set_upstream_space(o->upstream);
-    req.set_stage(o->stage);
-    req.set_environment(o->environment);
-    req.set_region(o->region);
-    PutKeyValues(o->labels, req.mutable_labels());
-    cub::v1::CreateVariantResponse resp;
-    if (!CallCubd(env, &VariantService::Stub::CreateVariant, req, &resp)) return kExitFailed;
-    const std::string name = resp.space().slug().empty() ? o->name : resp.space().slug();
-    return env.printer().Confirm(resp, absl::StrCat("Variant ", name, " created from ", o->upstream,
-                                                    " with ", Count(resp.units_size(), "unit")));
-  });
 }
 
 // -o mutations: the values each Unit changed (or would change), by Space and Unit.
@@ -332,7 +298,7 @@ void AddDemote(CLI::App* group, Env& env) {
 void AddVariantCommands(CLI::App& app, Env& env) {
   CLI::App* group = app.add_subcommand(
       "variant", "Create variants (Spaces cloned from a base) and promote changes into them");
-  AddCreate(group, env);
+  AddVariantCreateCommand(group, env);
   AddPromote(group, env);
   AddDemote(group, env);
 }

@@ -88,6 +88,8 @@ void AddUnitCommands(CLI::App& app, Env& env);
 void AddRevisionCommands(CLI::App& app, Env& env);
 void AddTagCommands(CLI::App& app, Env& env);
 void AddVariantCommands(CLI::App& app, Env& env);
+// `variant create`, into the variant group (AddVariantCommands calls it).
+void AddVariantCreateCommand(CLI::App* variant, Env& env);
 void AddLinkCommands(CLI::App& app, Env& env);
 void AddFilterCommands(CLI::App& app, Env& env);
 void AddChangeSetCommands(CLI::App& app, Env& env);

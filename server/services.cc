@@ -366,6 +366,7 @@ class VariantServiceImpl final : public ServiceImpl<v1::VariantService> {
  public:
   using ServiceImpl::ServiceImpl;
   CUB_RPC(CreateVariant)
+  CUB_RPC(CreateVariants)
 };
 
 class LinkServiceImpl final : public ServiceImpl<v1::LinkService> {

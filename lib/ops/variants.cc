@@ -34,45 +34,6 @@ absl::StatusOr<bool> Setting(const char* field, bool flag, std::optional<bool> i
 
 }  // namespace
 
-absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& db,
-                                                        const Principal& p,
-                                                        const v1::CreateVariantRequest& req) {
-  CUB_RETURN_IF_ERROR(ValidateSlug("space", req.slug()));
-  CUB_RETURN_IF_ERROR(ValidateKeys("label", req.labels()));
-  v1::CreateVariantResponse out;
-  absl::Status st = store::WithTransaction(db, [&](store::Tx& tx) -> absl::Status {
-    CUB_ASSIGN_OR_RETURN(auto upstream, ResolveSpace(tx, p, req.upstream_space(), Access::kRead));
-    CUB_ASSIGN_OR_RETURN(auto taken, store::FindSpace(tx, req.slug()));
-    if (taken) {
-      return absl::AlreadyExistsError(absl::StrCat("space '", req.slug(), "' already exists"));
-    }
-    store::NewSpace ns;
-    ns.slug = req.slug();
-    ns.labels = ToMap(req.labels());
-    if (!req.stage().empty()) ns.labels["Stage"] = req.stage();
-    if (!req.environment().empty()) ns.labels["Environment"] = req.environment();
-    if (!req.region().empty()) ns.labels["Region"] = req.region();
-    ns.component_id = upstream.component_id();
-    ns.upstream_space_id = upstream.space_id();
-    CUB_ASSIGN_OR_RETURN(auto space, store::InsertSpace(tx, ns));
-    CUB_RETURN_IF_ERROR(store::CopyPermissions(tx, upstream.space_id(), space.space_id()));
-    CUB_RETURN_IF_ERROR(store::GrantRole(
-        tx, space.space_id(), std::string(domain::RoleName(Role::kAdmin)), p.user_id, ""));
-    CUB_ASSIGN_OR_RETURN(int64_t links,
-                         store::CloneUnits(tx, upstream.space_id(), space.space_id(), p.user_id,
-                                           absl::StrCat("Cloned from ", upstream.slug())));
-    store::UnitQuery q;
-    q.space_id = space.space_id();
-    CUB_ASSIGN_OR_RETURN(auto units, store::ListUnits(tx, store::Caller{true, "", {}}, q));
-    *out.mutable_space() = space;
-    for (auto& u : units) *out.add_units() = std::move(u);
-    out.set_link_count(links);
-    return absl::OkStatus();
-  });
-  if (!st.ok()) return AlreadyExistsAs(st, absl::StrCat("space '", req.slug(), "'"));
-  return out;
-}
-
 absl::StatusOr<v1::Link> CreateLink(store::ConnectionPool& db, const Principal& p,
                                     const v1::CreateLinkRequest& req) {
   links::Definition def;

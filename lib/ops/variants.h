@@ -14,10 +14,23 @@ namespace cub::ops {
 // upstream at its head, each linked to its upstream Unit by an UpgradeUnit Link whose merge
 // cursor is the cloned revision. The upstream's grants carry over and the caller becomes an
 // admin. Needs read access to the upstream. One transaction, a fixed number of statements
-// whatever the number of Units.
+// whatever the number of Units. (lib/ops/variant_create.cc, a batch of one CreateVariants.)
 absl::StatusOr<v1::CreateVariantResponse> CreateVariant(store::ConnectionPool& db,
                                                         const Principal& p,
                                                         const v1::CreateVariantRequest& req);
+
+// The most variants one CreateVariants call creates.
+inline constexpr int kMaxVariantsPerCall = 10000;
+
+// Creates a variant of `upstream_space` for each of req.slugs, every one as CreateVariant
+// would, in one transaction of a fixed number of statements whatever the number of variants
+// and Units. All or nothing: INVALID_ARGUMENT for no slug, more than kMaxVariantsPerCall, and
+// invalid or repeated slugs; ALREADY_EXISTS for slugs naming an existing Space; NOT_FOUND or
+// PERMISSION_DENIED for the upstream, as CreateVariant; each naming the slugs at fault, and
+// nothing created. Returns the new Spaces by slug.
+absl::StatusOr<v1::CreateVariantsResponse> CreateVariants(store::ConnectionPool& db,
+                                                          const Principal& p,
+                                                          const v1::CreateVariantsRequest& req);
 
 // Link between existing Units: FromUnit in `space` takes changes from ToUnit in ToSpace.
 // The update type comes from the request or the definition (default UpgradeUnit); the

@@ -250,45 +250,4 @@ absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& s
   });
 }
 
-absl::StatusOr<int64_t> CloneUnits(Tx& tx, const std::string& upstream_space_id,
-                                   const std::string& space_id, const std::string& author_id,
-                                   const std::string& description) {
-  return Guard([&]() -> absl::StatusOr<int64_t> {
-    pqxx::result units = Pq(tx).exec_params(
-        "INSERT INTO units (space_id, slug, toolchain_type, labels, annotations,"
-        " head_revision_num, upstream_unit_id)"
-        " SELECT $2::uuid, u.slug, u.toolchain_type, u.labels, u.annotations, 1, u.id"
-        " FROM units u WHERE u.space_id = $1::uuid AND u.head_revision_num > 0 RETURNING id",
-        upstream_space_id, space_id);
-    Pq(tx).exec_params(
-        "INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id,"
-        " description, upstream_unit_id, upstream_revision_num)"
-        " SELECT nu.id, nu.space_id, 1, r.data, r.data_hash, NULLIF($2, '')::uuid, $3, uu.id,"
-        " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
-        " JOIN revisions r ON r.unit_id = uu.id AND r.revision_num = uu.head_revision_num"
-        " WHERE nu.space_id = $1::uuid",
-        space_id, author_id, description);
-    Pq(tx).exec_params(
-        "INSERT INTO links (space_id, slug, from_unit_id, to_unit_id, update_type,"
-        " upstream_revision_num)"
-        " SELECT nu.space_id, nu.slug || '-upstream', nu.id, uu.id, 'UpgradeUnit',"
-        " uu.head_revision_num FROM units nu JOIN units uu ON uu.id = nu.upstream_unit_id"
-        " WHERE nu.space_id = $1::uuid",
-        space_id);
-    return static_cast<int64_t>(units.size());
-  });
-}
-
-absl::Status CopyPermissions(Tx& tx, const std::string& from_space_id,
-                             const std::string& to_space_id) {
-  return Guard([&]() -> absl::Status {
-    Pq(tx).exec_params(
-        "INSERT INTO space_permissions (space_id, role, user_id, group_name)"
-        " SELECT $2::uuid, role, user_id, group_name FROM space_permissions"
-        " WHERE space_id = $1::uuid ON CONFLICT DO NOTHING",
-        from_space_id, to_space_id);
-    return absl::OkStatus();
-  });
-}
-
 }  // namespace cub::store

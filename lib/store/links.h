@@ -1,5 +1,5 @@
 // Links between Units (downstream "from" Unit takes changes from the upstream "to" Unit),
-// saved Filters, and the set-based clone behind `cub variant create`.
+// and saved Filters. (The clone behind `cub variant create` is in lib/store/variants.h.)
 //
 // Every function returns a Status and never throws: a database error comes back as
 // lib/store/errors.h maps it (a violated constraint as ALREADY_EXISTS or FAILED_PRECONDITION,
@@ -76,17 +76,6 @@ absl::StatusOr<std::optional<v1::Filter>> FindFilter(Tx& tx, const std::string& 
                                                      const std::string& slug_or_id);
 absl::StatusOr<std::vector<v1::Filter>> ListFilters(Tx& tx, const std::string& space_id,
                                                     std::string_view where);
-
-// Clones every Unit of `upstream_space_id` that has a revision into the (new, empty) Space
-// `space_id` in three statements: Units, their first revisions (the upstream head's data),
-// and one UpgradeUnit Link per clone with its merge cursor at the cloned revision. Returns
-// the number of Units cloned.
-absl::StatusOr<int64_t> CloneUnits(Tx& tx, const std::string& upstream_space_id,
-                                   const std::string& space_id, const std::string& author_id,
-                                   const std::string& description);
-// Copies the upstream Space's grants to the new Space.
-absl::Status CopyPermissions(Tx& tx, const std::string& from_space_id,
-                             const std::string& to_space_id);
 
 }  // namespace cub::store
 

@@ -7,9 +7,10 @@
 #     (Development, then Production gated on Healthy, which cannot hold: no Space has a release
 #     Target yet, so Production is reached only with --force); Space bench-base with 10
 #     Kubernetes Deployments; the variant bench-dev (Stage Development) and N variants
-#     bench-prod-I (Stage Production), all created through `cub variant create` by parallel
-#     workers; every 10th prod variant gets an edit of its own (spec.replicas of one Unit), so
-#     the promotion takes both the fast path (unedited Unit) and the slow one (3-way merge).
+#     bench-prod-I (Stage Production), created through `cub variant create --names-file`,
+#     CUB_BENCH_CHUNK of them a call; every 10th prod variant gets an edit of its own
+#     (spec.replicas of one Unit), so the promotion takes both the fast path (unedited Unit)
+#     and the slow one (3-way merge).
 #   the change: a new image tag v2 in every Unit of bench-base, then
 #     cub changeorder create --space bench-base bench-v2 --change-workflow bench-workflows/main
 #     cub variant promote --change-order bench-base/bench-v2            (Development, 1 Space)
@@ -29,7 +30,8 @@
 #
 # Usage: bash tests/bench/promote_bench.sh [BUILD_DIR]   (default: build)
 #   CUB_BENCH_SPACES   prod variants (default 1000)     CUB_BENCH_RUNS     runs per median (15)
-#   CUB_BENCH_WORKERS  parallel variant creators (4)    CUB_BENCH_TIMEOUT  cub --timeout (1800)
+#   CUB_BENCH_WORKERS  parallel clients (4)             CUB_BENCH_TIMEOUT  cub --timeout (1800)
+#   CUB_BENCH_CHUNK    variants per create call (1000)
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55620)          CUB_BENCH_PORT     cubd gRPC port (7620)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -193,14 +195,19 @@ cub --quiet variant create bench-dev bench-base --stage Development
 note "setup: workflow, base Space, dev variant" "$(since "$t0") s"
 
 t0=$(now_ms)
-if ! seq "$spaces" | xargs -P "$workers" -I{} \
-    "$bin/cub" --timeout "$timeout" --quiet variant create "bench-prod-{}" bench-base --stage Production \
-    2>"$work/variants.err"; then
-  echo "cub variant create failed (xargs -P $workers):" >&2
-  head -20 "$work/variants.err" >&2
-  exit 1
-fi
-note "setup: $spaces prod variants ($workers workers)" "$(since "$t0") s"
+chunk=${CUB_BENCH_CHUNK:-1000}
+for ((first = 1; first <= spaces; first += chunk)); do
+  last=$((first + chunk - 1))
+  ((last <= spaces)) || last=$spaces
+  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
+  if ! cub --quiet variant create bench-base --names-file "$work/names" --stage Production \
+      2>"$work/variants.err"; then
+    echo "cub variant create bench-prod-$first..$last failed:" >&2
+    head -20 "$work/variants.err" >&2
+    exit 1
+  fi
+done
+note "setup: $spaces prod variants (bulk, $chunk a call)" "$(since "$t0") s"
 cub space list --where "Labels.Stage = 'Production'" -o json >"$work/prod.json"
 prod_count=$(json "$work/prod.json" 'length' 'len(d)')
 [[ $prod_count == "$spaces" ]] || problem "cub space list --where \"Labels.Stage = 'Production'\" lists $prod_count Spaces, expected $spaces"

@@ -5,10 +5,10 @@
 #
 #   setup (not measured): the workflow bench-workflows/main (one Stage, Production), the base
 #     bench-base with 10 Kubernetes Deployments, N variants bench-prod-I made with
-#     `cub variant create` by parallel workers; the Git Target bench-workflows/gitops (a bare
-#     local repository) set as every variant's release Target (SQL, setup only); a new image tag
-#     in every base Unit, the ChangeOrder bench-base/bench-v2, and its promotion into Production
-#     (`cub variant promote`);
+#     `cub variant create --names-file`, CUB_BENCH_CHUNK a call; the Git Target
+#     bench-workflows/gitops (a bare local repository) set as every variant's release Target
+#     (SQL, setup only); a new image tag in every base Unit, the ChangeOrder bench-base/bench-v2,
+#     and its promotion into Production (`cub variant promote`);
 #     then ANALYZE (what autovacuum does within a minute of such a bulk write).
 #   measured:
 #     a. cub release publish --change-order bench-base/bench-v2 --stage Production --dry-run
@@ -26,7 +26,7 @@
 #
 # Usage: bash tests/bench/publish_bench.sh [BUILD_DIR]   (default: build)
 #   CUB_BENCH_SPACES   variants (default 1000)           CUB_BENCH_SINGLE   single publishes (50)
-#   CUB_BENCH_WORKERS  parallel variant creators (4)     CUB_BENCH_TIMEOUT  cub --timeout (1800)
+#   CUB_BENCH_CHUNK    variants per create call (1000)   CUB_BENCH_TIMEOUT  cub --timeout (1800)
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55630)           CUB_BENCH_PORT     cubd gRPC port (7630)
 #   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
 #   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
@@ -38,7 +38,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$(cd "${1:-$root/build}" && pwd)/bin
 spaces=${CUB_BENCH_SPACES:-1000}
 single=${CUB_BENCH_SINGLE:-50}
-workers=${CUB_BENCH_WORKERS:-4}
+chunk=${CUB_BENCH_CHUNK:-1000}
 timeout=${CUB_BENCH_TIMEOUT:-1800}
 port=${CUB_BENCH_PG_PORT:-55630}
 grpc_port=${CUB_BENCH_PORT:-7630}
@@ -148,12 +148,17 @@ cub --quiet space create bench-workflows
 cub --quiet changeworkflow create --space bench-workflows main --stage Production
 cub --quiet space create bench-base
 for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
-if ! seq "$spaces" | xargs -P "$workers" -I{} "$bin/cub" --timeout "$timeout" --quiet \
-    variant create "bench-prod-{}" bench-base --stage Production 2>"$work/variants.err"; then
-  echo "cub variant create failed:" >&2
-  head -20 "$work/variants.err" >&2
-  exit 1
-fi
+for ((first = 1; first <= spaces; first += chunk)); do
+  last=$((first + chunk - 1))
+  ((last <= spaces)) || last=$spaces
+  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
+  if ! cub --quiet variant create bench-base --names-file "$work/names" --stage Production \
+      2>"$work/variants.err"; then
+    echo "cub variant create bench-prod-$first..$last failed:" >&2
+    head -20 "$work/variants.err" >&2
+    exit 1
+  fi
+done
 # A bare repository, as a Git host keeps one: cubd commits to it without a work tree to check
 # out (a non-bare one would also get its 10,000 files written into the work tree).
 repo=$work/gitops
