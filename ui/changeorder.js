@@ -1,10 +1,13 @@
 // One ChangeOrder: its Stages as waves (progress, and each Space with what it has done), the
-// gates that hold it with the API's explanation, approvals, failures and overrides, and the
-// actions the viewer may take (approve or request changes, promote, queue). Live through
-// WatchChangeOrder; every action's refusal is shown, as the API words it, next to the action.
+// gates that hold it with the API's explanation, votes, failures and overrides, and the
+// actions: promote or queue here, and a link to the Review page, where the change is shown and
+// voted on (ui/review.js). Live through WatchChangeOrder; every action's refusal is shown, as
+// the API words it, next to the action.
 import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
-import {coName, holdsNext, stageBar} from './widgets.js';
+import {pager} from './pager.js';
+import * as users from './users.js';
+import {coName, holdsNext, reviewHref, spaceLink, stageBar} from './widgets.js';
 
 // The in-scope Spaces of each Stage, as its WhereSpace selects them (ListSpaces), in order.
 async function stageSpaces(co) {
@@ -35,7 +38,7 @@ function waves(co, progress, perStage) {
       h('ul', {class: 'spaces'}, spaces.map((sp) => {
         const st = spaceState(co, sp.SpaceID);
         return h('li', {class: `space ${st.replace(' ', '-')}`, 'data-space': sp.Slug},
-          h('span', {}, sp.Slug), ' ', h('span', {class: 'tag'}, st));
+          spaceLink(sp.Slug), ' ', h('span', {class: 'tag'}, st));
       })));
   }));
 }
@@ -55,15 +58,27 @@ function gates(explain) {
           h('div', {class: 'message'}, w.Message)))))));
 }
 
-function approvals(list) {
-  if (list.length === 0) return h('p', {}, 'No votes yet.');
-  return h('table', {class: 'approvals'},
-    h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
-      .map((c) => h('th', {scope: 'col'}, c)))),
-    h('tbody', {}, list.map((a) => h('tr', {class: a.RevokedByID ? 'revoked' : ''},
-      h('td', {}, a.User), h('td', {}, when(a.CreatedAt)), h('td', {}, a.SpaceSlug),
+// The ChangeOrder's votes in every Space, paged by the server (ListAttestations by
+// ChangeOrderID), oldest first.
+function approvals(coId) {
+  const body = h('tbody');
+  const p = pager({
+    what: 'votes', empty: 'No votes yet.', clear: () => body.replaceChildren(),
+    fetchPage: async (token) => {
+      const r = await api.call('AttestationService', 'ListAttestations', {Limit: 25,
+        PageToken: token, Options: {Where: `ChangeOrderID = '${coId}'`}});
+      users.learn(r.Attestations);
+      return {items: r.Attestations || [], next: r.NextPageToken};
+    },
+    addRows: (list) => body.append(...list.map((a) => h('tr', {class: a.RevokedByID ? 'revoked' : ''},
+      h('td', {}, a.User), h('td', {}, when(a.CreatedAt)), h('td', {}, spaceLink(a.SpaceSlug)),
       h('td', {}, a.Type), h('td', {}, a.RevokedByID ? `${a.Result} (revoked)` : a.Result),
-      h('td', {}, a.Note)))));
+      h('td', {}, a.Note)))),
+  });
+  const el = h('div', {}, h('div', {class: 'scroll'}, h('table', {class: 'approvals'},
+    h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
+      .map((c) => h('th', {scope: 'col'}, c)))), body)), p.el);
+  return {el, reload: p.reload};
 }
 
 function incidents(co) {
@@ -84,7 +99,6 @@ function nextStage(explain) {
 }
 
 function actions(now, refresh) {
-  const note = h('input', {id: 'vote-note', name: 'note', autocomplete: 'off'});
   const result = h('div', {id: 'action-result', 'aria-live': 'polite'});
   const act = (label, id, fn) => h('button', {type: 'button', id, onclick: async () => {
     fill(result, h('p', {}, `${label}…`));
@@ -95,19 +109,6 @@ function actions(now, refresh) {
     }
     refresh();
   }}, label);
-  const vote = async (reject) => {
-    const {co, explain} = now();
-    // The votes go where the next Stage's attestation gates read them (the Stage before);
-    // with none named, the API records them in every Space the change is in.
-    const waits = (nextStage(explain) || {}).Waits || [];
-    const spaces = [...new Set(waits.filter((w) => w.Kind === 'Attestation').map((w) => w.Space))];
-    const r = await api.call('AttestationService', 'Approve', {ChangeOrder: coName(co),
-      Spaces: spaces, Note: note.value, Reject: reject});
-    const where = (r.Attestations || []).map((a) => a.SpaceSlug).join(', ');
-    const skipped = (r.Skipped || []).map((s) => `${s.Space}/${s.Unit}: ${s.Reason}`);
-    return `Recorded ${reject ? 'a request for changes' : 'an approval'} in ${where || 'no Space'}` +
-      (skipped.length ? `; skipped ${skipped.join('; ')}` : '');
-  };
   const promote = async (queue) => {
     const {co} = now();
     const r = await api.call('ChangeOrderService', 'Promote', {ChangeOrder: coName(co),
@@ -118,10 +119,9 @@ function actions(now, refresh) {
   };
   return h('section', {class: 'actions', 'aria-labelledby': 'actions-title'},
     h('h2', {id: 'actions-title'}, 'Actions ', h('span', {id: 'next-stage'})),
-    h('div', {class: 'row'}, h('label', {for: 'vote-note'}, 'Note for your vote'), note),
     h('div', {class: 'row buttons'},
-      act('Approve', 'approve', () => vote(false)),
-      act('Request changes', 'reject', () => vote(true)),
+      h('a', {class: 'button', id: 'review', href: reviewHref(now().co.SpaceSlug,
+        now().co.Slug)}, 'Review the change and vote'),
       act('Promote', 'promote', () => promote(false)),
       act('Queue promotion', 'queue', () => promote(true))),
     result);
@@ -135,6 +135,7 @@ export function renderChangeOrder(ctx, base, name) {
   fill(ctx.main, h('p', {}, h('a', {href: '#/'}, '← Rollouts')), title, parts.summary,
     parts.actions, h('h2', {}, 'Stages'), parts.waves, h('h2', {}, 'Gates'), parts.gates,
     h('h2', {}, 'Votes'), parts.approvals, parts.incidents);
+  let votes = null;
   let perStage = null;
   let last = null;
   let state = null;
@@ -142,18 +143,21 @@ export function renderChangeOrder(ctx, base, name) {
   const refresh = async () => {
     const mine = ++latest;
     try {
-      const [co, explain, votes] = await Promise.all([
+      const [co, explain] = await Promise.all([
         api.call('ChangeOrderService', 'GetChangeOrder', key),
-        api.call('ChangeOrderService', 'ExplainChangeOrder', key),
-        // TODO(i18-page): every vote the viewer can see, filtered here; page it by the server.
-        api.call('AttestationService', 'ListAttestations', {})]);
+        api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
       perStage = perStage || await stageSpaces(co);
+      users.learn(co.PromotionFailures);
+      users.learn(co.PromotionOverrides);
+      const creator = await users.nameOf(co.CreatedBy, co.SpaceSlug);
       if (mine !== latest) return;
       fill(parts.summary, h('dl', {class: 'summary'},
         h('dt', {}, 'State'), h('dd', {id: 'co-state'}, co.State),
         h('dt', {}, 'Stage'), h('dd', {}, co.Stage || '(base)'),
+        h('dt', {}, 'Base'), h('dd', {}, spaceLink(co.SpaceSlug)),
         h('dt', {}, 'Workflow'), h('dd', {}, co.ChangeWorkflow || 'none'),
-        h('dt', {}, 'Created'), h('dd', {}, `${co.CreatedBy}, ${when(co.CreatedAt)}`),
+        h('dt', {}, 'Created'), h('dd', {id: 'co-created', title: `user ID ${co.CreatedBy}`},
+          `${creator || users.label(co.CreatedBy)}, ${when(co.CreatedAt)}`),
         h('dt', {}, 'Description'), h('dd', {}, co.Description)));
       state = {co, explain};
       if (!parts.actions.firstChild) fill(parts.actions, actions(() => state, refresh));
@@ -161,8 +165,11 @@ export function renderChangeOrder(ctx, base, name) {
       fill(document.getElementById('next-stage'), next ? `(next Stage: ${next.Stage})` : '');
       fill(parts.waves, waves(co, last && last.Stages, perStage));
       fill(parts.gates, gates(explain));
-      fill(parts.approvals, approvals((votes.Attestations || [])
-        .filter((a) => a.ChangeOrderID === co.ChangeOrderID)));
+      if (!votes) {
+        votes = approvals(co.ChangeOrderID);
+        fill(parts.approvals, votes.el);
+      }
+      votes.reload();
       fill(parts.incidents, incidents(co));
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();

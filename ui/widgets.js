@@ -1,5 +1,24 @@
-// Pieces the pages share: a Stage's progress, what holds a ChangeOrder, a ChangeOrder's name.
+// Pieces the pages share: a Stage's progress, what holds a ChangeOrder, names and links.
 import {h} from './dom.js';
+
+const enc = encodeURIComponent;
+
+export function coHref(base, name) {
+  return `#/co/${enc(base)}/${enc(name)}`;
+}
+
+// The Review page of ChangeOrder BASE/NAME, in `space` (default: where a vote counts now).
+export function reviewHref(base, name, space) {
+  return `#/review/${enc(base)}/${enc(name)}${space ? `?space=${enc(space)}` : ''}`;
+}
+
+export function spaceHref(slug) {
+  return `#/space/${enc(slug)}`;
+}
+
+export function spaceLink(slug) {
+  return h('a', {href: spaceHref(slug), class: 'space-link'}, slug);
+}
 
 // "BASE/NAME" of a ChangeOrder, as the API names it in Promote and Approve.
 export function coName(co) {
@@ -7,8 +26,7 @@ export function coName(co) {
 }
 
 export function coLink(co) {
-  const href = `#/co/${encodeURIComponent(co.SpaceSlug)}/${encodeURIComponent(co.Slug)}`;
-  return h('a', {href}, co.Slug);
+  return h('a', {href: coHref(co.SpaceSlug, co.Slug)}, co.Slug);
 }
 
 function share(n, total) {
