@@ -10,7 +10,7 @@ import {h, errorText, fill, when} from './dom.js';
 import {unitDiff} from './diff.js';
 import {pager} from './pager.js';
 import * as users from './users.js';
-import {authored, myVotes, needsFrom, roleCheck} from './vote.js';
+import {authored, gateWaits, myVotes, needsFrom, roleCheck} from './vote.js';
 import {coHref, reviewHref, spaceLink} from './widgets.js';
 
 const UNITS_PER_PAGE = 10;
@@ -205,6 +205,8 @@ function voting(ctx, co, coRef, sp, el, explain) {
         'changes requested' : last.Result === 'Pass' ? 'approved' : last.Result}`,
       last.RevokedByID ? ' (revoked)' : '', `, ${when(last.CreatedAt)}`,
       last.Note ? ` — “${last.Note}”` : '', '. A new vote replaces it.') : null,
+      gateWaits(explain, sp.Slug).map((w) => h('p', {class: 'gate-message'},
+        h('strong', {}, w.Gate), `: ${w.Message}`)),
       needed.length ? h('p', {class: 'help'}, `The gate here still waits for a vote from `,
         needed.join(', '), '.') : null);
     const reasons = [];

@@ -47,14 +47,17 @@ export async function myVotes(coId, spaceId, userId) {
   return r.Attestations || [];
 }
 
-// Whom the attestation gates over `space` still wait for, by name (ExplainChangeOrder's
-// NeedsFrom, which leaves out authors and those whose approval already counts).
-export function needsFrom(explain, space) {
-  const who = new Set();
+// The attestation gates that do not hold over `space`, as ExplainChangeOrder reports them.
+export function gateWaits(explain, space) {
+  const out = [];
   for (const s of (explain && explain.Stages) || []) {
-    for (const w of s.Waits || []) {
-      if (w.Kind === 'Attestation' && w.Space === space) (w.NeedsFrom || []).forEach((u) => who.add(u));
-    }
+    for (const w of s.Waits || []) if (w.Kind === 'Attestation' && w.Space === space) out.push(w);
   }
-  return [...who];
+  return out;
+}
+
+// Whom those gates still wait for, by name (NeedsFrom, which leaves out authors and those
+// whose approval already counts).
+export function needsFrom(explain, space) {
+  return [...new Set(gateWaits(explain, space).flatMap((w) => w.NeedsFrom || []))];
 }
