@@ -37,9 +37,10 @@ export function renderQueue(ctx) {
     try {
       const [cos, qs] = await Promise.all([
         api.call('ChangeOrderService', 'ListChangeOrders',
-          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}}),
+          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}, Limit: 50}),
         api.call('PromotionService', 'ListQueuedPromotions', {})]);
-      fill(mine, needsMe(cos.ChangeOrders || []));
+      fill(mine, needsMe(cos.ChangeOrders || []), cos.NextPageToken ?
+        h('p', {class: 'help'}, 'The 50 oldest are shown; the Rollouts page lists them all.') : null);
       fill(waiting, queued(qs.QueuedPromotions || []));
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();

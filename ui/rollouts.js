@@ -1,7 +1,9 @@
 // Rollouts: the ChangeOrders the viewer can see, each with its Stages' progress, its State and
 // what holds its next Stage. Live: each row follows WatchChangeOrder's server-sent events (a
 // snapshot at once, then one per change); the list itself has no stream in the API, so it is
-// polled for ChangeOrders created or gone.
+// polled for ChangeOrders created or gone. The list is paged by the server: a page of PAGE rows,
+// "More" for the next; the poll asks again for as many rows as are shown (Limit may change
+// between pages, docs/api.md "Paging").
 import * as api from './api.js';
 import {h, errorText, fill} from './dom.js';
 import {coLink, holdsNext, stageBar} from './widgets.js';
@@ -9,9 +11,10 @@ import {coLink, holdsNext, stageBar} from './widgets.js';
 const STATES = ['', 'New', 'InProgress', 'Resolved', 'Released', 'Aborted', 'Restored',
   'RestoreReleased'];
 const LIST_POLL_MS = 10000;
-// Rows followed live at once: each is one stream of cubd's --max-watch-streams.
-// TODO(i18-page): page the list by the server (Limit / PageToken) and follow only the page shown.
+// Rows followed live at once: each is one stream of cubd's --max-watch-streams. Rows past it
+// (after "More") show their state as listed and what holds them, without a stream.
 const MAX_LIVE = 25;
+const PAGE = 25;
 
 function filters(params) {
   const space = h('input', {id: 'f-space', name: 'space', value: params.get('space') || '',
@@ -79,30 +82,56 @@ export function renderRollouts(ctx, params) {
     h('thead', {}, h('tr', {}, ['ChangeOrder', 'Base', 'State', 'Stages', 'Holds the next Stage']
       .map((c) => h('th', {scope: 'col'}, c)))),
     body);
+  const more = h('button', {type: 'button', class: 'more', hidden: true}, 'More ChangeOrders');
   fill(ctx.main, h('h1', {}, 'Rollouts'), filters(params), status,
-    h('div', {class: 'scroll'}, table));
+    h('div', {class: 'scroll'}, table), more);
   const rows = new Map();  // ChangeOrderID -> {tr, stop}
   const where = params.get('state') ? `State = '${params.get('state')}'` : '';
+  let shown = PAGE;  // rows asked for: PAGE, plus PAGE for each "More"
+  let next = '';
+  const fetchRows = (limit, token) => api.call('ChangeOrderService', 'ListChangeOrders',
+    {Space: params.get('space') || '', Options: {Where: where}, Limit: limit, PageToken: token});
+  const add = (co) => {
+    if (!rows.has(co.ChangeOrderID)) rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE));
+    body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
+  };
+  const shownText = () => `${rows.size} ChangeOrder(s)${next ? ', more on the server' : ''}`;
+  // The rows shown, asked for again: new ones appear, gone ones leave.
   const load = async () => {
     let list;
     try {
-      list = await api.call('ChangeOrderService', 'ListChangeOrders',
-        {Space: params.get('space') || '', Options: {Where: where}});
+      list = await fetchRows(Math.min(shown, 1000), '');
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();
       return fill(status, errorText(err));
     }
-    fill(status, `${list.ChangeOrders.length} ChangeOrder(s)`);
     const seen = new Set();
-    for (const co of list.ChangeOrders) {
+    for (const co of list.ChangeOrders || []) {
       seen.add(co.ChangeOrderID);
-      if (!rows.has(co.ChangeOrderID)) rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE));
-      body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
+      add(co);
     }
     for (const [id, r] of rows) {
       if (!seen.has(id)) { r.stop(); r.tr.remove(); rows.delete(id); }
     }
+    next = list.NextPageToken || '';
+    more.hidden = !next;
+    fill(status, shownText());
   };
+  more.addEventListener('click', async () => {
+    more.disabled = true;
+    try {
+      const list = await fetchRows(PAGE, next);
+      (list.ChangeOrders || []).forEach(add);
+      shown += PAGE;
+      next = list.NextPageToken || '';
+      more.hidden = !next;
+      fill(status, shownText());
+    } catch (err) {
+      fill(status, errorText(err));
+    } finally {
+      more.disabled = false;
+    }
+  });
   load();
   const timer = setInterval(load, LIST_POLL_MS);
   return () => {
