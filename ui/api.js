@@ -79,6 +79,22 @@ export async function call(service, method, body = {}) {
   return parse(resp);
 }
 
+// A List method's page of at least `want` rows where there are that many: ListChangeOrders
+// with a Where over computed fields may answer a short (even empty) page that still carries a
+// NextPageToken (docs/api.md, "Paging"), so the pages are followed, at most `maxCalls` of them.
+// Resolves to {items, next}: the rows of the pages read, and the token after them.
+export async function callRows(service, method, body, field, want, maxCalls = 10) {
+  let items = [];
+  let token = body.PageToken || '';
+  for (let i = 0; i < maxCalls; i++) {
+    const r = await call(service, method, {...body, Limit: want - items.length, PageToken: token});
+    items = items.concat(r[field] || []);
+    token = r.NextPageToken || '';
+    if (!token || items.length >= want) break;
+  }
+  return {items, next: token};
+}
+
 // A server-streaming method as server-sent events: onMessage(message) for each, onEnd(error or
 // null) once. Returns a function that stops it. (EventSource cannot POST or send headers, so
 // the stream is read from fetch.)

@@ -36,11 +36,11 @@ export function renderQueue(ctx) {
     const me = ctx.who.User.UserID.replace(/'/g, '');
     try {
       const [cos, qs] = await Promise.all([
-        api.call('ChangeOrderService', 'ListChangeOrders',
-          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}, Limit: 50}),
+        api.callRows('ChangeOrderService', 'ListChangeOrders',
+          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}}, 'ChangeOrders', 50),
         api.call('PromotionService', 'ListQueuedPromotions', {})]);
-      fill(mine, needsMe(cos.ChangeOrders || []), cos.NextPageToken ?
-        h('p', {class: 'help'}, 'The 50 oldest are shown; the Rollouts page lists them all.') : null);
+      fill(mine, needsMe(cos.items), cos.next ? h('p', {class: 'help'},
+        `The first ${cos.items.length} by base Space and name; there are more.`) : null);
       fill(waiting, queued(qs.QueuedPromotions || []));
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();

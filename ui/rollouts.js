@@ -89,8 +89,9 @@ export function renderRollouts(ctx, params) {
   const where = params.get('state') ? `State = '${params.get('state')}'` : '';
   let shown = PAGE;  // rows asked for: PAGE, plus PAGE for each "More"
   let next = '';
-  const fetchRows = (limit, token) => api.call('ChangeOrderService', 'ListChangeOrders',
-    {Space: params.get('space') || '', Options: {Where: where}, Limit: limit, PageToken: token});
+  const fetchRows = (limit, token) => api.callRows('ChangeOrderService', 'ListChangeOrders',
+    {Space: params.get('space') || '', Options: {Where: where}, PageToken: token},
+    'ChangeOrders', limit);
   const add = (co) => {
     if (!rows.has(co.ChangeOrderID)) rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE));
     body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
@@ -106,14 +107,14 @@ export function renderRollouts(ctx, params) {
       return fill(status, errorText(err));
     }
     const seen = new Set();
-    for (const co of list.ChangeOrders || []) {
+    for (const co of list.items) {
       seen.add(co.ChangeOrderID);
       add(co);
     }
     for (const [id, r] of rows) {
       if (!seen.has(id)) { r.stop(); r.tr.remove(); rows.delete(id); }
     }
-    next = list.NextPageToken || '';
+    next = list.next;
     more.hidden = !next;
     fill(status, shownText());
   };
@@ -121,9 +122,9 @@ export function renderRollouts(ctx, params) {
     more.disabled = true;
     try {
       const list = await fetchRows(PAGE, next);
-      (list.ChangeOrders || []).forEach(add);
+      list.items.forEach(add);
       shown += PAGE;
-      next = list.NextPageToken || '';
+      next = list.next;
       more.hidden = !next;
       fill(status, shownText());
     } catch (err) {
