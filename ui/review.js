@@ -15,14 +15,21 @@ import {coHref, reviewHref, spaceLink} from './widgets.js';
 
 const UNITS_PER_PAGE = 10;
 
-// Where a vote counts now: the Space of the next Stage's attestation gate (the Stage before it,
-// where its votes are read), else the base.
-function defaultSpace(explain, base) {
+// Where a vote counts now: the Space of the next Stage's attestation gate that does not hold
+// yet; else a Space of the Stage the change is in that took it (the next Stage's gates read
+// the votes of the Stage before it, also once they hold); else the base.
+async function defaultSpace(co, explain, base) {
   for (const s of (explain && explain.Stages) || []) {
     const w = (s.Waits || []).find((x) => x.Kind === 'Attestation');
     if (s.Next && w) return w.Space;
   }
-  return base;
+  const stage = ((co.Workflow && co.Workflow.Stages) || []).find((s) => s.Name === co.Stage);
+  const taken = co.ResolvedSpaceIDs || [];
+  if (!stage || taken.length === 0) return base;
+  const r = await api.call('SpaceService', 'ListSpaces', {Limit: 1, Options: {Where:
+    `${stage.WhereSpace ? `(${stage.WhereSpace}) AND ` : ''}SpaceID IN (` +
+    `${taken.map((id) => `'${id}'`).join(', ')})`}});
+  return ((r.Spaces || [])[0] || {}).Slug || base;
 }
 
 // The Spaces the change has reached (its base and those that took it), as links, paged.
@@ -73,15 +80,16 @@ export function renderReview(ctx, base, name, params) {
   const start = async () => {
     let co;
     let explain;
+    let space;
     try {
       [co, explain] = await Promise.all([
         api.call('ChangeOrderService', 'GetChangeOrder', key),
         api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
+      space = params.get('space') || await defaultSpace(co, explain, base);
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();
       return fill(parts.summary, errorText(err));
     }
-    const space = params.get('space') || defaultSpace(explain, base);
     fill(title, `Review ${coRef} in ${space}`);
     fill(parts.summary, h('dl', {class: 'summary'},
       h('dt', {}, 'Description'), h('dd', {}, co.Description),
@@ -135,6 +143,7 @@ function votesHere(co, sp, el) {
 function diffs(space, coRef, me, parts, ctl, stopped) {
   const list = h('div');
   const notReached = [];
+  let firstPage = true;
   const p = pager({
     what: 'Units', empty: 'This Space has no Unit.', clear: () => fill(list),
     fetchPage: async (token) => {
@@ -142,27 +151,33 @@ function diffs(space, coRef, me, parts, ctl, stopped) {
         PageToken: token});
       return {items: r.Units || [], next: r.NextPageToken};
     },
-    addRows: (units) => units.forEach((u) => {
-      const slot = h('div', {class: 'unit-slot'}, h('p', {class: 'help'}, `${u.Slug}: loading…`));
-      list.append(slot);
-      api.call('UnitService', 'DiffUnit', {Space: space, Unit: u.Slug,
-        From: `Before:ChangeOrder:${coRef}`, To: `ChangeOrder:${coRef}`}).then((d) => {
-        if (stopped()) return;
-        fill(slot, unitDiff(u.Slug, d));
-        return authored(space, u.Slug, d.FromRevisionNum, d.ToRevisionNum, me.UserID)
-          .then((rev) => { if (rev) ctl.authoredIn(u.Slug, rev); });
-      }, (err) => {
-        if (err.httpStatus === 404 && /has not reached/.test(err.message)) {
-          slot.remove();
-          notReached.push(u.Slug);
-          fill(parts.notReached, `Not changed by this ChangeOrder here: ${notReached.join(', ')}`);
-        } else {
-          fill(slot, h('section', {class: 'unit-diff', 'data-unit': u.Slug},
-            h('h3', {}, u.Slug), errorText(err)));
-        }
-      }).catch((err) => fill(slot, errorText(err)));
-    }),
+    addRows: (units) => {
+      const done = units.map((u) => unitRow(u));
+      // The vote waits for the first page's authorship to be known (see voting()).
+      if (firstPage) Promise.allSettled(done).then(() => ctl.authorsChecked());
+      firstPage = false;
+    },
   });
+  const unitRow = (u) => {
+    const slot = h('div', {class: 'unit-slot'}, h('p', {class: 'help'}, `${u.Slug}: loading…`));
+    list.append(slot);
+    return api.call('UnitService', 'DiffUnit', {Space: space, Unit: u.Slug,
+      From: `Before:ChangeOrder:${coRef}`, To: `ChangeOrder:${coRef}`}).then((d) => {
+      if (stopped()) return;
+      fill(slot, unitDiff(u.Slug, d));
+      return authored(space, u.Slug, d.FromRevisionNum, d.ToRevisionNum, me.UserID)
+        .then((rev) => { if (rev) ctl.authoredIn(u.Slug, rev); });
+    }, (err) => {
+      if (err.httpStatus === 404 && /has not reached/.test(err.message)) {
+        slot.remove();
+        notReached.push(u.Slug);
+        fill(parts.notReached, `Not changed by this ChangeOrder here: ${notReached.join(', ')}`);
+      } else {
+        fill(slot, h('section', {class: 'unit-diff', 'data-unit': u.Slug},
+          h('h3', {}, u.Slug), errorText(err)));
+      }
+    }).catch((err) => fill(slot, errorText(err)));
+  };
   fill(parts.diffs, list, p.el);
   p.reload();
 }
@@ -171,6 +186,7 @@ function diffs(space, coRef, me, parts, ctl, stopped) {
 function voting(ctx, co, coRef, sp, el, explain) {
   const authorOf = [];
   let role = null;  // '' allowed, else the API's refusal; null while it is being asked
+  let authorsKnown = false;  // the first page of Units checked for the viewer's revisions
   let mine = [];
   let shown = '';
   const note = h('input', {id: 'vote-note', name: 'note', autocomplete: 'off'});
@@ -217,7 +233,9 @@ function voting(ctx, co, coRef, sp, el, explain) {
         'approvals, so your vote would be recorded and not counted.');
     }
     const key = `${role}|${authorOf.length}`;
-    if (role === null) return fill(body, h('p', {class: 'help'}, 'Checking whether you may vote…'));
+    if (role === null || (!authorsKnown && reasons.length === 0)) {
+      return fill(body, h('p', {class: 'help'}, 'Checking whether you may vote…'));
+    }
     if (key === shown) return;
     shown = key;
     if (reasons.length) {
@@ -238,6 +256,7 @@ function voting(ctx, co, coRef, sp, el, explain) {
   const ctl = {
     onVoted: () => {},
     authoredIn: (unit, rev) => { authorOf.push({unit, rev}); render(); },
+    authorsChecked: () => { authorsKnown = true; render(); },
     check: async () => {
       try {
         const [r, m, ex] = await Promise.all([roleCheck(coRef, sp.Slug),

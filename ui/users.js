@@ -6,6 +6,7 @@
 import * as api from './api.js';
 
 const names = new Map();  // user ID -> username
+const asked = new Map();  // user ID -> the lookup under way or done (asked once per page load)
 
 // Remembers the pairs `records` carry under the field names `idKey` and `nameKey`.
 export function learn(records, idKey = 'UserID', nameKey = 'User') {
@@ -26,8 +27,13 @@ export function known(id) {
 // The name of user `id`, looked up in the records the viewer can read when not known yet:
 // one vote of theirs (ListAttestations), or a revision they wrote of one of the first Units of
 // `space` (ListRevisions). Resolves to null when none names them.
-export async function nameOf(id, space) {
-  if (!id || known(id)) return known(id);
+export function nameOf(id, space) {
+  if (!id || known(id)) return Promise.resolve(known(id));
+  if (!asked.has(id)) asked.set(id, lookUp(id, space));
+  return asked.get(id);
+}
+
+async function lookUp(id, space) {
   const quoted = `'${id.replace(/'/g, '')}'`;
   try {
     const votes = await api.call('AttestationService', 'ListAttestations',
