@@ -70,7 +70,8 @@ function approvals(coId) {
       users.learn(r.Attestations);
       return {items: r.Attestations || [], next: r.NextPageToken};
     },
-    addRows: (list) => body.append(...list.map((a) => h('tr', {class: a.RevokedByID ? 'revoked' : ''},
+    addRows: (list) => body.append(...list.map((a) => h('tr',
+      {class: a.RevokedByID ? 'revoked' : ''},
       h('td', {}, a.User), h('td', {}, when(a.CreatedAt)), h('td', {}, spaceLink(a.SpaceSlug)),
       h('td', {}, a.Type), h('td', {}, a.RevokedByID ? `${a.Result} (revoked)` : a.Result),
       h('td', {}, a.Note)))),

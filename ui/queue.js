@@ -10,7 +10,8 @@ const POLL_MS = 10000;
 
 function needsMe(list) {
   if (list.length === 0) return h('p', {}, 'Nothing waits for your vote.');
-  return h('ul', {class: 'open'}, list.map((co) => h('li', {'data-co': `${co.SpaceSlug}/${co.Slug}`},
+  return h('ul', {class: 'open'}, list.map((co) => h('li',
+    {'data-co': `${co.SpaceSlug}/${co.Slug}`},
     h('a', {href: coHref(co.SpaceSlug, co.Slug)}, `${co.SpaceSlug}/${co.Slug}`),
     ` — ${co.State}${co.Description ? `: ${co.Description}` : ''} `,
     h('a', {class: 'button', href: reviewHref(co.SpaceSlug, co.Slug),

@@ -133,7 +133,8 @@ async function noRoleReview(page) {
   await seeDiff(page, 'carol');
   // Approve with DryRun answers with the API's own refusal of the role.
   await seeText(page, '#vote-refused .reason', 'approver', 'carol is refused for the role');
-  console.log(`#   refusal shown: ${await page.locator('#vote-refused .reason').first().textContent()}`);
+  const reason = await page.locator('#vote-refused .reason').first().textContent();
+  console.log(`#   refusal shown: ${reason}`);
   await noVoteButtons(page, 'carol');
   await shot(page, '06-review-no-role');
 }
@@ -223,7 +224,8 @@ async function spacePage(page) {
   await page.setViewportSize({width: 390, height: 844});
   await shot(page, '13-space-phone');
   await page.goto(`${url}/ui/#/`);
-  await seeText(page, 'tr[data-co="web-base/v2"] .state', /Resolved|Completed/, 'rollouts at phone width');
+  await seeText(page, 'tr[data-co="web-base/v2"] .state', /Resolved|Completed/,
+    'rollouts at phone width');
   await shot(page, '14-rollouts-phone');
   await page.goto(`${url}/ui/#/review/web-base/v2?space=web-prod`);
   await seeDiff(page, 'phone');
