@@ -75,7 +75,7 @@ printf '%s\n' "$OUT"
 
 section "what the browser did, as the API records it"
 expect_ok cub changeorder get --space web-base v2 -o json
-expect_eq Resolved "$(jget State)"
+expect_eq Released "$(jget State)"
 expect_ok cub attestation list --space web-dev -o json
 expect_contains "$OUT" '"Note": "looks good"'
 expect_contains "$OUT" '"User": "alice"'

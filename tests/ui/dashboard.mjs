@@ -231,7 +231,8 @@ async function spacePage(page) {
   await seeDiff(page, 'phone');
   await shot(page, '15-review-phone');
   await page.goto(`${url}/ui/#/co/web-base/v2`);
-  await seeText(page, '#co-state', 'Resolved', 'ChangeOrder page at phone width');
+  // Its Release is published in prod now: Released.
+  await seeText(page, '#co-state', 'Released', 'ChangeOrder page at phone width');
   await shot(page, '16-changeorder-phone');
 }
 
