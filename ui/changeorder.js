@@ -7,7 +7,7 @@ import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
 import {pager} from './pager.js';
 import * as users from './users.js';
-import {coName, holdsNext, reviewHref, spaceLink, stageBar} from './widgets.js';
+import {coName, holdsNext, reviewHref, spaceLink, stackable, stageBar} from './widgets.js';
 
 // The in-scope Spaces of each Stage, as its WhereSpace selects them (ListSpaces), in order.
 async function stageSpaces(co) {
@@ -76,9 +76,9 @@ function approvals(coId) {
       h('td', {}, a.Type), h('td', {}, a.RevokedByID ? `${a.Result} (revoked)` : a.Result),
       h('td', {}, a.Note)))),
   });
-  const el = h('div', {}, h('div', {class: 'scroll'}, h('table', {class: 'approvals'},
+  const el = h('div', {}, h('div', {class: 'scroll'}, stackable(h('table', {class: 'approvals'},
     h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
-      .map((c) => h('th', {scope: 'col'}, c)))), body)), p.el);
+      .map((c) => h('th', {scope: 'col'}, c)))), body))), p.el);
   return {el, reload: p.reload};
 }
 

@@ -2,6 +2,7 @@
 // / Remove, the value before and after). Values are text; the kind is written out as well as
 // coloured, so the colour is never the only sign.
 import {h} from './dom.js';
+import {stackable} from './widgets.js';
 
 const SIGN = {Add: '+', Remove: '−', Replace: '~'};
 
@@ -17,12 +18,12 @@ export function unitDiff(unit, diff) {
   return h('section', {class: 'unit-diff', 'data-unit': unit, 'aria-label': `Unit ${unit}`},
     h('h3', {}, unit, ' ', h('span', {class: 'mode'}, range)),
     muts.length === 0 ? h('p', {}, 'The change leaves this Unit as it was.') :
-      h('div', {class: 'scroll'}, h('table', {class: 'diff'},
+      h('div', {class: 'scroll'}, stackable(h('table', {class: 'diff'},
         h('caption', {}, `${muts.length} change(s) in ${unit}`),
         h('thead', {}, h('tr', {}, ['', 'Path', 'Before', 'After']
           .map((c) => h('th', {scope: 'col'}, c)))),
         h('tbody', {}, muts.map((m) => h('tr', {class: `mut ${(m.Kind || '').toLowerCase()}`},
           h('td', {class: 'kind', title: m.Kind}, `${SIGN[m.Kind] || ''} ${m.Kind}`),
           h('th', {scope: 'row', class: 'path'}, h('code', {}, m.Path)),
-          value(m.OldValue, 'old'), value(m.NewValue, 'new')))))));
+          value(m.OldValue, 'old'), value(m.NewValue, 'new'))))))));
 }

@@ -11,7 +11,7 @@ import {unitDiff} from './diff.js';
 import {pager} from './pager.js';
 import * as users from './users.js';
 import {authored, gateWaits, myVotes, needsFrom, roleCheck} from './vote.js';
-import {coHref, reviewHref, spaceLink} from './widgets.js';
+import {coHref, reviewHref, spaceLink, stackable} from './widgets.js';
 
 const UNITS_PER_PAGE = 10;
 
@@ -93,7 +93,8 @@ export function renderReview(ctx, base, name, params) {
     fill(title, `Review ${coRef} in ${space}`);
     fill(parts.summary, h('dl', {class: 'summary'},
       h('dt', {}, 'Description'), h('dd', {}, co.Description),
-      h('dt', {}, 'State'), h('dd', {}, co.State, co.Stage ? `, in ${co.Stage}` : ''),
+      h('dt', {}, 'State'), h('dd', {}, co.State),
+      h('dt', {}, 'Stage'), h('dd', {}, co.Stage || '(base)'),
       h('dt', {}, 'Space'), h('dd', {id: 'review-space'}, spaceLink(space)),
       h('dt', {}, 'Compares'), h('dd', {}, h('code', {}, `Before:ChangeOrder:${coRef}`), ' → ',
         h('code', {}, `ChangeOrder:${coRef}`))));
@@ -130,9 +131,9 @@ function votesHere(co, sp, el) {
     },
     addRows: (votes) => body.append(...voteList(votes)),
   });
-  fill(el, h('div', {class: 'scroll'}, h('table', {class: 'approvals'},
+  fill(el, h('div', {class: 'scroll'}, stackable(h('table', {class: 'approvals'},
     h('thead', {}, h('tr', {}, ['Who', 'When', 'Vote', 'Note']
-      .map((c) => h('th', {scope: 'col'}, c)))), body)), p.el);
+      .map((c) => h('th', {scope: 'col'}, c)))), body))), p.el);
   return p;
 }
 

@@ -7,7 +7,7 @@ import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
 import {freezesInForce} from './freezes.js';
 import {pager} from './pager.js';
-import {coHref} from './widgets.js';
+import {coHref, stackable} from './widgets.js';
 
 const POLL_MS = 10000;
 const RELEASES_PER_PAGE = 5;
@@ -66,16 +66,16 @@ function releases(space) {
     },
     addRows: (list) => body.append(...list.map(releaseRow)),
   });
-  const el = h('div', {}, h('div', {class: 'scroll'}, h('table', {class: 'releases'},
+  const el = h('div', {}, h('div', {class: 'scroll'}, stackable(h('table', {class: 'releases'},
     h('caption', {}, 'Newest first; live status as the GitOps operator last reported it'),
     th('Release', 'ChangeOrder', 'Published', 'Delivery', 'Live status', 'Scan findings'),
-    body)), p.el);
+    body))), p.el);
   return {el, reload: p.reload};
 }
 
 function historyTable(deployments) {
   if (deployments.length === 0) return h('p', {class: 'empty'}, 'Nothing deployed yet.');
-  return h('div', {class: 'scroll'}, h('table', {class: 'history'},
+  return h('div', {class: 'scroll'}, stackable(h('table', {class: 'history'},
     h('caption', {}, 'The 16 most recent deployments, newest first'),
     th('Release', 'ChangeOrder', 'Started', 'Healthy', 'Ended', 'Why it ended', 'Scan findings'),
     h('tbody', {}, deployments.map((d) => h('tr', {'data-release': d.ReleaseNum},
@@ -84,7 +84,7 @@ function historyTable(deployments) {
       h('td', {}, when(d.EndedAt) || '—'),
       h('td', {class: `end ${(d.EndReason || 'current').toLowerCase()}`},
         d.EndReason || (d.EndedAt ? '' : 'current')),
-      h('td', {}, findings(d.Vulnerabilities) || (d.ScannedAt ? 'none found' : '—')))))));
+      h('td', {}, findings(d.Vulnerabilities) || (d.ScannedAt ? 'none found' : '—'))))))));
 }
 
 function freezeList(list) {
@@ -120,8 +120,8 @@ export function renderSpace(ctx, slug) {
     },
     addRows: (list) => unitBody.append(...unitRows(list)),
   });
-  fill(parts.units, h('div', {class: 'scroll'}, h('table', {class: 'units'},
-    th('Unit', 'Toolchain', 'Head revision', 'Last released', 'Updated'), unitBody)), units.el);
+  fill(parts.units, h('div', {class: 'scroll'}, stackable(h('table', {class: 'units'},
+    th('Unit', 'Toolchain', 'Head revision', 'Last released', 'Updated'), unitBody))), units.el);
   fill(ctx.main, h('p', {}, h('a', {href: '#/'}, '← Rollouts')), h('h1', {}, `Space ${slug}`),
     parts.summary, h('h2', {}, 'Freezes in force'), parts.freezes,
     h('h2', {}, 'Releases'), h('div', {id: 'releases'}, rel.el),

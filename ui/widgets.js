@@ -66,3 +66,21 @@ export function holdsNext(explain) {
   const gates = [...new Set(waits.map((w) => `${w.Gate}${w.Needs ? ` (${w.Needs})` : ''}`))];
   return `${stage.Stage}${stage.Queued ? ' (queued)' : ''}: waits for ${gates.join('; ')}`;
 }
+
+// A table that becomes one block per row at phone width (style.css, table.stack): each cell
+// gets its column's header as data-label, shown above it there; rows added later (a page, a
+// poll) are labelled as they come.
+export function stackable(table) {
+  const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+  const label = (tr) => [...tr.children].forEach((c, i) => {
+    if (heads[i]) c.dataset.label = heads[i];
+  });
+  for (const body of table.tBodies) {
+    [...body.rows].forEach(label);
+    new MutationObserver((muts) => muts.forEach((m) => m.addedNodes.forEach((n) => {
+      if (n.nodeName === 'TR') label(n);
+    }))).observe(body, {childList: true});
+  }
+  table.classList.add('stack');
+  return table;
+}
