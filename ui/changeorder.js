@@ -9,15 +9,7 @@ import {pager} from './pager.js';
 import * as users from './users.js';
 import {coName, holdsNext, reviewHref, spaceLink, stackable, stageBar} from './widgets.js';
 
-// The in-scope Spaces of each Stage, as its WhereSpace selects them (ListSpaces), in order.
-async function stageSpaces(co) {
-  const inScope = new Set(co.InScopeSpaceIDs || []);
-  const stages = (co.Workflow && co.Workflow.Stages) || [];
-  return Promise.all(stages.map(async (s) => {
-    const list = await api.call('SpaceService', 'ListSpaces', {Options: {Where: s.WhereSpace}});
-    return {stage: s, spaces: (list.Spaces || []).filter((sp) => inScope.has(sp.SpaceID))};
-  }));
-}
+const SPACES_PER_WAVE = 50;
 
 function spaceState(co, id) {
   const has = (list) => (list || []).includes(id);
@@ -27,20 +19,54 @@ function spaceState(co, id) {
   return 'not yet';
 }
 
-function waves(co, progress, perStage) {
-  const byName = new Map((progress || []).map((p) => [p.Stage, p]));
-  return h('ol', {class: 'waves', 'aria-label': 'Stages'}, perStage.map(({stage, spaces}) => {
-    const p = byName.get(stage.Name) || {Stage: stage.Name, Total: 0, Taken: 0, Released: 0,
-      Healthy: 0};
-    return h('li', {class: 'wave', 'data-stage': stage.Name},
+function setState(li, co) {
+  const st = spaceState(co, li.dataset.spaceId);
+  li.className = `space ${st.replace(' ', '-')}`;
+  fill(li.querySelector('.tag'), st);
+}
+
+// The Stages as waves: each its progress (from WatchChangeOrder) and its in-scope Spaces, as
+// ListSpaces selects them with the Stage's WhereSpace and the ChangeOrder's scope, a page at a
+// time (a Stage may hold a thousand Spaces). Built once; update() follows the ChangeOrder.
+function makeWaves(co) {
+  const ids = co.InScopeSpaceIDs || [];
+  let latest = co;
+  const items = ((co.Workflow && co.Workflow.Stages) || []).map((stage) => {
+    const bar = h('div');
+    const ul = h('ul', {class: 'spaces'});
+    const where = `${stage.WhereSpace ? `(${stage.WhereSpace}) AND ` : ''}SpaceID IN (` +
+      `${ids.map((id) => `'${id}'`).join(', ')})`;
+    const p = pager({
+      what: `Spaces of ${stage.Name}`, empty: 'No Space in scope.', clear: () => fill(ul),
+      fetchPage: async (token) => {
+        if (ids.length === 0) return {items: [], next: ''};
+        const r = await api.call('SpaceService', 'ListSpaces', {Limit: SPACES_PER_WAVE,
+          PageToken: token, Options: {Where: where}});
+        return {items: r.Spaces || [], next: r.NextPageToken};
+      },
+      addRows: (spaces) => ul.append(...spaces.map((sp) => {
+        const li = h('li', {'data-space': sp.Slug, 'data-space-id': sp.SpaceID},
+          spaceLink(sp.Slug), ' ', h('span', {class: 'tag'}));
+        setState(li, latest);
+        return li;
+      })),
+    });
+    p.reload();
+    const li = h('li', {class: 'wave', 'data-stage': stage.Name},
       h('h3', {}, stage.Name, ' ', h('span', {class: 'mode'}, stage.Mode || 'Manual')),
-      stageBar(p),
-      h('ul', {class: 'spaces'}, spaces.map((sp) => {
-        const st = spaceState(co, sp.SpaceID);
-        return h('li', {class: `space ${st.replace(' ', '-')}`, 'data-space': sp.Slug},
-          spaceLink(sp.Slug), ' ', h('span', {class: 'tag'}, st));
-      })));
-  }));
+      bar, ul, p.el);
+    return {stage, bar, ul, li};
+  });
+  const update = (now, progress) => {
+    latest = now;
+    const byName = new Map((progress || []).map((x) => [x.Stage, x]));
+    for (const i of items) {
+      fill(i.bar, stageBar(byName.get(i.stage.Name) ||
+        {Stage: i.stage.Name, Total: 0, Taken: 0, Released: 0, Healthy: 0}));
+      for (const li of i.ul.children) setState(li, now);
+    }
+  };
+  return {el: h('ol', {class: 'waves', 'aria-label': 'Stages'}, items.map((i) => i.li)), update};
 }
 
 function gates(explain) {
@@ -137,7 +163,7 @@ export function renderChangeOrder(ctx, base, name) {
     parts.actions, h('h2', {}, 'Stages'), parts.waves, h('h2', {}, 'Gates'), parts.gates,
     h('h2', {}, 'Votes'), parts.approvals, parts.incidents);
   let votes = null;
-  let perStage = null;
+  let waves = null;
   let last = null;
   let state = null;
   let latest = 0;  // refreshes overlap (events, actions): only the newest one renders
@@ -147,7 +173,6 @@ export function renderChangeOrder(ctx, base, name) {
       const [co, explain] = await Promise.all([
         api.call('ChangeOrderService', 'GetChangeOrder', key),
         api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
-      perStage = perStage || await stageSpaces(co);
       users.learn(co.PromotionFailures);
       users.learn(co.PromotionOverrides);
       const creator = await users.nameOf(co.CreatedBy, co.SpaceSlug);
@@ -164,7 +189,11 @@ export function renderChangeOrder(ctx, base, name) {
       if (!parts.actions.firstChild) fill(parts.actions, actions(() => state, refresh));
       const next = nextStage(explain);
       fill(document.getElementById('next-stage'), next ? `(next Stage: ${next.Stage})` : '');
-      fill(parts.waves, waves(co, last && last.Stages, perStage));
+      if (!waves) {
+        waves = makeWaves(co);
+        fill(parts.waves, waves.el);
+      }
+      waves.update(co, last && last.Stages);
       fill(parts.gates, gates(explain));
       if (!votes) {
         votes = approvals(co.ChangeOrderID);

@@ -6,7 +6,7 @@
 // between pages, docs/api.md "Paging").
 import * as api from './api.js';
 import {h, errorText, fill} from './dom.js';
-import {coLink, holdsNext, stageBar} from './widgets.js';
+import {coLink, holdsNext, spaceLink, stageBar} from './widgets.js';
 
 const STATES = ['', 'New', 'InProgress', 'Resolved', 'Released', 'Aborted', 'Restored',
   'RestoreReleased'];
@@ -44,7 +44,7 @@ function row(co, live) {
     holds: h('td', {class: 'holds'}),
   };
   const tr = h('tr', {'data-co': `${co.SpaceSlug}/${co.Slug}`},
-    h('th', {scope: 'row'}, coLink(co)), h('td', {}, co.SpaceSlug), cells.state,
+    h('th', {scope: 'row'}, coLink(co)), h('td', {}, spaceLink(co.SpaceSlug)), cells.state,
     cells.stages, cells.holds);
   const key = {Space: co.SpaceSlug, ChangeOrder: co.Slug};
   // One explanation at a time; a snapshot that comes meanwhile asks for one more after it.

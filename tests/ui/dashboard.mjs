@@ -71,7 +71,7 @@ async function rollouts(page) {
   await seeText(page, `${row} .holds`, 'dev: nothing holds it', 'rollouts: what holds dev');
   await checkLabels(page, 'rollouts');
   await shot(page, '02-rollouts');
-  await page.locator(`${row} a`).click();
+  await page.locator(`${row} th a`).click();
   await seeText(page, 'h1', 'ChangeOrder web-base/v2', 'opened the ChangeOrder');
 }
 
