@@ -123,6 +123,24 @@ export function stream(service, method, body, onMessage, onEnd) {
   return () => abort.abort();
 }
 
+// The first message of a server-streaming method, then the stream is closed: a snapshot of
+// WatchChangeOrder without holding a connection open.
+export function first(service, method, body) {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const stop = stream(service, method, body, (msg) => {
+      if (done) return;
+      done = true;
+      resolve(msg);
+      stop();
+    }, (err) => {
+      if (done) return;
+      done = true;
+      reject(err || new Error(`${method} ended without a message`));
+    });
+  });
+}
+
 // One event: its data lines as JSON to onMessage, or an `event: error` as an ApiError.
 function dispatch(event, onMessage) {
   let name = 'message';

@@ -11,10 +11,29 @@ import {coLink, holdsNext, spaceLink, stageBar} from './widgets.js';
 const STATES = ['', 'New', 'InProgress', 'Resolved', 'Released', 'Aborted', 'Restored',
   'RestoreReleased'];
 const LIST_POLL_MS = 10000;
-// Rows followed live at once: each is one stream of cubd's --max-watch-streams. Rows past it
-// (after "More") show their state as listed and what holds them, without a stream.
-const MAX_LIVE = 25;
+// Rows followed live at once. Each stream holds one of the browser's connections to cubd for as
+// long as the page is open, and over HTTP/1.1 a browser opens 6 per host (Chromium, Firefox):
+// with more streams than that every other call of the page queues behind them and the page
+// stalls (tests/bench/ui_bench.sh found it at 30 ChangeOrders). So only the first rows stream;
+// the others take a snapshot (WatchChangeOrder's first message, then closed) on each poll, at
+// most SNAPSHOTS_AT_ONCE at a time, leaving a connection free for the page's other calls.
+const MAX_LIVE = 3;
+const SNAPSHOTS_AT_ONCE = 2;
 const PAGE = 25;
+
+// Runs the functions given to it SNAPSHOTS_AT_ONCE at a time, in order.
+function limiter() {
+  const queue = [];
+  let running = 0;
+  const next = () => {
+    while (running < SNAPSHOTS_AT_ONCE && queue.length) {
+      const fn = queue.shift();
+      running++;
+      fn().finally(() => { running--; next(); });
+    }
+  };
+  return (fn) => { queue.push(fn); next(); };
+}
 
 function filters(params) {
   const space = h('input', {id: 'f-space', name: 'space', value: params.get('space') || '',
@@ -36,8 +55,9 @@ function filters(params) {
   return form;
 }
 
-// One row and the stream that keeps it current.
-function row(co, live) {
+// One row, kept current by its stream (live) or by refresh() on each poll (a snapshot queued on
+// `queue`).
+function row(co, live, queue) {
   const cells = {
     state: h('td', {class: 'state'}, co.State),
     stages: h('td', {class: 'stages'}, co.ChangeWorkflow ? '…' : 'no workflow'),
@@ -67,11 +87,16 @@ function row(co, live) {
     if ((p.Stages || []).length) fill(cells.stages, p.Stages.map(stageBar));
     explain();
   };
+  let stopped = false;
+  const refresh = () => queue(() => (stopped ? Promise.resolve() :
+    api.first('ChangeOrderService', 'WatchChangeOrder', key).then(onSnapshot,
+      (err) => fill(cells.holds, errorText(err)))));
+  if (!live) refresh();
   const stop = live
     ? api.stream('ChangeOrderService', 'WatchChangeOrder', key, onSnapshot,
       (err) => { if (err) fill(cells.holds, errorText(err)); })
-    : (explain(), () => {});
-  return {tr, stop};
+    : () => { stopped = true; };
+  return {tr, stop, refresh: live ? () => {} : refresh};
 }
 
 export function renderRollouts(ctx, params) {
@@ -92,8 +117,12 @@ export function renderRollouts(ctx, params) {
   const fetchRows = (limit, token) => api.callRows('ChangeOrderService', 'ListChangeOrders',
     {Space: params.get('space') || '', Options: {Where: where}, PageToken: token},
     'ChangeOrders', limit);
+  const queue = limiter();
+  // A row seen again by a poll takes a new snapshot (unless it streams).
   const add = (co) => {
-    if (!rows.has(co.ChangeOrderID)) rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE));
+    const r = rows.get(co.ChangeOrderID);
+    if (r) r.refresh();
+    else rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE, queue));
     body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
   };
   const shownText = () => `${rows.size} ChangeOrder(s)${next ? ', more on the server' : ''}`;
