@@ -79,6 +79,22 @@ export async function call(service, method, body = {}) {
   return parse(resp);
 }
 
+// A List method's page of at least `want` rows where there are that many: ListChangeOrders
+// with a Where over computed fields may answer a short (even empty) page that still carries a
+// NextPageToken (docs/api.md, "Paging"), so the pages are followed, at most `maxCalls` of them.
+// Resolves to {items, next}: the rows of the pages read, and the token after them.
+export async function callRows(service, method, body, field, want, maxCalls = 10) {
+  let items = [];
+  let token = body.PageToken || '';
+  for (let i = 0; i < maxCalls; i++) {
+    const r = await call(service, method, {...body, Limit: want - items.length, PageToken: token});
+    items = items.concat(r[field] || []);
+    token = r.NextPageToken || '';
+    if (!token || items.length >= want) break;
+  }
+  return {items, next: token};
+}
+
 // A server-streaming method as server-sent events: onMessage(message) for each, onEnd(error or
 // null) once. Returns a function that stops it. (EventSource cannot POST or send headers, so
 // the stream is read from fetch.)
@@ -105,6 +121,24 @@ export function stream(service, method, body, onMessage, onEnd) {
     }
   })().then(() => onEnd(null), (err) => { if (!abort.signal.aborted) onEnd(err); });
   return () => abort.abort();
+}
+
+// The first message of a server-streaming method, then the stream is closed: a snapshot of
+// WatchChangeOrder without holding a connection open.
+export function first(service, method, body) {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const stop = stream(service, method, body, (msg) => {
+      if (done) return;
+      done = true;
+      resolve(msg);
+      stop();
+    }, (err) => {
+      if (done) return;
+      done = true;
+      reject(err || new Error(`${method} ended without a message`));
+    });
+  });
 }
 
 // One event: its data lines as JSON to onMessage, or an `event: error` as an ApiError.

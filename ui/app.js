@@ -2,12 +2,16 @@
 // pasting a cub token), the header, and the pages by URL fragment:
 //   #/                     Rollouts (filters: #/?space=BASE&state=STATE)
 //   #/co/<base>/<name>     one ChangeOrder
+//   #/review/<base>/<name> its change as a diff, and the viewer's vote (?space=SLUG)
+//   #/space/<slug>         one Space: freezes, Releases with live status, history, Units
 //   #/queue                Open promotions: queued promotions, and what waits for approvals
 import * as api from './api.js';
 import {h, errorText, fill} from './dom.js';
 import {renderRollouts} from './rollouts.js';
 import {renderChangeOrder} from './changeorder.js';
 import {renderQueue} from './queue.js';
+import {renderReview} from './review.js';
+import {renderSpace} from './space.js';
 
 const main = document.getElementById('main');
 let who = null;
@@ -85,6 +89,9 @@ export function route() {
   const ctx = {main, who, onUnauthenticated: () => { who = null; route(); }};
   let stop;
   if (parts[0] === 'co' && parts.length === 3) stop = renderChangeOrder(ctx, parts[1], parts[2]);
+  else if (parts[0] === 'review' && parts.length === 3) {
+    stop = renderReview(ctx, parts[1], parts[2], params);
+  } else if (parts[0] === 'space' && parts.length === 2) stop = renderSpace(ctx, parts[1]);
   else if (parts[0] === 'queue') stop = renderQueue(ctx);
   else stop = renderRollouts(ctx, params);
   stopPage = stop || (() => {});

@@ -1,20 +1,15 @@
 // One ChangeOrder: its Stages as waves (progress, and each Space with what it has done), the
-// gates that hold it with the API's explanation, approvals, failures and overrides, and the
-// actions the viewer may take (approve or request changes, promote, queue). Live through
-// WatchChangeOrder; every action's refusal is shown, as the API words it, next to the action.
+// gates that hold it with the API's explanation, votes, failures and overrides, and the
+// actions: promote or queue here, and a link to the Review page, where the change is shown and
+// voted on (ui/review.js). Live through WatchChangeOrder; every action's refusal is shown, as
+// the API words it, next to the action.
 import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
-import {coName, holdsNext, stageBar} from './widgets.js';
+import {pager} from './pager.js';
+import * as users from './users.js';
+import {coName, holdsNext, reviewHref, spaceLink, stackable, stageBar} from './widgets.js';
 
-// The in-scope Spaces of each Stage, as its WhereSpace selects them (ListSpaces), in order.
-async function stageSpaces(co) {
-  const inScope = new Set(co.InScopeSpaceIDs || []);
-  const stages = (co.Workflow && co.Workflow.Stages) || [];
-  return Promise.all(stages.map(async (s) => {
-    const list = await api.call('SpaceService', 'ListSpaces', {Options: {Where: s.WhereSpace}});
-    return {stage: s, spaces: (list.Spaces || []).filter((sp) => inScope.has(sp.SpaceID))};
-  }));
-}
+const SPACES_PER_WAVE = 50;
 
 function spaceState(co, id) {
   const has = (list) => (list || []).includes(id);
@@ -24,20 +19,54 @@ function spaceState(co, id) {
   return 'not yet';
 }
 
-function waves(co, progress, perStage) {
-  const byName = new Map((progress || []).map((p) => [p.Stage, p]));
-  return h('ol', {class: 'waves', 'aria-label': 'Stages'}, perStage.map(({stage, spaces}) => {
-    const p = byName.get(stage.Name) || {Stage: stage.Name, Total: 0, Taken: 0, Released: 0,
-      Healthy: 0};
-    return h('li', {class: 'wave', 'data-stage': stage.Name},
+function setState(li, co) {
+  const st = spaceState(co, li.dataset.spaceId);
+  li.className = `space ${st.replace(' ', '-')}`;
+  fill(li.querySelector('.tag'), st);
+}
+
+// The Stages as waves: each its progress (from WatchChangeOrder) and its in-scope Spaces, as
+// ListSpaces selects them with the Stage's WhereSpace and the ChangeOrder's scope, a page at a
+// time (a Stage may hold a thousand Spaces). Built once; update() follows the ChangeOrder.
+function makeWaves(co) {
+  const ids = co.InScopeSpaceIDs || [];
+  let latest = co;
+  const items = ((co.Workflow && co.Workflow.Stages) || []).map((stage) => {
+    const bar = h('div');
+    const ul = h('ul', {class: 'spaces'});
+    const where = `${stage.WhereSpace ? `(${stage.WhereSpace}) AND ` : ''}SpaceID IN (` +
+      `${ids.map((id) => `'${id}'`).join(', ')})`;
+    const p = pager({
+      what: `Spaces of ${stage.Name}`, empty: 'No Space in scope.', clear: () => fill(ul),
+      fetchPage: async (token) => {
+        if (ids.length === 0) return {items: [], next: ''};
+        const r = await api.call('SpaceService', 'ListSpaces', {Limit: SPACES_PER_WAVE,
+          PageToken: token, Options: {Where: where}});
+        return {items: r.Spaces || [], next: r.NextPageToken};
+      },
+      addRows: (spaces) => ul.append(...spaces.map((sp) => {
+        const li = h('li', {'data-space': sp.Slug, 'data-space-id': sp.SpaceID},
+          spaceLink(sp.Slug), ' ', h('span', {class: 'tag'}));
+        setState(li, latest);
+        return li;
+      })),
+    });
+    p.reload();
+    const li = h('li', {class: 'wave', 'data-stage': stage.Name},
       h('h3', {}, stage.Name, ' ', h('span', {class: 'mode'}, stage.Mode || 'Manual')),
-      stageBar(p),
-      h('ul', {class: 'spaces'}, spaces.map((sp) => {
-        const st = spaceState(co, sp.SpaceID);
-        return h('li', {class: `space ${st.replace(' ', '-')}`, 'data-space': sp.Slug},
-          h('span', {}, sp.Slug), ' ', h('span', {class: 'tag'}, st));
-      })));
-  }));
+      bar, ul, p.el);
+    return {stage, bar, ul, li};
+  });
+  const update = (now, progress) => {
+    latest = now;
+    const byName = new Map((progress || []).map((x) => [x.Stage, x]));
+    for (const i of items) {
+      fill(i.bar, stageBar(byName.get(i.stage.Name) ||
+        {Stage: i.stage.Name, Total: 0, Taken: 0, Released: 0, Healthy: 0}));
+      for (const li of i.ul.children) setState(li, now);
+    }
+  };
+  return {el: h('ol', {class: 'waves', 'aria-label': 'Stages'}, items.map((i) => i.li)), update};
 }
 
 function gates(explain) {
@@ -55,15 +84,28 @@ function gates(explain) {
           h('div', {class: 'message'}, w.Message)))))));
 }
 
-function approvals(list) {
-  if (list.length === 0) return h('p', {}, 'No votes yet.');
-  return h('table', {class: 'approvals'},
-    h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
-      .map((c) => h('th', {scope: 'col'}, c)))),
-    h('tbody', {}, list.map((a) => h('tr', {class: a.RevokedByID ? 'revoked' : ''},
-      h('td', {}, a.User), h('td', {}, when(a.CreatedAt)), h('td', {}, a.SpaceSlug),
+// The ChangeOrder's votes in every Space, paged by the server (ListAttestations by
+// ChangeOrderID), oldest first.
+function approvals(coId) {
+  const body = h('tbody');
+  const p = pager({
+    what: 'votes', empty: 'No votes yet.', clear: () => body.replaceChildren(),
+    fetchPage: async (token) => {
+      const r = await api.call('AttestationService', 'ListAttestations', {Limit: 25,
+        PageToken: token, Options: {Where: `ChangeOrderID = '${coId}'`}});
+      users.learn(r.Attestations);
+      return {items: r.Attestations || [], next: r.NextPageToken};
+    },
+    addRows: (list) => body.append(...list.map((a) => h('tr',
+      {class: a.RevokedByID ? 'revoked' : ''},
+      h('td', {}, a.User), h('td', {}, when(a.CreatedAt)), h('td', {}, spaceLink(a.SpaceSlug)),
       h('td', {}, a.Type), h('td', {}, a.RevokedByID ? `${a.Result} (revoked)` : a.Result),
-      h('td', {}, a.Note)))));
+      h('td', {}, a.Note)))),
+  });
+  const el = h('div', {}, h('div', {class: 'scroll'}, stackable(h('table', {class: 'approvals'},
+    h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
+      .map((c) => h('th', {scope: 'col'}, c)))), body))), p.el);
+  return {el, reload: p.reload};
 }
 
 function incidents(co) {
@@ -84,7 +126,6 @@ function nextStage(explain) {
 }
 
 function actions(now, refresh) {
-  const note = h('input', {id: 'vote-note', name: 'note', autocomplete: 'off'});
   const result = h('div', {id: 'action-result', 'aria-live': 'polite'});
   const act = (label, id, fn) => h('button', {type: 'button', id, onclick: async () => {
     fill(result, h('p', {}, `${label}…`));
@@ -95,19 +136,6 @@ function actions(now, refresh) {
     }
     refresh();
   }}, label);
-  const vote = async (reject) => {
-    const {co, explain} = now();
-    // The votes go where the next Stage's attestation gates read them (the Stage before);
-    // with none named, the API records them in every Space the change is in.
-    const waits = (nextStage(explain) || {}).Waits || [];
-    const spaces = [...new Set(waits.filter((w) => w.Kind === 'Attestation').map((w) => w.Space))];
-    const r = await api.call('AttestationService', 'Approve', {ChangeOrder: coName(co),
-      Spaces: spaces, Note: note.value, Reject: reject});
-    const where = (r.Attestations || []).map((a) => a.SpaceSlug).join(', ');
-    const skipped = (r.Skipped || []).map((s) => `${s.Space}/${s.Unit}: ${s.Reason}`);
-    return `Recorded ${reject ? 'a request for changes' : 'an approval'} in ${where || 'no Space'}` +
-      (skipped.length ? `; skipped ${skipped.join('; ')}` : '');
-  };
   const promote = async (queue) => {
     const {co} = now();
     const r = await api.call('ChangeOrderService', 'Promote', {ChangeOrder: coName(co),
@@ -118,10 +146,9 @@ function actions(now, refresh) {
   };
   return h('section', {class: 'actions', 'aria-labelledby': 'actions-title'},
     h('h2', {id: 'actions-title'}, 'Actions ', h('span', {id: 'next-stage'})),
-    h('div', {class: 'row'}, h('label', {for: 'vote-note'}, 'Note for your vote'), note),
     h('div', {class: 'row buttons'},
-      act('Approve', 'approve', () => vote(false)),
-      act('Request changes', 'reject', () => vote(true)),
+      h('a', {class: 'button', id: 'review', href: reviewHref(now().co.SpaceSlug,
+        now().co.Slug)}, 'Review the change and vote'),
       act('Promote', 'promote', () => promote(false)),
       act('Queue promotion', 'queue', () => promote(true))),
     result);
@@ -135,34 +162,44 @@ export function renderChangeOrder(ctx, base, name) {
   fill(ctx.main, h('p', {}, h('a', {href: '#/'}, '← Rollouts')), title, parts.summary,
     parts.actions, h('h2', {}, 'Stages'), parts.waves, h('h2', {}, 'Gates'), parts.gates,
     h('h2', {}, 'Votes'), parts.approvals, parts.incidents);
-  let perStage = null;
+  let votes = null;
+  let waves = null;
   let last = null;
   let state = null;
   let latest = 0;  // refreshes overlap (events, actions): only the newest one renders
   const refresh = async () => {
     const mine = ++latest;
     try {
-      const [co, explain, votes] = await Promise.all([
+      const [co, explain] = await Promise.all([
         api.call('ChangeOrderService', 'GetChangeOrder', key),
-        api.call('ChangeOrderService', 'ExplainChangeOrder', key),
-        // TODO(i18-page): every vote the viewer can see, filtered here; page it by the server.
-        api.call('AttestationService', 'ListAttestations', {})]);
-      perStage = perStage || await stageSpaces(co);
+        api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
+      users.learn(co.PromotionFailures);
+      users.learn(co.PromotionOverrides);
+      const creator = await users.nameOf(co.CreatedBy, co.SpaceSlug);
       if (mine !== latest) return;
       fill(parts.summary, h('dl', {class: 'summary'},
         h('dt', {}, 'State'), h('dd', {id: 'co-state'}, co.State),
         h('dt', {}, 'Stage'), h('dd', {}, co.Stage || '(base)'),
+        h('dt', {}, 'Base'), h('dd', {}, spaceLink(co.SpaceSlug)),
         h('dt', {}, 'Workflow'), h('dd', {}, co.ChangeWorkflow || 'none'),
-        h('dt', {}, 'Created'), h('dd', {}, `${co.CreatedBy}, ${when(co.CreatedAt)}`),
+        h('dt', {}, 'Created'), h('dd', {id: 'co-created', title: `user ID ${co.CreatedBy}`},
+          `${creator || users.label(co.CreatedBy)}, ${when(co.CreatedAt)}`),
         h('dt', {}, 'Description'), h('dd', {}, co.Description)));
       state = {co, explain};
       if (!parts.actions.firstChild) fill(parts.actions, actions(() => state, refresh));
       const next = nextStage(explain);
       fill(document.getElementById('next-stage'), next ? `(next Stage: ${next.Stage})` : '');
-      fill(parts.waves, waves(co, last && last.Stages, perStage));
+      if (!waves) {
+        waves = makeWaves(co);
+        fill(parts.waves, waves.el);
+      }
+      waves.update(co, last && last.Stages);
       fill(parts.gates, gates(explain));
-      fill(parts.approvals, approvals((votes.Attestations || [])
-        .filter((a) => a.ChangeOrderID === co.ChangeOrderID)));
+      if (!votes) {
+        votes = approvals(co.ChangeOrderID);
+        fill(parts.approvals, votes.el);
+      }
+      votes.reload();
       fill(parts.incidents, incidents(co));
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();

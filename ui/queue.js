@@ -1,21 +1,21 @@
 // Open promotions: what needs a person. The ChangeOrders waiting for the viewer's approval
 // (ListChangeOrders where NeedsApprovalFrom holds the viewer), then the promotions queued into
 // a Stage (ListQueuedPromotions) with the gates that hold them. Polled: the API has no stream
-// for lists. A first slice of the issue's page: Review (the diff) is a later one.
+// for lists. Each ChangeOrder waiting for a vote leads to its Review page (ui/review.js).
 import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
+import {coHref, reviewHref} from './widgets.js';
 
 const POLL_MS = 10000;
 
-function coHref(base, name) {
-  return `#/co/${encodeURIComponent(base)}/${encodeURIComponent(name)}`;
-}
-
 function needsMe(list) {
   if (list.length === 0) return h('p', {}, 'Nothing waits for your vote.');
-  return h('ul', {class: 'open'}, list.map((co) => h('li', {},
+  return h('ul', {class: 'open'}, list.map((co) => h('li',
+    {'data-co': `${co.SpaceSlug}/${co.Slug}`},
     h('a', {href: coHref(co.SpaceSlug, co.Slug)}, `${co.SpaceSlug}/${co.Slug}`),
-    ` — ${co.State}; review and approve`)));
+    ` — ${co.State}${co.Description ? `: ${co.Description}` : ''} `,
+    h('a', {class: 'button', href: reviewHref(co.SpaceSlug, co.Slug),
+      'aria-label': `Review ${co.SpaceSlug}/${co.Slug}`}, 'Review'))));
 }
 
 function queued(list) {
@@ -37,10 +37,11 @@ export function renderQueue(ctx) {
     const me = ctx.who.User.UserID.replace(/'/g, '');
     try {
       const [cos, qs] = await Promise.all([
-        api.call('ChangeOrderService', 'ListChangeOrders',
-          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}}),
+        api.callRows('ChangeOrderService', 'ListChangeOrders',
+          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}}, 'ChangeOrders', 50),
         api.call('PromotionService', 'ListQueuedPromotions', {})]);
-      fill(mine, needsMe(cos.ChangeOrders || []));
+      fill(mine, needsMe(cos.items), cos.next ? h('p', {class: 'help'},
+        `The first ${cos.items.length} by base Space and name; there are more.`) : null);
       fill(waiting, queued(qs.QueuedPromotions || []));
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();

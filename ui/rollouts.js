@@ -1,17 +1,39 @@
 // Rollouts: the ChangeOrders the viewer can see, each with its Stages' progress, its State and
 // what holds its next Stage. Live: each row follows WatchChangeOrder's server-sent events (a
 // snapshot at once, then one per change); the list itself has no stream in the API, so it is
-// polled for ChangeOrders created or gone.
+// polled for ChangeOrders created or gone. The list is paged by the server: a page of PAGE rows,
+// "More" for the next; the poll asks again for as many rows as are shown (Limit may change
+// between pages, docs/api.md "Paging").
 import * as api from './api.js';
 import {h, errorText, fill} from './dom.js';
-import {coLink, holdsNext, stageBar} from './widgets.js';
+import {coLink, holdsNext, spaceLink, stageBar} from './widgets.js';
 
 const STATES = ['', 'New', 'InProgress', 'Resolved', 'Released', 'Aborted', 'Restored',
   'RestoreReleased'];
 const LIST_POLL_MS = 10000;
-// Rows followed live at once: each is one stream of cubd's --max-watch-streams.
-// TODO(i18-page): page the list by the server (Limit / PageToken) and follow only the page shown.
-const MAX_LIVE = 25;
+// Rows followed live at once. Each stream holds one of the browser's connections to cubd for as
+// long as the page is open, and over HTTP/1.1 a browser opens 6 per host (Chromium, Firefox):
+// with more streams than that every other call of the page queues behind them and the page
+// stalls (tests/bench/ui_bench.sh found it at 30 ChangeOrders). So only the first rows stream;
+// the others take a snapshot (WatchChangeOrder's first message, then closed) on each poll, at
+// most SNAPSHOTS_AT_ONCE at a time, leaving a connection free for the page's other calls.
+const MAX_LIVE = 3;
+const SNAPSHOTS_AT_ONCE = 2;
+const PAGE = 25;
+
+// Runs the functions given to it SNAPSHOTS_AT_ONCE at a time, in order.
+function limiter() {
+  const queue = [];
+  let running = 0;
+  const next = () => {
+    while (running < SNAPSHOTS_AT_ONCE && queue.length) {
+      const fn = queue.shift();
+      running++;
+      fn().finally(() => { running--; next(); });
+    }
+  };
+  return (fn) => { queue.push(fn); next(); };
+}
 
 function filters(params) {
   const space = h('input', {id: 'f-space', name: 'space', value: params.get('space') || '',
@@ -33,15 +55,16 @@ function filters(params) {
   return form;
 }
 
-// One row and the stream that keeps it current.
-function row(co, live) {
+// One row, kept current by its stream (live) or by refresh() on each poll (a snapshot queued on
+// `queue`).
+function row(co, live, queue) {
   const cells = {
     state: h('td', {class: 'state'}, co.State),
     stages: h('td', {class: 'stages'}, co.ChangeWorkflow ? '…' : 'no workflow'),
     holds: h('td', {class: 'holds'}),
   };
   const tr = h('tr', {'data-co': `${co.SpaceSlug}/${co.Slug}`},
-    h('th', {scope: 'row'}, coLink(co)), h('td', {}, co.SpaceSlug), cells.state,
+    h('th', {scope: 'row'}, coLink(co)), h('td', {}, spaceLink(co.SpaceSlug)), cells.state,
     cells.stages, cells.holds);
   const key = {Space: co.SpaceSlug, ChangeOrder: co.Slug};
   // One explanation at a time; a snapshot that comes meanwhile asks for one more after it.
@@ -64,11 +87,16 @@ function row(co, live) {
     if ((p.Stages || []).length) fill(cells.stages, p.Stages.map(stageBar));
     explain();
   };
+  let stopped = false;
+  const refresh = () => queue(() => (stopped ? Promise.resolve() :
+    api.first('ChangeOrderService', 'WatchChangeOrder', key).then(onSnapshot,
+      (err) => fill(cells.holds, errorText(err)))));
+  if (!live) refresh();
   const stop = live
     ? api.stream('ChangeOrderService', 'WatchChangeOrder', key, onSnapshot,
       (err) => { if (err) fill(cells.holds, errorText(err)); })
-    : (explain(), () => {});
-  return {tr, stop};
+    : () => { stopped = true; };
+  return {tr, stop, refresh: live ? () => {} : refresh};
 }
 
 export function renderRollouts(ctx, params) {
@@ -79,30 +107,61 @@ export function renderRollouts(ctx, params) {
     h('thead', {}, h('tr', {}, ['ChangeOrder', 'Base', 'State', 'Stages', 'Holds the next Stage']
       .map((c) => h('th', {scope: 'col'}, c)))),
     body);
+  const more = h('button', {type: 'button', class: 'more', hidden: true}, 'More ChangeOrders');
   fill(ctx.main, h('h1', {}, 'Rollouts'), filters(params), status,
-    h('div', {class: 'scroll'}, table));
+    h('div', {class: 'scroll'}, table), more);
   const rows = new Map();  // ChangeOrderID -> {tr, stop}
   const where = params.get('state') ? `State = '${params.get('state')}'` : '';
+  let shown = PAGE;  // rows asked for: PAGE, plus PAGE for each "More"
+  let next = '';
+  const fetchRows = (limit, token) => api.callRows('ChangeOrderService', 'ListChangeOrders',
+    {Space: params.get('space') || '', Options: {Where: where}, PageToken: token},
+    'ChangeOrders', limit);
+  const queue = limiter();
+  // A row seen again by a poll takes a new snapshot (unless it streams).
+  const add = (co) => {
+    const r = rows.get(co.ChangeOrderID);
+    if (r) r.refresh();
+    else rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE, queue));
+    body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
+  };
+  const shownText = () => `${rows.size} ChangeOrder(s)${next ? ', more on the server' : ''}`;
+  // The rows shown, asked for again: new ones appear, gone ones leave.
   const load = async () => {
     let list;
     try {
-      list = await api.call('ChangeOrderService', 'ListChangeOrders',
-        {Space: params.get('space') || '', Options: {Where: where}});
+      list = await fetchRows(Math.min(shown, 1000), '');
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();
       return fill(status, errorText(err));
     }
-    fill(status, `${list.ChangeOrders.length} ChangeOrder(s)`);
     const seen = new Set();
-    for (const co of list.ChangeOrders) {
+    for (const co of list.items) {
       seen.add(co.ChangeOrderID);
-      if (!rows.has(co.ChangeOrderID)) rows.set(co.ChangeOrderID, row(co, rows.size < MAX_LIVE));
-      body.append(rows.get(co.ChangeOrderID).tr);  // in the list's order
+      add(co);
     }
     for (const [id, r] of rows) {
       if (!seen.has(id)) { r.stop(); r.tr.remove(); rows.delete(id); }
     }
+    next = list.next;
+    more.hidden = !next;
+    fill(status, shownText());
   };
+  more.addEventListener('click', async () => {
+    more.disabled = true;
+    try {
+      const list = await fetchRows(PAGE, next);
+      list.items.forEach(add);
+      shown += PAGE;
+      next = list.next;
+      more.hidden = !next;
+      fill(status, shownText());
+    } catch (err) {
+      fill(status, errorText(err));
+    } finally {
+      more.disabled = false;
+    }
+  });
   load();
   const timer = setInterval(load, LIST_POLL_MS);
   return () => {

@@ -1,5 +1,24 @@
-// Pieces the pages share: a Stage's progress, what holds a ChangeOrder, a ChangeOrder's name.
+// Pieces the pages share: a Stage's progress, what holds a ChangeOrder, names and links.
 import {h} from './dom.js';
+
+const enc = encodeURIComponent;
+
+export function coHref(base, name) {
+  return `#/co/${enc(base)}/${enc(name)}`;
+}
+
+// The Review page of ChangeOrder BASE/NAME, in `space` (default: where a vote counts now).
+export function reviewHref(base, name, space) {
+  return `#/review/${enc(base)}/${enc(name)}${space ? `?space=${enc(space)}` : ''}`;
+}
+
+export function spaceHref(slug) {
+  return `#/space/${enc(slug)}`;
+}
+
+export function spaceLink(slug) {
+  return h('a', {href: spaceHref(slug), class: 'space-link'}, slug);
+}
 
 // "BASE/NAME" of a ChangeOrder, as the API names it in Promote and Approve.
 export function coName(co) {
@@ -7,8 +26,7 @@ export function coName(co) {
 }
 
 export function coLink(co) {
-  const href = `#/co/${encodeURIComponent(co.SpaceSlug)}/${encodeURIComponent(co.Slug)}`;
-  return h('a', {href}, co.Slug);
+  return h('a', {href: coHref(co.SpaceSlug, co.Slug)}, co.Slug);
 }
 
 function share(n, total) {
@@ -47,4 +65,22 @@ export function holdsNext(explain) {
   }
   const gates = [...new Set(waits.map((w) => `${w.Gate}${w.Needs ? ` (${w.Needs})` : ''}`))];
   return `${stage.Stage}${stage.Queued ? ' (queued)' : ''}: waits for ${gates.join('; ')}`;
+}
+
+// A table that becomes one block per row at phone width (style.css, table.stack): each cell
+// gets its column's header as data-label, shown above it there; rows added later (a page, a
+// poll) are labelled as they come.
+export function stackable(table) {
+  const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+  const label = (tr) => [...tr.children].forEach((c, i) => {
+    if (heads[i]) c.dataset.label = heads[i];
+  });
+  for (const body of table.tBodies) {
+    [...body.rows].forEach(label);
+    new MutationObserver((muts) => muts.forEach((m) => m.addedNodes.forEach((n) => {
+      if (n.nodeName === 'TR') label(n);
+    }))).observe(body, {childList: true});
+  }
+  table.classList.add('stack');
+  return table;
 }
