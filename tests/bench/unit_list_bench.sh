@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Listing Units across a fleet: times `cub unit list --space '*' --where EXPR --limit 100` (the
+# first page) against a real cubd on a throwaway PostgreSQL holding N variants x 10 Units made
+# with bulk `cub variant create`, as the server admin and as a viewer of every Space. Prints
+# the median of CUB_BENCH_RUNS whole `cub` processes per figure; asserts nothing.
+#
+# Usage: bash tests/bench/unit_list_bench.sh [BUILD_DIR]   (default: build)
+#   CUB_BENCH_SPACES   variants (default 10000)   CUB_BENCH_RUNS  runs per figure (5)
+#   CUB_BENCH_PG_PORT  PostgreSQL port (55670)    CUB_BENCH_PORT  cubd gRPC port (7670)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=$(cd "${1:-$root/build}" && pwd)/bin
+spaces=${CUB_BENCH_SPACES:-10000}
+runs=${CUB_BENCH_RUNS:-5}
+port=${CUB_BENCH_PG_PORT:-55670}
+grpc_port=${CUB_BENCH_PORT:-7670}
+work=$(mktemp -d /tmp/cub-unit-list-bench.XXXXXX)
+chmod 755 "$work"
+
+cleanup() {
+  [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
+  bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cub() { "$bin/cub" --timeout 600 "$@"; }
+
+echo "unit_list_bench: $spaces variants x 10 Units; median of $runs runs"
+bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
+psql -q "postgresql://cub_test@127.0.0.1:$port/postgres" -c "CREATE DATABASE bench" >/dev/null
+url="postgresql://cub_test@127.0.0.1:$port/bench"
+"$bin/cubd" migrate --database-url "$url" >/dev/null
+admin=$("$bin/cubd" user create bench --admin --database-url "$url" 2>/dev/null)
+viewer=$("$bin/cubd" user create bob --database-url "$url" 2>/dev/null)
+"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
+  --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
+  --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
+cubd_pid=$!
+export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$admin" CUB_CONFIG="$work/config.json"
+for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
+cub whoami >/dev/null
+
+cub --quiet space create bench-base
+cub --quiet space grant bench-base viewer --user bob  # variants inherit it
+for i in $(seq 10); do
+  printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc%s\nspec:\n  replicas: 2\n' \
+    "$i" | cub --quiet unit create --space bench-base "svc$i" -
+done
+for ((first = 1; first <= spaces; first += 1000)); do
+  last=$((first + 999))
+  ((last <= spaces)) || last=$spaces
+  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
+  cub --quiet variant create bench-base --names-file "$work/names" --stage Production
+done
+psql -q "$url" -c ANALYZE
+echo "Units: $(psql -At "$url" -c 'SELECT count(*) FROM units')"
+
+# Median milliseconds of `runs` whole processes of the arguments.
+median_ms() {
+  local t0 i
+  for ((i = 0; i < runs; i++)); do
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1
+    echo $(( ($(date +%s%N) - t0) / 1000 ))
+  done | sort -n | awk '{ a[NR] = $1 } END { printf "%7.1f ms", a[int((NR + 1) / 2)] / 1000 }'
+}
+printf '%-48s %12s %12s\n' "first page (--limit 100) where" admin viewer
+for where in "Slug = 'svc3'" "HeadRevisionNum > 0" "Labels.none = 'x'"; do
+  printf '%-48s %12s %12s\n' "$where" \
+    "$(median_ms cub --token "$admin" unit list --space '*' --where "$where" --limit 100)" \
+    "$(median_ms cub --token "$viewer" unit list --space '*' --where "$where" --limit 100)"
+done
