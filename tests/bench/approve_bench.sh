@@ -95,13 +95,16 @@ url="postgresql://cub_test@127.0.0.1:$port/bench"
 "$bin/cubd" migrate --database-url "$url" >/dev/null
 token=$("$bin/cubd" user create bench --admin --database-url "$url")
 alice=$("$bin/cubd" user create alice --group approvers --database-url "$url")
-"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
-  --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
-  --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
-cubd_pid=$!
+start_cubd() {
+  "$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
+    --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
+    --work-dir "$work/cubd-work" 2>>"$work/cubd.log" &
+  cubd_pid=$!
+  for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
+  cub whoami >/dev/null
+}
 export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
-for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
-cub whoami >/dev/null
+start_cubd
 
 # ---- setup ---------------------------------------------------------------------------------
 t0=$(now_ms)
@@ -141,6 +144,13 @@ cub --quiet changeorder create --space bench-base bench-v2 --description v2 \
 cub --quiet variant promote --change-order bench-base/bench-v2 --target-stage Production
 sql -c "ANALYZE"
 note "setup (not measured)" "$(awk -v m="$(( $(now_ms) - t0 ))" 'BEGIN { printf "%.1f s", m / 1000 }')"
+
+# A fresh cubd for the measured steps, so that its memory figures are theirs alone (the setup's
+# promotion leaves its peak, and what the allocator keeps of it, in the process).
+kill "$cubd_pid"
+wait "$cubd_pid" 2>/dev/null || true
+start_cubd
+note "cubd RSS, restarted after setup" "$(awk '/^VmRSS/ { printf "%.1f MB", $2 / 1024 }' "/proc/$cubd_pid/status")"
 
 # ---- measured --------------------------------------------------------------------------------
 co=(--change-order bench-base/bench-v2 --stage Production)
