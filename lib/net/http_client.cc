@@ -1,7 +1,6 @@
 #include "lib/net/http_client.h"
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <netinet/in.h>
 
 #include <cctype>
@@ -11,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/net/curl_api.h"
 
 namespace cub::net {
 namespace {
@@ -47,10 +47,12 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
 }
 
 struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  const CurlApi* api;
+  void operator()(CURL* c) const { api->easy_cleanup(c); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  const CurlApi* api;
+  void operator()(curl_slist* l) const { api->slist_free_all(l); }
 };
 
 bool IsUnreserved(unsigned char c) {
@@ -66,7 +68,7 @@ int HexValue(char c) {
 
 }  // namespace
 
-void InitHttpClient() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+void InitHttpClient() { (void)Curl(); }
 
 absl::StatusOr<HttpResponse> Fetch(const HttpRequest& req) {
   const std::string& m = req.method;
@@ -78,49 +80,54 @@ absl::StatusOr<HttpResponse> Fetch(const HttpRequest& req) {
   if (!absl::StartsWith(req.url, "https://") && !absl::StartsWith(req.url, "http://")) {
     return absl::InvalidArgumentError(absl::StrCat(req.url, " is not an http:// or https:// URL"));
   }
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  absl::StatusOr<const CurlApi*> loaded = Curl();
+  if (!loaded.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat(req.method, " ", req.url, ": ", loaded.status().message()));
+  }
+  const CurlApi& api = **loaded;
+  std::unique_ptr<CURL, CurlDeleter> curl(api.easy_init(), CurlDeleter{&api});
   if (!curl) return absl::InternalError("libcurl could not start a transfer");
   HttpResponse resp;
   Transfer t{&resp, req.max_response_bytes};
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(absl::ToInt64Milliseconds(req.timeout)));
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!req.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, req.ca_file.c_str());
-  if (!req.use_env_proxy) curl_easy_setopt(c, CURLOPT_PROXY, "");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "cub/0.1");
-  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  api.easy_setopt(c, CURLOPT_URL, req.url.c_str());
+  api.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  api.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
+  api.easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(req.timeout)));
+  api.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  api.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!req.ca_file.empty()) api.easy_setopt(c, CURLOPT_CAINFO, req.ca_file.c_str());
+  if (!req.use_env_proxy) api.easy_setopt(c, CURLOPT_PROXY, "");
+  api.easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  api.easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  api.easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  api.easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  api.easy_setopt(c, CURLOPT_USERAGENT, "cub/0.1");
+  std::unique_ptr<curl_slist, SlistDeleter> headers(nullptr, SlistDeleter{&api});
   for (const auto& [name, value] : req.headers) {
     std::string line = absl::StrCat(name, ": ", value);
-    headers.reset(curl_slist_append(headers.release(), line.c_str()));
+    headers.reset(api.slist_append(headers.release(), line.c_str()));
   }
   // libcurl waits for a "100 Continue" before sending a body over 1 MiB; registries answer
   // none, so that would cost a second per upload.
-  if (sends_body) headers.reset(curl_slist_append(headers.release(), "Expect:"));
-  if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  if (sends_body) headers.reset(api.slist_append(headers.release(), "Expect:"));
+  if (headers) api.easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   if (sends_body) {
     // POSTFIELDS sends the bytes as they are (no chunking) for any method set below.
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
-    if (m != "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m.c_str());
+    api.easy_setopt(c, CURLOPT_POST, 1L);
+    api.easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
+    api.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+    if (m != "POST") api.easy_setopt(c, CURLOPT_CUSTOMREQUEST, m.c_str());
   } else if (m == "HEAD") {
-    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    api.easy_setopt(c, CURLOPT_NOBODY, 1L);
   } else if (m == "DELETE") {
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
+    api.easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
   }
   char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  CURLcode rc = curl_easy_perform(c);
+  api.easy_setopt(c, CURLOPT_ERRORBUFFER, error);
+  CURLcode rc = api.easy_perform(c);
   if (t.too_long) {
     return absl::ResourceExhaustedError(absl::StrCat(req.method, " ", req.url,
                                                      ": the response is longer than ",
@@ -131,10 +138,10 @@ absl::StatusOr<HttpResponse> Fetch(const HttpRequest& req) {
   }
   if (rc != CURLE_OK) {
     return absl::UnavailableError(absl::StrCat(req.method, " ", req.url, ": ",
-                                               error[0] != '\0' ? error : curl_easy_strerror(rc)));
+                                               error[0] != '\0' ? error : api.easy_strerror(rc)));
   }
   long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   resp.status = static_cast<int>(status);
   if (auto it = resp.headers.find("content-type"); it != resp.headers.end()) {
     resp.content_type = it->second;
