@@ -107,6 +107,13 @@ RevisionData RevisionDataFromRow(const pqxx::row& r) {
 
 }  // namespace
 
+absl::Status LockPromotionUnits(Tx& tx, const std::vector<std::string>& space_ids) {
+  return Guard([&] {
+    if (!space_ids.empty()) Pq(tx).exec_params(kLockUnits, TextArrayLiteral(space_ids));
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::vector<PromotionUnit>> LoadPromotionUnits(
     Tx& tx, const std::vector<std::string>& space_ids,
     const std::vector<std::string>& lock_space_ids, const PromotionTags& tags) {
