@@ -187,13 +187,8 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
                               const v1::PromoteResponse& out) {
   if (req.dry_run()) return absl::OkStatus();
   std::vector<const v1::PromotedSpace*> promoted;
-  std::vector<std::string> unit_ids;
   for (const auto& s : out.spaces()) {
-    if (StatusOf(s) != PromotionStatus::kPromoted) continue;
-    promoted.push_back(&s);
-    for (const auto& u : s.units()) {
-      if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
-    }
+    if (StatusOf(s) == PromotionStatus::kPromoted) promoted.push_back(&s);
   }
   if (promoted.empty()) return absl::OkStatus();
   if (by.keys == nullptr) {
@@ -201,9 +196,6 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
   }
   CUB_ASSIGN_OR_RETURN(auto keys, by.keys->Snapshot());
   CUB_ASSIGN_OR_RETURN(const sign::SigningKey signer, sign::SigningKeyOf(*keys));
-  CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
-  std::map<std::string, const store::UnitHead*> head_of;
-  for (const auto& h : heads) head_of[h.unit_id] = &h;
 
   const absl::Time now = absl::Now();
   const std::string at = FormatRfc3339(now);
@@ -224,43 +216,60 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
   f.evidence = &evidence;
   const EvidenceIndex index(evidence);
 
-  std::vector<store::NewPromotionRecord> rows;
-  rows.reserve(promoted.size());
-  for (const v1::PromotedSpace* s : promoted) {
-    f.space_id = s->space_id();
-    f.space = s->space();
-    f.units.clear();
-    for (const auto& u : s->units()) {
-      RecordedUnit ru;
-      ru.unit_id = u.unit_id();
-      ru.slug = u.unit();
-      ru.action = u.action();
-      if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
-        ru.revision_num = h->second->revision_num;
-        ru.data_hash = h->second->data_hash;
-      } else {
-        ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
+  // In batches of Spaces: the heads read, the records signed and inserted, then let go. A
+  // record is a few KB of signed JSON, and a 10,000-Space Stage's records (with the array
+  // parameters built from them) are otherwise held all at once.
+  for (size_t first = 0; first < promoted.size(); first += kRecordBatch) {
+    const size_t last = std::min(promoted.size(), first + kRecordBatch);
+    std::vector<std::string> unit_ids;
+    for (size_t i = first; i < last; ++i) {
+      for (const auto& u : promoted[i]->units()) {
+        if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
       }
-      f.units.push_back(std::move(ru));
     }
-    std::sort(f.units.begin(), f.units.end(),
-              [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
-    const std::string statement = StatementOf(f, &index);
-    store::NewPromotionRecord r;
-    r.change_order_id = f.change_order_id;
-    r.change_order = f.change_order;
-    r.space_id = f.space_id;
-    r.space_slug = f.space;
-    r.stage = stage;
-    r.promoted_by = f.promoted_by;
-    r.queued_by = f.queued_by;
-    r.forced = forced;
-    r.at = at;
-    r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
-    r.envelope = sign::SignEnvelope(signer, sign::kInTotoPayloadType, statement).ToJson();
-    rows.push_back(std::move(r));
+    CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
+    std::map<std::string, const store::UnitHead*> head_of;
+    for (const auto& h : heads) head_of[h.unit_id] = &h;
+    std::vector<store::NewPromotionRecord> rows;
+    rows.reserve(last - first);
+    for (size_t i = first; i < last; ++i) {
+      const v1::PromotedSpace& s = *promoted[i];
+      f.space_id = s.space_id();
+      f.space = s.space();
+      f.units.clear();
+      for (const auto& u : s.units()) {
+        RecordedUnit ru;
+        ru.unit_id = u.unit_id();
+        ru.slug = u.unit();
+        ru.action = u.action();
+        if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
+          ru.revision_num = h->second->revision_num;
+          ru.data_hash = h->second->data_hash;
+        } else {
+          ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
+        }
+        f.units.push_back(std::move(ru));
+      }
+      std::sort(f.units.begin(), f.units.end(),
+                [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
+      const std::string statement = StatementOf(f, &index);
+      store::NewPromotionRecord r;
+      r.change_order_id = f.change_order_id;
+      r.change_order = f.change_order;
+      r.space_id = f.space_id;
+      r.space_slug = f.space;
+      r.stage = stage;
+      r.promoted_by = f.promoted_by;
+      r.queued_by = f.queued_by;
+      r.forced = forced;
+      r.at = at;
+      r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
+      r.envelope = sign::SignEnvelope(signer, sign::kInTotoPayloadType, statement).ToJson();
+      rows.push_back(std::move(r));
+    }
+    CUB_RETURN_IF_ERROR(store::InsertPromotionRecords(tx, rows));
   }
-  return store::InsertPromotionRecords(tx, rows);
+  return absl::OkStatus();
 }
 
 absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::string& public_key_pem,

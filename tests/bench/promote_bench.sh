@@ -130,9 +130,15 @@ time_once() {
 
 # Statement logging (CUB_BENCH_STATEMENTS) on or off: 0 (every statement) or -1. A reload
 # reaches the sessions cubd holds open.
+# With it, auto_explain logs the plan (EXPLAIN ANALYZE) of every statement over 100 ms.
 statement_log() {
   [[ -n ${CUB_BENCH_STATEMENTS:-} ]] || return 0
+  local explain=-1
+  (($1 >= 0)) && explain=100
   psql -X -q "$url" -c "ALTER SYSTEM SET log_min_duration_statement = $1" \
+    -c "ALTER SYSTEM SET auto_explain.log_min_duration = $explain" \
+    -c "ALTER SYSTEM SET auto_explain.log_analyze = on" \
+    -c "ALTER SYSTEM SET auto_explain.log_buffers = on" \
     -c "SELECT pg_reload_conf()" >/dev/null
   sleep 0.2
 }
@@ -187,6 +193,11 @@ admin_url="postgresql://cub_test@127.0.0.1:$port/postgres"
 psql -q "$admin_url" -c "CREATE DATABASE bench" >/dev/null
 url="postgresql://cub_test@127.0.0.1:$port/bench"
 "$bin/cubd" migrate --database-url "$url" >/dev/null
+# cubd's sessions load auto_explain when they open (statement_log turns it on and off).
+if [[ -n ${CUB_BENCH_STATEMENTS:-} ]]; then
+  psql -X -q "$url" -c "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'" \
+    -c "SELECT pg_reload_conf()" >/dev/null
+fi
 token=$("$bin/cubd" user create bench --admin --database-url "$url")
 # The signing key and the Git Targets' work directory stay inside $work, not in the data directory.
 "$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" --listen "127.0.0.1:$grpc_port" \
