@@ -31,6 +31,7 @@
 #include "lib/store/change_orders.h"
 #include "lib/store/engine_work.h"
 #include "lib/store/events.h"
+#include "lib/store/promotion.h"
 #include "lib/store/queued_promotions.h"
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
@@ -403,10 +404,9 @@ absl::StatusOr<std::vector<SpacePlan>> PlanSpaces(store::Tx& tx, const PlanOptio
   return PlanPromotion(tx, opts, allowed);
 }
 
-// Lands the plans; AutoUpdate Links then follow what the promotion wrote, as they follow any
-// write.
-absl::Status LandAndFollow(store::Tx& tx, const Principal& p, std::vector<SpacePlan>& plans) {
-  Land(tx, plans);
+// AutoUpdate Links follow what the promotion wrote (the landed plans' Units), as they follow
+// any write.
+absl::Status Follow(store::Tx& tx, const Principal& p, const std::vector<SpacePlan>& plans) {
   std::vector<std::string> written;
   for (const auto& plan : plans) {
     if (StatusOf(plan.report) != PromotionStatus::kPromoted) continue;
@@ -416,6 +416,66 @@ absl::Status LandAndFollow(store::Tx& tx, const Principal& p, std::vector<SpaceP
   }
   if (written.empty()) return absl::OkStatus();
   return FollowAutoUpdates(tx, p, std::move(written));
+}
+
+// Target Spaces planned and landed together by the merge planner. A whole-Stage promote of
+// 10,000 Spaces held every Space's new revisions (and the head data they were merged from, and
+// the array parameters built from both) at once: several hundred MB. In batches, what a batch
+// plans is written and let go before the next is planned; the statements stay set-based.
+constexpr size_t kPromoteBatch = 500;
+
+// The plans, checked for blocked content (Force does not pass it, lib/ops/block_gate.h; the
+// findings join `gates`) and, unless a dry run, landed; the reports are kept, the writes are
+// not. The merge planner runs kPromoteBatch Spaces at a time, after locking every target's
+// Units at once; once a batch is refused, the rest are still planned (not landed) so that the
+// refusal names every blocked Unit, and the transaction is rolled back.
+absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principal& p,
+                                                   const std::string& stage_name,
+                                                   const PlanOptions& opts,
+                                                   const std::vector<v1::Space>& allowed,
+                                                   bool dry_run, GateReport& gates) {
+  const domain::UpdateType type = opts.rco->update_type;
+  if (type == domain::UpdateType::kInvoke || domain::CopiesFromSources(type)) {
+    CUB_ASSIGN_OR_RETURN(auto plans, PlanSpaces(tx, opts, allowed, dry_run));
+    CUB_ASSIGN_OR_RETURN(GateReport blocks,
+                         PromotionBlockFindings(tx, *opts.rco, stage_name, plans));
+    if (!blocks.ok()) return GateRefusal(blocks.FailureMessages());
+    gates.Append(std::move(blocks));
+    if (!dry_run) {
+      Land(tx, plans);
+      CUB_RETURN_IF_ERROR(Follow(tx, p, plans));
+    }
+    return plans;
+  }
+  PlanOptions batch_opts = opts;
+  if (opts.lock) {
+    std::vector<std::string> ids;
+    ids.reserve(allowed.size());
+    for (const auto& s : allowed) ids.push_back(s.space_id());
+    CUB_RETURN_IF_ERROR(store::LockPromotionUnits(tx, ids));
+    batch_opts.lock = false;
+  }
+  std::vector<SpacePlan> plans;
+  plans.reserve(allowed.size());
+  GateReport blocks;
+  bool refused = false;
+  for (size_t first = 0; first < allowed.size(); first += kPromoteBatch) {
+    const size_t last = std::min(allowed.size(), first + kPromoteBatch);
+    const std::vector<v1::Space> batch(allowed.begin() + first, allowed.begin() + last);
+    CUB_ASSIGN_OR_RETURN(auto part, PlanPromotion(tx, batch_opts, batch));
+    CUB_ASSIGN_OR_RETURN(GateReport found, PromotionBlockFindings(tx, *opts.rco, stage_name, part));
+    refused = refused || !found.ok();
+    blocks.Append(std::move(found));
+    if (!refused && !dry_run) Land(tx, part);
+    for (auto& plan : part) {
+      plan.writes = store::PromotionWrites();
+      plans.push_back(std::move(plan));
+    }
+  }
+  if (refused) return GateRefusal(blocks.FailureMessages());
+  gates.Append(std::move(blocks));
+  if (!dry_run) CUB_RETURN_IF_ERROR(Follow(tx, p, plans));
+  return plans;
 }
 
 // Reports every Space in `out` (the denied first; the plans' reports are moved there) with the
@@ -624,12 +684,9 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.lock = !req.dry_run();
     opts.mutations = req.mutations();
     CUB_ASSIGN_OR_RETURN(SpacesByAccess by_access, SplitByAccess(tx, p, into.spaces, resolved));
-    CUB_ASSIGN_OR_RETURN(auto plans, PlanSpaces(tx, opts, by_access.allowed, req.dry_run()));
     // Blocked content: Force does not pass it (lib/ops/block_gate.h).
-    CUB_ASSIGN_OR_RETURN(GateReport blocks, PromotionBlockFindings(tx, rco, stage_name, plans));
-    if (!blocks.ok()) return GateRefusal(blocks.FailureMessages());
-    gates.Append(std::move(blocks));
-    if (!req.dry_run()) CUB_RETURN_IF_ERROR(LandAndFollow(tx, p, plans));
+    CUB_ASSIGN_OR_RETURN(
+        auto plans, PlanAndLand(tx, p, stage_name, opts, by_access.allowed, req.dry_run(), gates));
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));

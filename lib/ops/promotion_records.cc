@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -67,7 +68,67 @@ Json FindingJson(const GateFinding& g) {
   return j;
 }
 
-std::string PromotionStatement(const PromotionRecordFacts& f) {
+namespace {
+
+using GateKey = std::tuple<std::string, std::string, std::string>;  // stage, gate, kind
+
+// One promotion's findings, indexed once for all its records: each Space's own findings (in
+// evaluation order) and the held / not held count per gate over every Space. A record's
+// GateSummary is the totals less its own Space's, so writing n records costs O(n) in findings,
+// not O(n) each: the blocked-content gate alone finds one finding per promoted Space, and
+// counting all of them again for each record made a whole-Stage promote quadratic.
+class EvidenceIndex {
+ public:
+  explicit EvidenceIndex(const PromotionEvidence& e) : evidence_(e) {
+    const auto& all = e.findings;
+    if (all.size() <= kFullEvidenceFindings) return;
+    for (size_t i = 0; i < all.size(); ++i) {
+      const GateFinding& g = all[i];
+      by_space_[g.space_id].push_back(i);
+      auto& c = totals_[GateKey{g.stage, g.gate, g.kind}];
+      (g.held ? c.first : c.second) += 1;
+    }
+  }
+
+  // The findings a record of `space_id` carries in full, and the count per gate of the rest.
+  void Fill(const std::string& space_id, Json& gates, Json& summary) const {
+    const auto& all = evidence_.findings;
+    if (all.size() <= kFullEvidenceFindings) {
+      for (const auto& g : all) gates.push_back(FindingJson(g));
+      return;
+    }
+    std::map<GateKey, std::pair<int, int>> own;
+    if (auto it = by_space_.find(space_id); it != by_space_.end()) {
+      for (size_t i : it->second) {
+        const GateFinding& g = all[i];
+        gates.push_back(FindingJson(g));
+        auto& c = own[GateKey{g.stage, g.gate, g.kind}];
+        (g.held ? c.first : c.second) += 1;
+      }
+    }
+    for (const auto& [key, total] : totals_) {
+      std::pair<int, int> rest = total;
+      if (auto o = own.find(key); o != own.end()) {
+        rest.first -= o->second.first;
+        rest.second -= o->second.second;
+      }
+      // A gate only this Space was judged on has no others to count.
+      if (rest.first + rest.second == 0) continue;
+      summary.push_back(Json{{"Stage", std::get<0>(key)},
+                             {"Gate", std::get<1>(key)},
+                             {"Kind", std::get<2>(key)},
+                             {"Held", rest.first},
+                             {"NotHeld", rest.second}});
+    }
+  }
+
+ private:
+  const PromotionEvidence& evidence_;
+  std::map<std::string, std::vector<size_t>> by_space_;
+  std::map<GateKey, std::pair<int, int>> totals_;
+};
+
+std::string StatementOf(const PromotionRecordFacts& f, const EvidenceIndex* index) {
   std::vector<sign::Subject> subjects;
   subjects.push_back({SpaceSubject(f.space), SpaceDigest(f.units)});
   Json units = Json::array();
@@ -85,29 +146,12 @@ std::string PromotionStatement(const PromotionRecordFacts& f) {
   Json gates = Json::array();
   Json evaluated = Json::array();
   Json summary = Json::array();
-  if (f.evidence != nullptr) {
+  if (index != nullptr) {
     // The gates are read over the Stage before, so every Space of a promotion shares them: in
     // full while they are few, otherwise this Space's own findings in full and the rest counted
     // per gate, so that a record stays small however large the Stages (not one copy of a
     // 1,000-Space evaluation in each of 1,000 records).
-    const auto& all = f.evidence->findings;
-    const bool in_full = all.size() <= kFullEvidenceFindings;
-    std::map<std::tuple<std::string, std::string, std::string>, std::pair<int, int>> counts;
-    for (const auto& g : all) {
-      if (in_full || g.space_id == f.space_id) {
-        gates.push_back(FindingJson(g));
-      } else {
-        auto& c = counts[{g.stage, g.gate, g.kind}];
-        (g.held ? c.first : c.second) += 1;
-      }
-    }
-    for (const auto& [key, c] : counts) {
-      summary.push_back(Json{{"Stage", std::get<0>(key)},
-                             {"Gate", std::get<1>(key)},
-                             {"Kind", std::get<2>(key)},
-                             {"Held", c.first},
-                             {"NotHeld", c.second}});
-    }
+    index->Fill(f.space_id, gates, summary);
     evaluated = Strings(f.evidence->gates);
   }
   Json pred = Json::object();
@@ -129,19 +173,22 @@ std::string PromotionStatement(const PromotionRecordFacts& f) {
   return sign::Statement(subjects, kPromotionPredicate, pred);
 }
 
+}  // namespace
+
+std::string PromotionStatement(const PromotionRecordFacts& f) {
+  if (f.evidence == nullptr) return StatementOf(f, nullptr);
+  const EvidenceIndex index(*f.evidence);
+  return StatementOf(f, &index);
+}
+
 absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
                               const std::string& stage, const v1::PromoteRequest& req,
                               const PromoteBy& by, const PromotionEvidence& evidence,
                               const v1::PromoteResponse& out) {
   if (req.dry_run()) return absl::OkStatus();
   std::vector<const v1::PromotedSpace*> promoted;
-  std::vector<std::string> unit_ids;
   for (const auto& s : out.spaces()) {
-    if (StatusOf(s) != PromotionStatus::kPromoted) continue;
-    promoted.push_back(&s);
-    for (const auto& u : s.units()) {
-      if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
-    }
+    if (StatusOf(s) == PromotionStatus::kPromoted) promoted.push_back(&s);
   }
   if (promoted.empty()) return absl::OkStatus();
   if (by.keys == nullptr) {
@@ -149,9 +196,6 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
   }
   CUB_ASSIGN_OR_RETURN(auto keys, by.keys->Snapshot());
   CUB_ASSIGN_OR_RETURN(const sign::SigningKey signer, sign::SigningKeyOf(*keys));
-  CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
-  std::map<std::string, const store::UnitHead*> head_of;
-  for (const auto& h : heads) head_of[h.unit_id] = &h;
 
   const absl::Time now = absl::Now();
   const std::string at = FormatRfc3339(now);
@@ -170,44 +214,62 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
     f.overridden_gates.assign(out.overridden_gates().begin(), out.overridden_gates().end());
   }
   f.evidence = &evidence;
+  const EvidenceIndex index(evidence);
 
-  std::vector<store::NewPromotionRecord> rows;
-  rows.reserve(promoted.size());
-  for (const v1::PromotedSpace* s : promoted) {
-    f.space_id = s->space_id();
-    f.space = s->space();
-    f.units.clear();
-    for (const auto& u : s->units()) {
-      RecordedUnit ru;
-      ru.unit_id = u.unit_id();
-      ru.slug = u.unit();
-      ru.action = u.action();
-      if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
-        ru.revision_num = h->second->revision_num;
-        ru.data_hash = h->second->data_hash;
-      } else {
-        ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
+  // In batches of Spaces: the heads read, the records signed and inserted, then let go. A
+  // record is a few KB of signed JSON, and a 10,000-Space Stage's records (with the array
+  // parameters built from them) are otherwise held all at once.
+  for (size_t first = 0; first < promoted.size(); first += kRecordBatch) {
+    const size_t last = std::min(promoted.size(), first + kRecordBatch);
+    std::vector<std::string> unit_ids;
+    for (size_t i = first; i < last; ++i) {
+      for (const auto& u : promoted[i]->units()) {
+        if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
       }
-      f.units.push_back(std::move(ru));
     }
-    std::sort(f.units.begin(), f.units.end(),
-              [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
-    const std::string statement = PromotionStatement(f);
-    store::NewPromotionRecord r;
-    r.change_order_id = f.change_order_id;
-    r.change_order = f.change_order;
-    r.space_id = f.space_id;
-    r.space_slug = f.space;
-    r.stage = stage;
-    r.promoted_by = f.promoted_by;
-    r.queued_by = f.queued_by;
-    r.forced = forced;
-    r.at = at;
-    r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
-    r.envelope = sign::SignEnvelope(signer, sign::kInTotoPayloadType, statement).ToJson();
-    rows.push_back(std::move(r));
+    CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
+    std::map<std::string, const store::UnitHead*> head_of;
+    for (const auto& h : heads) head_of[h.unit_id] = &h;
+    std::vector<store::NewPromotionRecord> rows;
+    rows.reserve(last - first);
+    for (size_t i = first; i < last; ++i) {
+      const v1::PromotedSpace& s = *promoted[i];
+      f.space_id = s.space_id();
+      f.space = s.space();
+      f.units.clear();
+      for (const auto& u : s.units()) {
+        RecordedUnit ru;
+        ru.unit_id = u.unit_id();
+        ru.slug = u.unit();
+        ru.action = u.action();
+        if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
+          ru.revision_num = h->second->revision_num;
+          ru.data_hash = h->second->data_hash;
+        } else {
+          ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
+        }
+        f.units.push_back(std::move(ru));
+      }
+      std::sort(f.units.begin(), f.units.end(),
+                [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
+      const std::string statement = StatementOf(f, &index);
+      store::NewPromotionRecord r;
+      r.change_order_id = f.change_order_id;
+      r.change_order = f.change_order;
+      r.space_id = f.space_id;
+      r.space_slug = f.space;
+      r.stage = stage;
+      r.promoted_by = f.promoted_by;
+      r.queued_by = f.queued_by;
+      r.forced = forced;
+      r.at = at;
+      r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
+      r.envelope = sign::SignEnvelope(signer, sign::kInTotoPayloadType, statement).ToJson();
+      rows.push_back(std::move(r));
+    }
+    CUB_RETURN_IF_ERROR(store::InsertPromotionRecords(tx, rows));
   }
-  return store::InsertPromotionRecords(tx, rows);
+  return absl::OkStatus();
 }
 
 absl::Status VerifyPromotionRecord(const v1::PromotionRecord& r, const std::string& public_key_pem,

@@ -10,7 +10,7 @@
 // and the findings of the promotion's gate evaluation with the evidence each was judged on
 // (docs/concepts.md, "Promotion records", lists the members).
 //
-// The records of one promotion are signed one by one and written in one statement.
+// The records of one promotion are signed one by one and written kRecordBatch to a statement.
 #ifndef CUB_LIB_OPS_PROMOTION_RECORDS_H_
 #define CUB_LIB_OPS_PROMOTION_RECORDS_H_
 
@@ -36,6 +36,9 @@ namespace cub::ops {
 // Up to this many gate findings, a record carries them all; beyond, its own Space's in full and
 // a count per gate of the others (GateSummary).
 inline constexpr size_t kFullEvidenceFindings = 64;
+
+// Records signed and inserted together (one statement a batch).
+inline constexpr size_t kRecordBatch = 500;
 
 inline constexpr char kPromotionPredicate[] = "https://cub.dev/promotion/v1";
 

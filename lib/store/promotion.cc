@@ -107,6 +107,13 @@ RevisionData RevisionDataFromRow(const pqxx::row& r) {
 
 }  // namespace
 
+absl::Status LockPromotionUnits(Tx& tx, const std::vector<std::string>& space_ids) {
+  return Guard([&] {
+    if (!space_ids.empty()) Pq(tx).exec_params(kLockUnits, TextArrayLiteral(space_ids));
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::vector<PromotionUnit>> LoadPromotionUnits(
     Tx& tx, const std::vector<std::string>& space_ids,
     const std::vector<std::string>& lock_space_ids, const PromotionTags& tags) {
@@ -127,8 +134,15 @@ absl::StatusOr<std::vector<PromotionLink>> LoadLinksFrom(Tx& tx,
                                                          const std::vector<std::string>& space_ids,
                                                          const std::string& update_type) {
   return Guard([&]() -> absl::StatusOr<std::vector<PromotionLink>> {
+    // Driven from the Spaces' Units (by the (space_id, slug) index) rather than filtered from
+    // every Link: a batch of a large Stage reads its own Links, not the fleet's, even while
+    // the statistics still describe the tables before a bulk variant create.
     return ReadLinks(Pq(tx).exec_params(
-        absl::StrCat(kLinkSelect, "fu.space_id = ANY($1::uuid[]) AND l.update_type = $2"),
+        "SELECT l.id, l.slug, l.from_unit_id, fu.space_id AS from_space_id, l.to_unit_id,"
+        " tu.space_id AS to_space_id, l.upstream_revision_num, l.protect, l.auto_update"
+        " FROM unnest($1::uuid[]) AS t(space_id) JOIN units fu ON fu.space_id = t.space_id"
+        " JOIN links l ON l.from_unit_id = fu.id JOIN units tu ON tu.id = l.to_unit_id"
+        " WHERE l.update_type = $2",
         TextArrayLiteral(space_ids), update_type));
   });
 }

@@ -34,6 +34,11 @@ struct PromotionTags {
   std::string start_tag_id, end_tag_id, publish_tag_id;
 };
 
+// Row-locks every Unit of `space_ids` in ID order, as LoadPromotionUnits does with
+// `lock_space_ids`: a promotion that plans its targets in batches locks them all first, so
+// that it takes its locks in the same order as any other promotion.
+absl::Status LockPromotionUnits(Tx& tx, const std::vector<std::string>& space_ids);
+
 // Every Unit of `space_ids` with its marks, by Space and slug. With `lock_space_ids`, the
 // Units of those Spaces are row-locked first (in ID order, so that two promotions cannot
 // deadlock), which holds their heads still until the transaction ends.

@@ -20,6 +20,9 @@
 #     cub variant promote ... --target-stage Production --dry-run --force   (planning alone)
 #     cub variant promote ... --target-stage Production --force          (the whole stage, once)
 #     cubd's peak RSS (VmHWM), revisions carrying the ChangeOrder, and a rerun of the promote.
+#   the floor (same run, just before the promote): the same rows (a revision and a head for each
+#     prod Unit, three tag marks each) written by three set-based SQL statements, rolled back;
+#     the promote's time is reported as a multiple of it.
 #   releases (last): a Git Target on a local repository, set as the release Target of every prod
 #     Space (parallel workers), then
 #     cub release publish bench-prod-I --revision ChangeOrder:bench-base/bench-v2
@@ -32,6 +35,8 @@
 #   CUB_BENCH_SPACES   prod variants (default 1000)     CUB_BENCH_RUNS     runs per median (15)
 #   CUB_BENCH_WORKERS  parallel clients (4)             CUB_BENCH_TIMEOUT  cub --timeout (1800)
 #   CUB_BENCH_CHUNK    variants per create call (1000)
+#   CUB_BENCH_RELEASES 0 skips the release phase        CUB_BENCH_PERF     perf.data of the promote
+#   CUB_BENCH_STATEMENTS  copy PostgreSQL's log here, with every statement of the promote
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55620)          CUB_BENCH_PORT     cubd gRPC port (7620)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -48,6 +53,8 @@ chmod 755 "$work"
 
 cleanup() {
   [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
+  [[ -n ${CUB_BENCH_STATEMENTS:-} && -f $work/pg/postgres.log ]] &&
+    cp "$work/pg/postgres.log" "$CUB_BENCH_STATEMENTS"
   bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -118,6 +125,22 @@ time_once() {
   local ms=$(( $(now_ms) - t0 ))
   note "$label" "$(awk -v m="$ms" 'BEGIN { printf "%8.1f ms", m }')   (1 run, exit $rc)"
   last_rc=$rc
+  last_ms=$ms
+}
+
+# Statement logging (CUB_BENCH_STATEMENTS) on or off: 0 (every statement) or -1. A reload
+# reaches the sessions cubd holds open.
+# With it, auto_explain logs the plan (EXPLAIN ANALYZE) of every statement over 100 ms.
+statement_log() {
+  [[ -n ${CUB_BENCH_STATEMENTS:-} ]] || return 0
+  local explain=-1
+  (($1 >= 0)) && explain=100
+  psql -X -q "$url" -c "ALTER SYSTEM SET log_min_duration_statement = $1" \
+    -c "ALTER SYSTEM SET auto_explain.log_min_duration = $explain" \
+    -c "ALTER SYSTEM SET auto_explain.log_analyze = on" \
+    -c "ALTER SYSTEM SET auto_explain.log_buffers = on" \
+    -c "SELECT pg_reload_conf()" >/dev/null
+  sleep 0.2
 }
 
 rss() { awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$cubd_pid/status"; }
@@ -170,6 +193,11 @@ admin_url="postgresql://cub_test@127.0.0.1:$port/postgres"
 psql -q "$admin_url" -c "CREATE DATABASE bench" >/dev/null
 url="postgresql://cub_test@127.0.0.1:$port/bench"
 "$bin/cubd" migrate --database-url "$url" >/dev/null
+# cubd's sessions load auto_explain when they open (statement_log turns it on and off).
+if [[ -n ${CUB_BENCH_STATEMENTS:-} ]]; then
+  psql -X -q "$url" -c "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'" \
+    -c "SELECT pg_reload_conf()" >/dev/null
+fi
 token=$("$bin/cubd" user create bench --admin --database-url "$url")
 # The signing key and the Git Targets' work directory stay inside $work, not in the data directory.
 "$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" --listen "127.0.0.1:$grpc_port" \
@@ -269,6 +297,20 @@ echo "  refusal (exit $rc): $(head -c 300 "$work/refusal.err")"
 ((rc == 1)) || problem "${promote[*]} --dry-run exited $rc, expected 1 (refused by the Healthy gate)"
 time_cmd "b. promote --dry-run, refused by the gate" 1 "${promote[@]}" --dry-run
 
+perf_start() {
+  [[ -n ${CUB_BENCH_PERF:-} ]] && command -v perf >/dev/null 2>&1 || return 0
+  perf record -e cpu-clock -F 250 --call-graph dwarf,16384 -o "$1" -p "$cubd_pid" >/dev/null 2>&1 &
+  perf_pid=$!
+  sleep 0.5
+}
+perf_stop() {
+  [[ -n ${perf_pid:-} ]] || return 0
+  kill -INT "$perf_pid"
+  wait "$perf_pid" || true
+  perf_pid=
+}
+statement_log 0
+perf_start "${CUB_BENCH_PERF:-}.dry"
 time_once "c. promote --dry-run --force (planning, $spaces Spaces)" "$work/dry.json" \
   "${promote[@]}" --dry-run --force --force-reason bench -o json
 if ((last_rc == 0)); then
@@ -277,8 +319,43 @@ if ((last_rc == 0)); then
 else
   problem "${promote[*]} --dry-run --force exited $last_rc: $(head -c 400 "$work/dry.json.err")"
 fi
+perf_stop
+statement_log -1
 note "cubd peak RSS after the dry run (VmHWM)" "$(rss)"
 
+# The floor: the rows the promote writes (a revision and a new head for each prod Unit, three
+# tag marks), written by three set-based statements in a transaction that is rolled back.
+# Measured in this run, on this machine and this database, just before the promote itself.
+floor_sql() {
+  cat <<EOF
+\\timing on
+BEGIN;
+CREATE TEMP TABLE bench_prod ON COMMIT DROP AS
+  SELECT u.id, u.space_id, u.head_revision_num AS head FROM units u JOIN spaces s ON s.id = u.space_id
+  WHERE s.labels->>'Stage' = 'Production';
+INSERT INTO revisions (unit_id, space_id, revision_num, data, data_hash, author_id, description,
+    upstream_unit_id, upstream_revision_num, change_order_id)
+  SELECT p.id, p.space_id, p.head + 1, replace(r.data, ':v1', ':v2'),
+         md5(replace(r.data, ':v1', ':v2')), r.author_id, 'v2', p.id, 2, co.id
+  FROM bench_prod p JOIN revisions r ON r.unit_id = p.id AND r.revision_num = p.head
+  CROSS JOIN (SELECT id FROM change_orders WHERE slug = 'bench-v2') co;
+UPDATE units u SET head_revision_num = p.head + 1, updated_at = now(), version = u.version + 1
+  FROM bench_prod p WHERE u.id = p.id;
+INSERT INTO tag_marks (tag_id, unit_id, revision_num)
+  SELECT t.tag, p.id, p.head + 1 FROM bench_prod p
+  CROSS JOIN (SELECT unnest(ARRAY[start_tag_id, end_tag_id, publish_tag_id]) AS tag
+              FROM change_orders WHERE slug = 'bench-v2') t;
+ROLLBACK;
+EOF
+}
+# The three writing statements' times, summed (the temporary table of Unit ids is not counted).
+floor_ms=$(floor_sql | psql -X -q "$url" 2>&1 | awk '/^Time:/ { t[++n] = $2 }
+  END { printf "%.1f", t[3] + t[4] + t[5] }')
+note "c. floor: 3 set-based statements writing the same rows" \
+  "$(awk -v m="$floor_ms" 'BEGIN { printf "%8.1f ms", m }')   (rolled back)"
+
+perf_start "${CUB_BENCH_PERF:-}"
+statement_log 0
 time_once "c. promote --force (the whole stage, $spaces Spaces)" "$work/promote.json" \
   "${promote[@]}" --force --force-reason bench -o json
 if ((last_rc == 0)) || [[ -s $work/promote.json ]]; then
@@ -292,6 +369,9 @@ if ((last_rc == 0)) || [[ -s $work/promote.json ]]; then
 fi
 ((last_rc == 0)) || problem "${promote[*]} --force exited $last_rc: $(head -c 400 "$work/promote.json.err")"
 note "d. cubd peak RSS after the promote (VmHWM)" "$(rss)"
+statement_log -1
+perf_stop
+note "c. promote / floor" "$(awk -v p="$last_ms" -v f="$floor_ms" 'BEGIN { printf "%.1fx", p / f }')"
 
 # ---- correctness, cheaply ----------------------------------------------------------------
 co_revs=$(psql "$url" -Atc "SELECT count(*) FROM revisions WHERE change_order_id IS NOT NULL")
@@ -459,7 +539,7 @@ release_phase() {
     cub changeorder get --space bench-base bench-v2 -o json
   note "m. cubd RSS at the end" "$(cubd_rss)"
 }
-release_phase
+if [[ ${CUB_BENCH_RELEASES:-1} == 1 ]]; then release_phase; fi
 
 if grep -qiE 'error|fatal|panic' "$work/cubd.log"; then
   problem "cubd.log has errors: $(grep -iE 'error|fatal|panic' "$work/cubd.log" | head -5)"
