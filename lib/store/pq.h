@@ -19,8 +19,16 @@ namespace cub::store {
 // One open database connection, owned by the pool.
 class Connection {
  public:
-  explicit Connection(const std::string& url) : pq(url) {}
+  // Connects and sets the session up for cubd's statements (SetUpSession).
+  explicit Connection(const std::string& url) : pq(url) { SetUpSession(pq); }
   pqxx::connection pq;
+
+  // Turns PostgreSQL's JIT compilation off for the session. cubd's statements are set-based
+  // over arrays (unnest) whose row counts the planner cannot see, or over tables just filled in
+  // bulk whose statistics lag, so their estimated cost often passes jit_above_cost while they
+  // run in milliseconds; compiling each then cost 0.3 to 0.6 s (9.8 s of JIT in one promote of
+  // 5,000 Spaces, tests/bench/promote_bench.sh). Throws as libpqxx does.
+  static void SetUpSession(pqxx::connection& c) { pqxx::nontransaction(c).exec0("SET jit = off"); }
 };
 
 namespace internal {
