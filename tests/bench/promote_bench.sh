@@ -326,8 +326,10 @@ note "cubd peak RSS after the dry run (VmHWM)" "$(rss)"
 # The floor: the rows the promote writes (a revision and a new head for each prod Unit, three
 # tag marks), written by three set-based statements in a transaction that is rolled back.
 # Measured in this run, on this machine and this database, just before the promote itself.
+# Without JIT, as cubd runs its own statements (lib/store/pq.h), so the floor is the best case.
 floor_sql() {
   cat <<EOF
+SET jit = off;
 \\timing on
 BEGIN;
 CREATE TEMP TABLE bench_prod ON COMMIT DROP AS
