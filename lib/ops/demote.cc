@@ -49,7 +49,13 @@ class SpaceDemotion {
   SpaceDemotion(store::Tx& tx, const Principal& p, const v1::DemoteRequest& req,
                 const store::StoredChangeOrder& co, const std::optional<v1::Tag>& restore_tag,
                 const v1::Space& space)
-      : tx_(tx), p_(p), req_(req), co_(co), restore_tag_(restore_tag), space_(space) {}
+      : tx_(tx),
+        p_(p),
+        req_(req),
+        co_(co),
+        restore_tag_(restore_tag),
+        space_(space),
+        validators_(tx) {}
 
   absl::Status Run(v1::DemotedSpace* report) {
     // Restore marks are read through the "publish" slot of the promotion reader.
@@ -139,7 +145,7 @@ class SpaceDemotion {
     if (space_.validating_invocations_size() > 0) {
       store::NewRevision vet;
       vet.data = r.data;
-      CUB_RETURN_IF_ERROR(RunValidators(tx_, space_, u.toolchain_type, &vet));
+      CUB_RETURN_IF_ERROR(validators_.Run(space_, u.toolchain_type, &vet));
       r.validation_errors_json = JsonText(vet.validation_errors);
     }
     w_.revisions.push_back(std::move(r));
@@ -158,6 +164,7 @@ class SpaceDemotion {
   const v1::Space& space_;
   std::map<std::pair<std::string, int64_t>, store::RevisionData> data_;
   store::PromotionWrites w_;
+  Validators validators_;  // each validator read once for all the Units demoted
 };
 
 }  // namespace

@@ -78,7 +78,7 @@ class Invoker {
  public:
   Invoker(store::Tx& tx, const PlanOptions& opts, const functions::Arguments& args,
           const InvokeFacts& facts)
-      : tx_(tx), opts_(opts), co_(opts.rco->co), args_(args), facts_(facts) {}
+      : tx_(tx), opts_(opts), co_(opts.rco->co), args_(args), facts_(facts), validators_(tx) {}
 
   // The per-Space step: every Unit of `space` but ConfigHub/YAML ones and empty ones gets a
   // report Unit; the Space fails, writing nothing, if the Invocation fails on any of them. A
@@ -180,7 +180,7 @@ class Invoker {
     if (space.validating_invocations_size() > 0) {
       store::NewRevision vet;
       vet.data = rev.data;
-      CUB_RETURN_IF_ERROR(RunValidators(tx_, space, u.toolchain_type, &vet));
+      CUB_RETURN_IF_ERROR(validators_.Run(space, u.toolchain_type, &vet));
       rev.validation_errors_json = JsonText(vet.validation_errors);
     }
     w.revisions.push_back(std::move(rev));
@@ -209,6 +209,7 @@ class Invoker {
   const store::StoredChangeOrder& co_;
   const functions::Arguments& args_;
   const InvokeFacts& facts_;
+  Validators validators_;  // each validator read once for all the Units invoked
 };
 
 }  // namespace

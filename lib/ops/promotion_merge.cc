@@ -89,7 +89,7 @@ class JobRunner {
  public:
   JobRunner(store::Tx& tx, const PlanOptions& opts, UpstreamCache& cache, const RevisionMap& data,
             const PromotionFacts& facts)
-      : tx_(tx), opts_(opts), cache_(cache), data_(data), facts_(facts) {}
+      : tx_(tx), opts_(opts), cache_(cache), data_(data), facts_(facts), validators_(tx) {}
 
   // Runs `job` in `space`, appending rows to `w` and the outcome to `report`.
   absl::Status Run(const UnitJob& job, const v1::Space& space, store::PromotionWrites& w,
@@ -268,7 +268,7 @@ class JobRunner {
     if (space.validating_invocations_size() > 0) {
       store::NewRevision vet;
       vet.data = cur.data;
-      CUB_RETURN_IF_ERROR(RunValidators(tx_, space, toolchain, &vet));
+      CUB_RETURN_IF_ERROR(validators_.Run(space, toolchain, &vet));
       r.validation_errors_json = JsonText(vet.validation_errors);
     }
     w.revisions.push_back(std::move(r));
@@ -280,6 +280,7 @@ class JobRunner {
   UpstreamCache& cache_;
   const RevisionMap& data_;
   const PromotionFacts& facts_;
+  Validators validators_;  // each validator read once for all the Units run
 };
 
 std::string RevisionList(const RevisionMap& data, const std::string& unit, int64_t from,

@@ -44,21 +44,32 @@ absl::Status CheckValidators(store::Tx& tx, const Principal& p,
 
 absl::Status RunValidators(store::Tx& tx, const v1::Space& space, const std::string& toolchain,
                            store::NewRevision* rev) {
+  return Validators(tx).Run(space, toolchain, rev);
+}
+
+absl::StatusOr<const std::optional<v1::Invocation>*> Validators::Find(const std::string& ref) {
+  if (auto it = loaded_.find(ref); it != loaded_.end()) return &it->second;
+  auto slash = ref.find('/');
+  CUB_ASSIGN_OR_RETURN(auto inv_space, store::FindSpace(tx_, ref.substr(0, slash)));
+  std::optional<v1::Invocation> inv;
+  if (inv_space) {
+    CUB_ASSIGN_OR_RETURN(inv,
+                         store::FindInvocation(tx_, inv_space->space_id(), ref.substr(slash + 1)));
+  }
+  return &(loaded_[ref] = std::move(inv));
+}
+
+absl::Status Validators::Run(const v1::Space& space, const std::string& toolchain,
+                             store::NewRevision* rev) {
   rev->validation_errors.clear();
   for (const auto& ref : space.validating_invocations()) {
-    auto slash = ref.find('/');
-    CUB_ASSIGN_OR_RETURN(auto inv_space, store::FindSpace(tx, ref.substr(0, slash)));
-    std::optional<v1::Invocation> inv;
-    if (inv_space) {
-      CUB_ASSIGN_OR_RETURN(inv,
-                           store::FindInvocation(tx, inv_space->space_id(), ref.substr(slash + 1)));
-    }
-    if (!inv) {
+    CUB_ASSIGN_OR_RETURN(const std::optional<v1::Invocation>* inv, Find(ref));
+    if (!*inv) {
       rev->validation_errors.push_back(absl::StrCat(ref, ": validator not found"));
       continue;
     }
-    if (inv->toolchain_type() != toolchain) continue;
-    auto args = VetCall(*inv);
+    if ((*inv)->toolchain_type() != toolchain) continue;
+    auto args = VetCall(**inv);
     if (!args.ok()) {
       rev->validation_errors.push_back(absl::StrCat(ref, ": ", args.status().message()));
       continue;

@@ -5,11 +5,14 @@
 #ifndef CUB_LIB_OPS_VALIDATION_H_
 #define CUB_LIB_OPS_VALIDATION_H_
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "cub/v1/common.pb.h"
+#include "cub/v1/function.pb.h"
 #include "lib/ops/principal.h"
 #include "lib/store/transaction.h"
 #include "lib/store/units.h"
@@ -26,6 +29,22 @@ absl::Status CheckValidators(store::Tx& tx, const Principal& p,
 // role on their Space; one that has since been deleted is itself reported as an error.
 absl::Status RunValidators(store::Tx& tx, const v1::Space& space, const std::string& toolchain,
                            store::NewRevision* rev);
+
+// RunValidators for many revisions in one transaction: each validator Invocation is read once,
+// on first use, instead of once per revision (a Stage-wide promote, an Invocation over many
+// Units and a demote vet every revision they write). Not thread-safe; lives no longer than `tx`.
+class Validators {
+ public:
+  explicit Validators(store::Tx& tx) : tx_(tx) {}
+  absl::Status Run(const v1::Space& space, const std::string& toolchain, store::NewRevision* rev);
+
+ private:
+  // The Invocation "SPACE/NAME" names (nullopt: there is none), read once.
+  absl::StatusOr<const std::optional<v1::Invocation>*> Find(const std::string& ref);
+
+  store::Tx& tx_;
+  std::map<std::string, std::optional<v1::Invocation>> loaded_;
+};
 
 }  // namespace cub::ops
 
