@@ -48,4 +48,20 @@ expect_ok cub unit update --space app web "$E2E_TMP/one.yaml"
 expect_ok cub revision get --space app --unit web -o json
 expect_eq '[]' "$(jget ValidationErrors)"
 
+section "a promotion vets each revision it writes"
+expect_ok cub space create vbase
+deployment 3 >"$E2E_TMP/three.yaml"
+expect_ok cub unit create --space vbase web "$E2E_TMP/three.yaml"
+expect_ok cub unit create --space vbase api "$E2E_TMP/three.yaml"
+expect_ok cub variant create vprod vbase --stage Production
+expect_ok cub space update vprod --validator platform/min-replicas --validator platform/schemas
+expect_ok cub function set --space vbase --unit web -- set-replicas 1
+expect_ok cub function set --space vbase --unit api -- set-replicas 5
+expect_ok cub changeorder create --space vbase replicas --description "replicas"
+expect_ok cub variant promote vprod --change-order vbase/replicas
+expect_ok cub revision get --space vprod --unit web -o json
+expect_contains "$(jget ValidationErrors)" "platform/min-replicas" "the promoted revision is vetted"
+expect_ok cub revision get --space vprod --unit api -o json
+expect_eq '[]' "$(jget ValidationErrors)" "each Unit by its own data"
+
 e2e_finish
