@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lib/ops/change_orders.h"
+#include "lib/ops/explain.h"
 #include "lib/ops/gates.h"
 #include "lib/store/releases.h"
 #include "lib/store/transaction.h"
@@ -15,9 +16,9 @@ namespace {
 
 // Counts per Stage from the Stages' members and the three sets of Spaces, read once for all.
 absl::Status FillStages(store::Tx& tx, const ResolvedChangeOrder& rco,
+                        const std::vector<std::vector<v1::Space>>& members,
                         v1::ChangeOrderProgress& out) {
   if (!rco.workflow) return absl::OkStatus();
-  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
   const std::set<std::string> taken(rco.co.resolved_space_ids.begin(),
                                     rco.co.resolved_space_ids.end());
   // Only a Space that has taken the change can have released it.
@@ -72,8 +73,12 @@ absl::StatusOr<v1::ChangeOrderProgress> ChangeOrderProgress(
         CUB_ASSIGN_OR_RETURN(auto rco,
                              ResolveChangeOrder(tx, p, req.change_order(), req.space(), false));
         v1::ChangeOrderProgress out;
-        CUB_ASSIGN_OR_RETURN(*out.mutable_change_order(), ChangeOrderViewWithApprovals(tx, rco));
-        CUB_RETURN_IF_ERROR(FillStages(tx, rco, out));
+        CUB_ASSIGN_OR_RETURN(*out.mutable_change_order(), ChangeOrderView(rco));
+        // The Stages' members are read once, for the pending approvals and for the counts.
+        CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+        CUB_ASSIGN_OR_RETURN(Explanation e, Explain(tx, rco, members));
+        FillPendingRequirements(e, *out.mutable_change_order());
+        CUB_RETURN_IF_ERROR(FillStages(tx, rco, members, out));
         out.set_state(ProgressState(out.change_order()));
         return out;
       });

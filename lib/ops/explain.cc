@@ -52,13 +52,24 @@ std::string TimeText(const std::optional<absl::Time>& t) {
 
 }  // namespace
 
+// Whether Explain has nothing to evaluate: no workflow or no Stage, Completed, or aborted.
+bool NothingToExplain(const ResolvedChangeOrder& rco) {
+  return !rco.workflow || rco.workflow->stages.empty() || rco.co.stage == "Completed" ||
+         !rco.co.aborted_reason.empty();
+}
+
 absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco) {
+  if (NothingToExplain(rco)) return Explanation{absl::Now(), {}};
+  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+  return Explain(tx, rco, members);
+}
+
+absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                    const std::vector<std::vector<v1::Space>>& members) {
   Explanation out;
   out.at = absl::Now();
-  if (!rco.workflow || rco.co.stage == "Completed" || !rco.co.aborted_reason.empty()) return out;
+  if (NothingToExplain(rco)) return out;
   const auto& stages = rco.workflow->stages;
-  if (stages.empty()) return out;
-  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
   CUB_ASSIGN_OR_RETURN(StageControls controls, CurrentStageControls(tx, rco));
   CUB_ASSIGN_OR_RETURN(auto queued_list, store::QueuedPromotionsOf(tx, rco.co.id));
   std::map<std::string, store::StoredQueuedPromotion> queued;
@@ -232,12 +243,13 @@ absl::StatusOr<v1::ExplainChangeOrderResponse> ExplainView(store::Tx& tx,
   v1::SpaceName* base = out.add_spaces();
   base->set_space_id(rco.base.space_id());
   base->set_slug(rco.base.slug());
-  CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpacesAmong(tx, rco.co.in_scope_space_ids, ""));
-  for (const auto& s : in_scope) {
-    if (s.space_id() == rco.base.space_id()) continue;
+  // Only names are shown: IDs and slugs, not whole Spaces (a thousand of them at fleet size).
+  CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpaceSlugsAmong(tx, rco.co.in_scope_space_ids));
+  for (auto& [id, slug] : in_scope) {
+    if (id == rco.base.space_id()) continue;
     v1::SpaceName* n = out.add_spaces();
-    n->set_space_id(s.space_id());
-    n->set_slug(s.slug());
+    n->set_space_id(std::move(id));
+    n->set_slug(std::move(slug));
   }
   return out;
 }

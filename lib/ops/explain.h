@@ -53,6 +53,11 @@ struct Explanation {
 // Evaluates `rco` now, in `tx`. Empty when it follows no workflow, is Completed or aborted.
 absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco);
 
+// The same over `members`, StageMembers(tx, rco) already read by the caller (a caller that
+// needs them too reads them once).
+absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                    const std::vector<std::vector<v1::Space>>& members);
+
 // The user IDs an explanation names (who could make its attestations hold).
 std::vector<std::string> UsersNamedIn(const Explanation& e);
 

@@ -1,8 +1,12 @@
 #include "lib/store/change_orders.h"
 
+#include <algorithm>
+#include <map>
+
 #include "absl/strings/str_cat.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/store/pq.h"
+#include "lib/store/release_sql.h"
 #include "lib/store/releases.h"
 #include "lib/store/schemas.h"
 #include "lib/store/sql.h"
@@ -107,26 +111,63 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
   c.resolved_space_ids = std::move(kept);
 }
 
-// Where Releases stand is read from the releases tables, in two more queries. Runs inside a
-// Guard: a database error may throw or come back as the Status.
-absl::Status ReadReleaseState(Tx& tx, StoredChangeOrder& c) {
-  RecheckInvokeSelection(tx, c);
-  CUB_ASSIGN_OR_RETURN(auto targets, SpacesWithTarget(tx, c.in_scope_space_ids));
-  CUB_ASSIGN_OR_RETURN(auto released, SpacesReleasing(tx, c.start_tag_id, c.publish_tag_id,
-                                                      {targets.begin(), targets.end()}, false));
-  c.target_space_ids.assign(targets.begin(), targets.end());
-  c.released_space_ids.assign(released.begin(), released.end());
-  pqxx::result restore = Pq(tx).exec_params(
-      "SELECT id::text AS id FROM tags WHERE space_id = $1::uuid AND slug = $2 || '-co-restore'",
-      c.space_id, c.slug);
-  if (restore.empty()) return absl::OkStatus();
-  c.restore_tag_id = restore[0]["id"].as<std::string>();
-  CUB_ASSIGN_OR_RETURN(auto restored, MarkedSpaces(tx, c.restore_tag_id, c.in_scope_space_ids));
-  c.restored_space_ids.assign(restored.begin(), restored.end());
-  CUB_ASSIGN_OR_RETURN(auto rereleased, SpacesReleasing(tx, c.start_tag_id, c.restore_tag_id,
-                                                        {restored.begin(), restored.end()}, false));
-  c.restore_released_space_ids.assign(rereleased.begin(), rereleased.end());
-  return absl::OkStatus();
+// Where Releases stand, for many ChangeOrders in one statement: per ChangeOrder the in-scope
+// Spaces with a release Target, those of them holding a Release that carries the change, and,
+// when a restore Tag exists (the ChangeOrder was aborted and demoted), the in-scope Spaces it
+// marks and those of them that released the restored revisions. Each list is derived in SQL
+// from the stored scope, so no list of Space IDs travels as a parameter: at a thousand Spaces
+// a ChangeOrder, parsing such lists cost more than the queries (a page of ListChangeOrders
+// made three statements per ChangeOrder).
+const std::string kReleaseStateSelect = absl::StrCat(
+    "WITH x AS (SELECT co.id, co.in_scope_space_ids, co.start_tag_id, co.publish_tag_id,"
+    " rt.id AS restore_tag_id FROM change_orders co"
+    " LEFT JOIN tags rt ON rt.space_id = co.space_id AND rt.slug = co.slug || '-co-restore'"
+    " WHERE co.id = ANY($1::uuid[]))"
+    " SELECT x.id::text AS id, coalesce(x.restore_tag_id::text, '') AS restore_tag_id,"
+    " ARRAY(SELECT sp.id::text FROM spaces sp WHERE sp.id = ANY(x.in_scope_space_ids)"
+    " AND sp.release_target_id IS NOT NULL) AS target_space_ids,"
+    " ARRAY(SELECT DISTINCT c.space_id::text FROM releases c JOIN spaces sp ON sp.id = c.space_id"
+    " WHERE c.space_id = ANY(x.in_scope_space_ids) AND sp.release_target_id IS NOT NULL AND ",
+    internal::ReleaseCarriesChange("x.start_tag_id", "x.publish_tag_id"),
+    ") AS released_space_ids,"
+    " ARRAY(SELECT DISTINCT u.space_id::text FROM tag_marks m JOIN units u ON u.id = m.unit_id"
+    " WHERE m.tag_id = x.restore_tag_id AND u.space_id = ANY(x.in_scope_space_ids))"
+    " AS restored_space_ids,"
+    " ARRAY(SELECT DISTINCT c.space_id::text FROM releases c WHERE c.space_id IN ("
+    "  SELECT u.space_id FROM tag_marks m JOIN units u ON u.id = m.unit_id"
+    "  WHERE m.tag_id = x.restore_tag_id AND u.space_id = ANY(x.in_scope_space_ids)) AND ",
+    internal::ReleaseCarriesChange("x.start_tag_id", "x.restore_tag_id"),
+    ") AS restore_released_space_ids FROM x");
+
+// A text[] column as a sorted list, the order the per-ChangeOrder sets gave before.
+std::vector<std::string> SortedIds(const pqxx::field& f) {
+  std::vector<std::string> ids = ReadTextArray(f);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// Fills the release state of every ChangeOrder of `cos` (read by ChangeOrderFromRow) with
+// kReleaseStateSelect, and rechecks Invoke selections. Runs inside a Guard: a database error
+// throws.
+void ReadReleaseStates(Tx& tx, std::vector<StoredChangeOrder>& cos) {
+  if (cos.empty()) return;
+  std::map<std::string, StoredChangeOrder*> by_id;
+  std::vector<std::string> ids;
+  for (auto& c : cos) {
+    RecheckInvokeSelection(tx, c);
+    by_id[c.id] = &c;
+    ids.push_back(c.id);
+  }
+  for (const auto& row : Pq(tx).exec_params(kReleaseStateSelect, TextArrayLiteral(ids))) {
+    auto it = by_id.find(row["id"].as<std::string>());
+    if (it == by_id.end()) continue;
+    StoredChangeOrder& c = *it->second;
+    c.target_space_ids = SortedIds(row["target_space_ids"]);
+    c.released_space_ids = SortedIds(row["released_space_ids"]);
+    c.restore_tag_id = row["restore_tag_id"].as<std::string>();
+    c.restored_space_ids = SortedIds(row["restored_space_ids"]);
+    c.restore_released_space_ids = SortedIds(row["restore_released_space_ids"]);
+  }
 }
 
 // A column of Space IDs as a set.
@@ -183,9 +224,9 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
                           " OR co.id::text = ", p, ")"));
     pqxx::result r = q.Exec(tx);
     if (r.empty()) return std::nullopt;
-    StoredChangeOrder c = ChangeOrderFromRow(r[0]);
-    CUB_RETURN_IF_ERROR(ReadReleaseState(tx, c));
-    return c;
+    std::vector<StoredChangeOrder> found = {ChangeOrderFromRow(r[0])};
+    ReadReleaseStates(tx, found);
+    return std::move(found[0]);
   });
 }
 
@@ -213,10 +254,8 @@ absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Ca
     AndAfterKey(q, page, "s.slug, co.slug", {"text", "text"});
     OrderAndLimit(q, page, "s.slug, co.slug");
     std::vector<StoredChangeOrder> out;
-    for (const auto& row : q.Exec(tx)) {
-      out.push_back(ChangeOrderFromRow(row));
-      CUB_RETURN_IF_ERROR(ReadReleaseState(tx, out.back()));
-    }
+    for (const auto& row : q.Exec(tx)) out.push_back(ChangeOrderFromRow(row));
+    ReadReleaseStates(tx, out);
     return out;
   });
 }

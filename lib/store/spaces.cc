@@ -1,5 +1,8 @@
 #include "lib/store/spaces.h"
 
+#include <optional>
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/store/pq.h"
@@ -7,6 +10,7 @@
 #include "lib/store/sql.h"
 #include "lib/util/json.h"
 #include "lib/util/status_macros.h"
+#include "lib/where/sql.h"
 
 namespace cub::store {
 namespace {
@@ -105,6 +109,53 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std
     q.Append(" ORDER BY s.slug");
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     return SpacesFromResult(r);
+  });
+}
+
+absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
+    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres) {
+  using Out = std::vector<std::vector<v1::Space>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    // One boolean column per where, m0, m1, ...: a Space is read once however many of the
+    // wheres select it. `(x) IS TRUE` counts NULL as no match, as a WHERE clause does.
+    Query q;
+    const std::string ids = q.Param(TextArrayLiteral(space_ids));
+    std::string matches;
+    int next_param = 2;
+    for (size_t i = 0; i < wheres.size(); ++i) {
+      CUB_ASSIGN_OR_RETURN(auto sql, where::CompileToSql(wheres[i], SpaceSchema(), next_param));
+      next_param += static_cast<int>(sql.params.size());
+      for (auto& param : sql.params) q.Param(std::move(param));
+      absl::StrAppend(&matches, "(", sql.text, ") IS TRUE AS m", i, ", ");
+    }
+    q.Append(absl::StrCat("SELECT ", matches,
+                          kSpaceSelect.substr(std::string_view("SELECT ").size()),
+                          " AND s.id = ANY(", ids, "::uuid[]) ORDER BY s.slug"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    Out out(wheres.size());
+    for (const auto& row : r) {
+      std::optional<v1::Space> space;
+      for (size_t i = 0; i < wheres.size(); ++i) {
+        if (!row[absl::StrCat("m", i)].as<bool>()) continue;
+        if (!space) space = SpaceFromRow(row);
+        out[i].push_back(*space);
+      }
+    }
+    return out;
+  });
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong(
+    Tx& tx, const std::vector<std::string>& space_ids) {
+  using Out = std::vector<std::pair<std::string, std::string>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Out out;
+    for (const auto& row : Pq(tx).exec_params("SELECT s.id::text AS space_id, s.slug FROM spaces s"
+                                              " WHERE s.id = ANY($1::uuid[]) ORDER BY s.slug",
+                                              TextArrayLiteral(space_ids))) {
+      out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+    }
+    return out;
   });
 }
 
