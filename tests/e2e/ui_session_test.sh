@@ -72,10 +72,16 @@ expect_eq NOT_FOUND "$(jget status "$BODY")"
 req POST /ui/app.js
 expect_eq 405 "$STATUS" "POST to an asset"
 # Every page file is embedded: the dashboard makes no request to another origin.
-for f in index.html app.js api.js dom.js widgets.js rollouts.js changeorder.js queue.js style.css; do
+for f in index.html style.css $(cd "$CUB_SOURCE_DIR/ui" && ls *.js); do
   req GET "/ui/$f"
   expect_eq 200 "$STATUS" "/ui/$f"
   expect_not_contains "$BODY" "https://" "/ui/$f"
+done
+# index.html preloads every module but the entry point, so a cold load fetches them at once.
+req GET /ui/index.html
+for f in $(cd "$CUB_SOURCE_DIR/ui" && ls *.js); do
+  [[ $f == app.js ]] && continue
+  expect_contains "$BODY" "<link rel=\"modulepreload\" href=\"/ui/$f\">" "index.html preloads $f"
 done
 
 section "login: the token is checked as the API checks it"
