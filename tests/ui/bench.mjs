@@ -24,8 +24,31 @@ async function timeLoad(page, hash, ready) {
   return Date.now() - t0;
 }
 
+// With CUB_BENCH_TRACE set, the requests of one more load of each figure, as offsets from the
+// navigation's start: where a page's time goes (assets, session, API calls, their overlap).
+async function trace(page, hash, ready) {
+  const seen = [];
+  const onDone = (req) => seen.push(req);
+  page.on('requestfinished', onDone);
+  const t0 = Date.now();
+  await timeLoad(page, hash, ready);
+  const total = Date.now() - t0;
+  page.off('requestfinished', onDone);
+  const rows = seen.map((req) => {
+    const t = req.timing();
+    return {start: t.startTime - t0, end: t.startTime + t.responseEnd - t0, url: req.url()};
+  }).sort((a, b) => a.start - b.start);
+  for (const r of rows) {
+    const path = r.url.replace(url, '').slice(0, 70);
+    console.log(`#   ${String(Math.round(r.start)).padStart(5)} ..${String(Math.round(r.end))
+      .padStart(5)} ms  ${path}`);
+  }
+  console.log(`#   ready at ${total} ms`);
+}
+
 async function figure(page, what, hash, ready) {
   await timeLoad(page, hash, ready);  // a warm-up load: the first one compiles the modules
+  if (process.env.CUB_BENCH_TRACE) await trace(page, hash, ready);
   const times = [];
   for (let i = 0; i < runs; i++) times.push(await timeLoad(page, hash, ready));
   times.sort((a, b) => a - b);
