@@ -36,17 +36,12 @@ units=10
 work=$(mktemp -d /tmp/cub-approve-bench.XXXXXX)
 chmod 755 "$work"
 
-cleanup() {
-  [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
-  bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/tests/bench/lib.sh"
+trap bench_cleanup EXIT
 
 cub() { "$bin/cub" --timeout 1800 "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 sql() { psql -X -q -At -v ON_ERROR_STOP=1 "$url" "$@"; }
-rss() { awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$cubd_pid/status"; }
 note() { printf '%-66s %s\n' "$1" "$2"; }
 problem() { echo "PROBLEM: $1" >&2; }
 json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
@@ -69,7 +64,7 @@ time_once() {
   "$@" >"$out" 2>"$out.err" || last_rc=$?
   local ms=$(( $(now_ms) - t0 ))
   if [[ -n $perf_pid ]]; then kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true; fi
-  note "$label" "$(awk -v m="$ms" 'BEGIN { printf "%8.1f ms", m }')   (exit $last_rc, cubd peak RSS $(rss))"
+  note "$label" "$(awk -v m="$ms" 'BEGIN { printf "%8.1f ms", m }')   (exit $last_rc, cubd peak RSS $(bench_rss))"
 }
 
 deployment() {
@@ -89,22 +84,11 @@ YAML
 }
 
 echo "approve_bench: $spaces Spaces x $units Units, one approval each, sealed at publish"
-bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
-psql -q "postgresql://cub_test@127.0.0.1:$port/postgres" -c "CREATE DATABASE bench" >/dev/null
-url="postgresql://cub_test@127.0.0.1:$port/bench"
-"$bin/cubd" migrate --database-url "$url" >/dev/null
-token=$("$bin/cubd" user create bench --admin --database-url "$url")
-alice=$("$bin/cubd" user create alice --group approvers --database-url "$url")
-start_cubd() {
-  "$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
-    --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
-    --work-dir "$work/cubd-work" 2>>"$work/cubd.log" &
-  cubd_pid=$!
-  for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
-  cub whoami >/dev/null
-}
-export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
-start_cubd
+bench_db_start
+token=$(bench_user bench --admin)
+alice=$(bench_user alice --group approvers)
+export CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
+bench_cubd_start
 
 # ---- setup ---------------------------------------------------------------------------------
 t0=$(now_ms)
@@ -149,7 +133,7 @@ note "setup (not measured)" "$(awk -v m="$(( $(now_ms) - t0 ))" 'BEGIN { printf 
 # promotion leaves its peak, and what the allocator keeps of it, in the process).
 kill "$cubd_pid"
 wait "$cubd_pid" 2>/dev/null || true
-start_cubd
+bench_cubd_start
 note "cubd RSS, restarted after setup" "$(awk '/^VmRSS/ { printf "%.1f MB", $2 / 1024 }' "/proc/$cubd_pid/status")"
 
 # ---- measured --------------------------------------------------------------------------------

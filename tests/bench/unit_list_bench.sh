@@ -17,29 +17,17 @@ grpc_port=${CUB_BENCH_PORT:-7670}
 work=$(mktemp -d /tmp/cub-unit-list-bench.XXXXXX)
 chmod 755 "$work"
 
-cleanup() {
-  [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
-  bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/tests/bench/lib.sh"
+trap bench_cleanup EXIT
 
 cub() { "$bin/cub" --timeout 600 "$@"; }
 
 echo "unit_list_bench: $spaces variants x 10 Units; median of $runs runs"
-bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
-psql -q "postgresql://cub_test@127.0.0.1:$port/postgres" -c "CREATE DATABASE bench" >/dev/null
-url="postgresql://cub_test@127.0.0.1:$port/bench"
-"$bin/cubd" migrate --database-url "$url" >/dev/null
-admin=$("$bin/cubd" user create bench --admin --database-url "$url" 2>/dev/null)
-viewer=$("$bin/cubd" user create bob --database-url "$url" 2>/dev/null)
-"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
-  --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
-  --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
-cubd_pid=$!
-export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$admin" CUB_CONFIG="$work/config.json"
-for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
-cub whoami >/dev/null
+bench_db_start
+admin=$(bench_user bench --admin)
+viewer=$(bench_user bob)
+export CUB_TOKEN="$admin" CUB_CONFIG="$work/config.json"
+bench_cubd_start
 
 cub --quiet space create bench-base
 cub --quiet space grant bench-base viewer --user bob  # variants inherit it

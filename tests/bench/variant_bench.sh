@@ -29,17 +29,12 @@ units=10
 work=$(mktemp -d /tmp/cub-variant-bench.XXXXXX)
 chmod 755 "$work"
 
-cleanup() {
-  [[ -n "${cubd_pid:-}" ]] && kill "$cubd_pid" 2>/dev/null && wait "$cubd_pid" 2>/dev/null
-  bash "$root/tests/harness/pg.sh" stop "$work/pg" "$port" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/tests/bench/lib.sh"
+trap bench_cleanup EXIT
 
 cub() { "$bin/cub" --timeout 1800 "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$url" "$@"; }
-rss() { awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$cubd_pid/status"; }
 note() { printf '%-58s %s\n' "$1" "$2"; }
 
 # One timed bulk create of the names PREFIX-FIRST..PREFIX-LAST.
@@ -85,22 +80,14 @@ YAML
 }
 
 echo "variant_bench: $units units a variant; $single single creates, 1000 and $spaces in bulk"
-bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
-psql -q "postgresql://cub_test@127.0.0.1:$port/postgres" -c "CREATE DATABASE bench" >/dev/null
-url="postgresql://cub_test@127.0.0.1:$port/bench"
-"$bin/cubd" migrate --database-url "$url" >/dev/null
-token=$("$bin/cubd" user create bench --admin --database-url "$url")
-"$bin/cubd" serve --database-url "postgresql://cub_serve@127.0.0.1:$port/bench" \
-  --listen "127.0.0.1:$grpc_port" --signing-key "$work/signing-key.pem" \
-  --work-dir "$work/cubd-work" 2>"$work/cubd.log" &
-cubd_pid=$!
-export CUB_SERVER="127.0.0.1:$grpc_port" CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
-for _ in $(seq 50); do "$bin/cub" whoami >/dev/null 2>&1 && break; sleep 0.1; done
-cub whoami >/dev/null
+bench_db_start
+token=$(bench_user bench --admin)
+export CUB_TOKEN="$token" CUB_CONFIG="$work/config.json"
+bench_cubd_start
 
 cub --quiet space create bench-base
 for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
-note "cubd RSS after setup (VmHWM)" "$(rss)"
+note "cubd RSS after setup (VmHWM)" "$(bench_rss)"
 
 times=()
 for i in $(seq "$single"); do
@@ -120,9 +107,9 @@ fi
 note "a2. 1000 variants one a call, 4 parallel cub processes" \
   "$(awk -v m="$(( $(now_ms) - t0 ))" 'BEGIN { printf "%8.1f s", m / 1000 }')"
 bulk "b. 1000 variants in one call" bench-k 1 1000
-note "   cubd RSS (VmHWM)" "$(rss)"
+note "   cubd RSS (VmHWM)" "$(bench_rss)"
 bulk "c. $spaces variants in one call" bench-big 1 "$spaces"
-note "   cubd RSS (VmHWM)" "$(rss)"
+note "   cubd RSS (VmHWM)" "$(bench_rss)"
 note "   rows: spaces / units / revisions / links" "$(sql -c "SELECT (SELECT count(*) FROM spaces)
   || ' / ' || (SELECT count(*) FROM units) || ' / ' || (SELECT count(*) FROM revisions)
   || ' / ' || (SELECT count(*) FROM links)")"
