@@ -206,9 +206,13 @@ export function renderChangeOrder(ctx, base, name) {
       fill(parts.summary, errorText(err));
     }
   };
-  const stop = api.stream('ChangeOrderService', 'WatchChangeOrder', key,
+  // WatchChangeOrder sends the progress at once, then on each change: each message refreshes
+  // the page, the first one loads it (loading it besides would ask Get and Explain twice). A
+  // stream that ends before any message leaves the page loaded without the live progress.
+  return api.stream('ChangeOrderService', 'WatchChangeOrder', key,
     (p) => { last = p; refresh(); },
-    (err) => { if (err) fill(parts.summary, errorText(err)); });
-  refresh();
-  return stop;
+    async (err) => {
+      if (!last) await refresh();
+      if (err) fill(parts.summary, errorText(err));
+    });
 }
