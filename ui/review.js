@@ -110,7 +110,7 @@ export function renderReview(ctx, base, name, params) {
     ctl.onVoted = () => votes.reload();
     diffs(space, coRef, me, parts, ctl, () => stopped);
     votes.reload();
-    ctl.check();
+    ctl.check(false);
   };
   start();
   return () => { stopped = true; };
@@ -258,12 +258,14 @@ function voting(ctx, co, coRef, sp, el, explain) {
     onVoted: () => {},
     authoredIn: (unit, rev) => { authorOf.push({unit, rev}); render(); },
     authorsChecked: () => { authorsKnown = true; render(); },
-    check: async () => {
+    // `fresh`: ExplainChangeOrder is asked again (after a vote); the first check uses the one
+    // the page loaded with.
+    check: async (fresh = true) => {
       try {
         const [r, m, ex] = await Promise.all([roleCheck(coRef, sp.Slug),
           myVotes(co.ChangeOrderID, sp.SpaceID, ctx.who.User.UserID),
-          api.call('ChangeOrderService', 'ExplainChangeOrder',
-            {Space: co.SpaceSlug, ChangeOrder: co.Slug})]);
+          fresh ? api.call('ChangeOrderService', 'ExplainChangeOrder',
+            {Space: co.SpaceSlug, ChangeOrder: co.Slug}) : explain]);
         role = r;
         mine = m;
         explain = ex;
