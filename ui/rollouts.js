@@ -88,9 +88,19 @@ function row(co, live, queue) {
     explain();
   };
   let stopped = false;
-  const refresh = () => queue(() => (stopped ? Promise.resolve() :
-    api.first('ChangeOrderService', 'WatchChangeOrder', key).then(onSnapshot,
-      (err) => fill(cells.holds, errorText(err)))));
+  // At most one snapshot waits in the queue per row: polls that come faster than the queue
+  // drains (many rows shown) do not pile up snapshots behind it.
+  let waiting = false;
+  const refresh = () => {
+    if (waiting) return;
+    waiting = true;
+    queue(() => {
+      waiting = false;
+      return stopped ? Promise.resolve() :
+        api.first('ChangeOrderService', 'WatchChangeOrder', key).then(onSnapshot,
+          (err) => fill(cells.holds, errorText(err)));
+    });
+  };
   if (!live) refresh();
   const stop = live
     ? api.stream('ChangeOrderService', 'WatchChangeOrder', key, onSnapshot,
@@ -110,7 +120,7 @@ export function renderRollouts(ctx, params) {
   const more = h('button', {type: 'button', class: 'more', hidden: true}, 'More ChangeOrders');
   fill(ctx.main, h('h1', {}, 'Rollouts'), filters(params), status,
     h('div', {class: 'scroll'}, table), more);
-  const rows = new Map();  // ChangeOrderID -> {tr, stop}
+  const rows = new Map();  // ChangeOrderID -> {tr, stop, refresh}
   const where = params.get('state') ? `State = '${params.get('state')}'` : '';
   let shown = PAGE;  // rows asked for: PAGE, plus PAGE for each "More"
   let next = '';
