@@ -7,7 +7,8 @@ import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
 import {pager} from './pager.js';
 import * as users from './users.js';
-import {coName, holdsNext, reviewHref, spaceLink, stackable, stageBar} from './widgets.js';
+import {coName, holdsNext, reviewHref, spaceLink, stackable, stageBar, thead}
+  from './widgets.js';
 
 const SPACES_PER_WAVE = 50;
 
@@ -103,8 +104,7 @@ function approvals(coId) {
       h('td', {}, a.Note)))),
   });
   const el = h('div', {}, h('div', {class: 'scroll'}, stackable(h('table', {class: 'approvals'},
-    h('thead', {}, h('tr', {}, ['Who', 'When', 'Space', 'Type', 'Result', 'Note']
-      .map((c) => h('th', {scope: 'col'}, c)))), body))), p.el);
+    thead('Who', 'When', 'Space', 'Type', 'Result', 'Note'), body))), p.el);
   return {el, reload: p.reload};
 }
 

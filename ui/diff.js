@@ -2,7 +2,7 @@
 // / Remove, the value before and after). Values are text; the kind is written out as well as
 // coloured, so the colour is never the only sign.
 import {h} from './dom.js';
-import {stackable} from './widgets.js';
+import {stackable, thead} from './widgets.js';
 
 const SIGN = {Add: '+', Remove: '−', Replace: '~'};
 
@@ -20,8 +20,7 @@ export function unitDiff(unit, diff) {
     muts.length === 0 ? h('p', {}, 'The change leaves this Unit as it was.') :
       h('div', {class: 'scroll'}, stackable(h('table', {class: 'diff'},
         h('caption', {}, `${muts.length} change(s) in ${unit}`),
-        h('thead', {}, h('tr', {}, ['', 'Path', 'Before', 'After']
-          .map((c) => h('th', {scope: 'col'}, c)))),
+        thead('', 'Path', 'Before', 'After'),
         h('tbody', {}, muts.map((m) => h('tr', {class: `mut ${(m.Kind || '').toLowerCase()}`},
           h('td', {class: 'kind', title: m.Kind}, `${SIGN[m.Kind] || ''} ${m.Kind}`),
           h('th', {scope: 'row', class: 'path'}, h('code', {}, m.Path)),

@@ -11,7 +11,7 @@ import {unitDiff} from './diff.js';
 import {pager} from './pager.js';
 import * as users from './users.js';
 import {authored, gateWaits, myVotes, needsFrom, roleCheck} from './vote.js';
-import {coHref, reviewHref, spaceLink, stackable} from './widgets.js';
+import {coHref, reviewHref, spaceLink, stackable, thead} from './widgets.js';
 
 const UNITS_PER_PAGE = 10;
 
@@ -132,8 +132,7 @@ function votesHere(co, sp, el) {
     addRows: (votes) => body.append(...voteList(votes)),
   });
   fill(el, h('div', {class: 'scroll'}, stackable(h('table', {class: 'approvals'},
-    h('thead', {}, h('tr', {}, ['Who', 'When', 'Vote', 'Note']
-      .map((c) => h('th', {scope: 'col'}, c)))), body))), p.el);
+    thead('Who', 'When', 'Vote', 'Note'), body))), p.el);
   return p;
 }
 

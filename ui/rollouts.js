@@ -6,7 +6,7 @@
 // between pages, docs/api.md "Paging").
 import * as api from './api.js';
 import {h, errorText, fill} from './dom.js';
-import {coLink, holdsNext, spaceLink, stageBar} from './widgets.js';
+import {coLink, holdsNext, spaceLink, stageBar, thead} from './widgets.js';
 
 const STATES = ['', 'New', 'InProgress', 'Resolved', 'Released', 'Aborted', 'Restored',
   'RestoreReleased'];
@@ -114,8 +114,7 @@ export function renderRollouts(ctx, params) {
   const body = h('tbody');
   const table = h('table', {class: 'rollouts'},
     h('caption', {}, 'ChangeOrders and their Stages (Spaces taken / released / healthy)'),
-    h('thead', {}, h('tr', {}, ['ChangeOrder', 'Base', 'State', 'Stages', 'Holds the next Stage']
-      .map((c) => h('th', {scope: 'col'}, c)))),
+    thead('ChangeOrder', 'Base', 'State', 'Stages', 'Holds the next Stage'),
     body);
   const more = h('button', {type: 'button', class: 'more', hidden: true}, 'More ChangeOrders');
   fill(ctx.main, h('h1', {}, 'Rollouts'), filters(params), status,

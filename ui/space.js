@@ -7,15 +7,11 @@ import * as api from './api.js';
 import {h, errorText, fill, when} from './dom.js';
 import {freezesInForce} from './freezes.js';
 import {pager} from './pager.js';
-import {coHref, stackable} from './widgets.js';
+import {coHref, stackable, thead} from './widgets.js';
 
 const POLL_MS = 10000;
 const RELEASES_PER_PAGE = 5;
 const UNITS_PER_PAGE = 20;
-
-function th(...cols) {
-  return h('thead', {}, h('tr', {}, cols.map((c) => h('th', {scope: 'col'}, c))));
-}
 
 // "BASE/NAME" as a link to its ChangeOrder page; '' stays empty.
 function coCell(ref) {
@@ -68,7 +64,7 @@ function releases(space) {
   });
   const el = h('div', {}, h('div', {class: 'scroll'}, stackable(h('table', {class: 'releases'},
     h('caption', {}, 'Newest first; live status as the GitOps operator last reported it'),
-    th('Release', 'ChangeOrder', 'Published', 'Delivery', 'Live status', 'Scan findings'),
+    thead('Release', 'ChangeOrder', 'Published', 'Delivery', 'Live status', 'Scan findings'),
     body))), p.el);
   return {el, reload: p.reload};
 }
@@ -77,7 +73,7 @@ function historyTable(deployments) {
   if (deployments.length === 0) return h('p', {class: 'empty'}, 'Nothing deployed yet.');
   return h('div', {class: 'scroll'}, stackable(h('table', {class: 'history'},
     h('caption', {}, 'The 16 most recent deployments, newest first'),
-    th('Release', 'ChangeOrder', 'Started', 'Healthy', 'Ended', 'Why it ended', 'Scan findings'),
+    thead('Release', 'ChangeOrder', 'Started', 'Healthy', 'Ended', 'Why it ended', 'Scan findings'),
     h('tbody', {}, deployments.map((d) => h('tr', {'data-release': d.ReleaseNum},
       h('th', {scope: 'row'}, `#${d.ReleaseNum}`), coCell(d.ChangeOrder),
       h('td', {}, when(d.StartedAt)), h('td', {}, when(d.HealthyAt) || '—'),
@@ -121,7 +117,7 @@ export function renderSpace(ctx, slug) {
     addRows: (list) => unitBody.append(...unitRows(list)),
   });
   fill(parts.units, h('div', {class: 'scroll'}, stackable(h('table', {class: 'units'},
-    th('Unit', 'Toolchain', 'Head revision', 'Last released', 'Updated'), unitBody))), units.el);
+    thead('Unit', 'Toolchain', 'Head revision', 'Last released', 'Updated'), unitBody))), units.el);
   fill(ctx.main, h('p', {}, h('a', {href: '#/'}, '← Rollouts')), h('h1', {}, `Space ${slug}`),
     parts.summary, h('h2', {}, 'Freezes in force'), parts.freezes,
     h('h2', {}, 'Releases'), h('div', {id: 'releases'}, rel.el),

@@ -67,6 +67,11 @@ export function holdsNext(explain) {
   return `${stage.Stage}${stage.Queued ? ' (queued)' : ''}: waits for ${gates.join('; ')}`;
 }
 
+// A table's head row: one column header per name.
+export function thead(...cols) {
+  return h('thead', {}, h('tr', {}, cols.map((c) => h('th', {scope: 'col'}, c))));
+}
+
 // A table that becomes one block per row at phone width (style.css, table.stack): each cell
 // gets its column's header as data-label, shown above it there; rows added later (a page, a
 // poll) are labelled as they come.
