@@ -53,7 +53,7 @@ async function lookUp(id, space) {
   return known(id);
 }
 
-// "alice", or "user 8c0f… (no name known)" with the whole ID in the title.
+// "alice", or "user 8c0f… (no name the API shows)" (the page puts the whole ID in a title).
 export function label(id) {
   const name = known(id);
   return name || (id ? `user ${id.slice(0, 8)}… (no name the API shows)` : 'unknown');
