@@ -96,14 +96,18 @@ void AddVariantCreateCommand(CLI::App* group, Env& env) {
       names.insert(names.end(), more.begin(), more.end());
     }
     if (names.empty()) return UsageError("NAME is required (or --names-file)");
-    if (names.size() == 1 && o->names_file.empty()) {
-      cub::v1::CreateVariantRequest req;
-      req.set_slug(names[0]);
+    // What both requests carry besides the names.
+    auto fill = [&](auto& req) {
       req.set_upstream_space(upstream);
       req.set_stage(o->stage);
       req.set_environment(o->environment);
       req.set_region(o->region);
       PutKeyValues(o->labels, req.mutable_labels());
+    };
+    if (names.size() == 1 && o->names_file.empty()) {
+      cub::v1::CreateVariantRequest req;
+      req.set_slug(names[0]);
+      fill(req);
       cub::v1::CreateVariantResponse resp;
       if (!CallCubd(env, &VariantService::Stub::CreateVariant, req, &resp)) return kExitFailed;
       const std::string name = resp.space().slug().empty() ? names[0] : resp.space().slug();
@@ -112,11 +116,7 @@ void AddVariantCreateCommand(CLI::App* group, Env& env) {
     }
     cub::v1::CreateVariantsRequest req;
     for (auto& n : names) req.add_slugs(std::move(n));
-    req.set_upstream_space(upstream);
-    req.set_stage(o->stage);
-    req.set_environment(o->environment);
-    req.set_region(o->region);
-    PutKeyValues(o->labels, req.mutable_labels());
+    fill(req);
     cub::v1::CreateVariantsResponse resp;
     if (!CallCubd(env, &VariantService::Stub::CreateVariants, req, &resp)) return kExitFailed;
     return PrintCreated(env, resp, upstream);

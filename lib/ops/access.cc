@@ -47,6 +47,15 @@ const char* Verb(Access a) {
   return "use";
 }
 
+// The roles among role names as the database stores them; unknown names are left out.
+std::vector<Role> RolesNamed(const std::vector<std::string>& names) {
+  std::vector<Role> roles;
+  for (const auto& name : names) {
+    if (auto r = domain::ParseRole(name)) roles.push_back(*r);
+  }
+  return roles;
+}
+
 }  // namespace
 
 store::Caller ToCaller(const Principal& p) { return store::Caller{p.admin, p.user_id, p.groups}; }
@@ -64,11 +73,8 @@ absl::StatusOr<v1::Space> ResolveSpace(store::Tx& tx, const Principal& p, const 
   CUB_ASSIGN_OR_RETURN(auto space, store::FindSpace(tx, ref));
   if (!space) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
   if (p.admin) return *space;
-  std::vector<Role> roles;
   CUB_ASSIGN_OR_RETURN(auto names, store::RolesOn(tx, space->space_id(), ToCaller(p)));
-  for (const auto& name : names) {
-    if (auto r = domain::ParseRole(name)) roles.push_back(*r);
-  }
+  const std::vector<Role> roles = RolesNamed(names);
   if (roles.empty()) return absl::NotFoundError(absl::StrCat("space '", ref, "' not found"));
   if (!Allows(roles, access)) {
     std::vector<std::string> held;
@@ -92,12 +98,9 @@ absl::StatusOr<std::vector<bool>> MayAccessEach(store::Tx& tx, const Principal& 
   std::vector<bool> out;
   out.reserve(spaces.size());
   for (const auto& s : spaces) {
-    std::vector<Role> roles;
-    if (auto it = names.find(s.space_id()); it != names.end()) {
-      for (const auto& name : it->second) {
-        if (auto r = domain::ParseRole(name)) roles.push_back(*r);
-      }
-    }
+    auto it = names.find(s.space_id());
+    const std::vector<Role> roles =
+        it == names.end() ? std::vector<Role>() : RolesNamed(it->second);
     out.push_back(!roles.empty() && Allows(roles, access));
   }
   return out;

@@ -12,13 +12,11 @@
 #include "lib/ops/soak_gate.h"
 #include "lib/store/change_orders.h"
 #include "lib/store/releases.h"
-#include "lib/store/schemas.h"
 #include "lib/store/spaces.h"
 #include "lib/util/json.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
-#include "lib/where/sql.h"
 #include "lib/workflow/custom_gate.h"
 
 namespace cub::ops {
@@ -54,20 +52,16 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
                                                                  const ResolvedChangeOrder& rco) {
   std::vector<std::vector<v1::Space>> out;
   if (!rco.workflow) return out;
-  // Each Stage's where is checked alone first, so a bad one is named as before.
   std::vector<std::string> wheres;
-  for (const auto& stage : rco.workflow->stages) {
-    auto compiled = where::CompileToSql(stage.where_space, store::SpaceSchema());
-    if (!compiled.ok()) {
-      return absl::InternalError(absl::StrCat("stage '", stage.name, "' of change order '",
-                                              rco.co.slug, "': ", compiled.status().message()));
-    }
-    wheres.push_back(stage.where_space);
-  }
-  auto members = store::SpacesAmongEach(tx, rco.co.in_scope_space_ids, wheres);
+  for (const auto& stage : rco.workflow->stages) wheres.push_back(stage.where_space);
+  size_t bad = wheres.size();
+  auto members = store::SpacesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
   if (!members.ok()) {
+    const std::string which = bad < wheres.size()
+                                  ? absl::StrCat("stage '", rco.workflow->stages[bad].name, "' of")
+                                  : "stages of";
     return absl::InternalError(
-        absl::StrCat("stages of change order '", rco.co.slug, "': ", members.status().message()));
+        absl::StrCat(which, " change order '", rco.co.slug, "': ", members.status().message()));
   }
   return *std::move(members);
 }

@@ -427,28 +427,19 @@ constexpr size_t kPromoteBatch = 500;
 // The plans, checked for blocked content (Force does not pass it, lib/ops/block_gate.h; the
 // findings join `gates`) and, unless a dry run, landed; the reports are kept, the writes are
 // not. The merge planner runs kPromoteBatch Spaces at a time, after locking every target's
-// Units at once; once a batch is refused, the rest are still planned (not landed) so that the
-// refusal names every blocked Unit, and the transaction is rolled back.
+// Units at once (the other planners take the whole set as one batch); once a batch is refused,
+// the rest are still planned (not landed) so that the refusal names every blocked Unit, and
+// the transaction is rolled back.
 absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principal& p,
                                                    const std::string& stage_name,
                                                    const PlanOptions& opts,
                                                    const std::vector<v1::Space>& allowed,
                                                    bool dry_run, GateReport& gates) {
   const domain::UpdateType type = opts.rco->update_type;
-  if (type == domain::UpdateType::kInvoke || domain::CopiesFromSources(type)) {
-    CUB_ASSIGN_OR_RETURN(auto plans, PlanSpaces(tx, opts, allowed, dry_run));
-    CUB_ASSIGN_OR_RETURN(GateReport blocks,
-                         PromotionBlockFindings(tx, *opts.rco, stage_name, plans));
-    if (!blocks.ok()) return GateRefusal(blocks.FailureMessages());
-    gates.Append(std::move(blocks));
-    if (!dry_run) {
-      Land(tx, plans);
-      CUB_RETURN_IF_ERROR(Follow(tx, p, plans));
-    }
-    return plans;
-  }
+  const bool merges = type != domain::UpdateType::kInvoke && !domain::CopiesFromSources(type);
+  const size_t batch_size = merges ? kPromoteBatch : std::max<size_t>(1, allowed.size());
   PlanOptions batch_opts = opts;
-  if (opts.lock) {
+  if (merges && opts.lock) {
     std::vector<std::string> ids;
     ids.reserve(allowed.size());
     for (const auto& s : allowed) ids.push_back(s.space_id());
@@ -459,10 +450,10 @@ absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principa
   plans.reserve(allowed.size());
   GateReport blocks;
   bool refused = false;
-  for (size_t first = 0; first < allowed.size(); first += kPromoteBatch) {
-    const size_t last = std::min(allowed.size(), first + kPromoteBatch);
+  for (size_t first = 0; first < allowed.size(); first += batch_size) {
+    const size_t last = std::min(allowed.size(), first + batch_size);
     const std::vector<v1::Space> batch(allowed.begin() + first, allowed.begin() + last);
-    CUB_ASSIGN_OR_RETURN(auto part, PlanPromotion(tx, batch_opts, batch));
+    CUB_ASSIGN_OR_RETURN(auto part, PlanSpaces(tx, batch_opts, batch, dry_run));
     CUB_ASSIGN_OR_RETURN(GateReport found, PromotionBlockFindings(tx, *opts.rco, stage_name, part));
     refused = refused || !found.ok();
     blocks.Append(std::move(found));

@@ -2,7 +2,6 @@
 // batch is checked whole before anything is written (slugs, labels, the upstream and access,
 // slugs taken), then written in a fixed number of set-based statements (lib/store/variants.h),
 // all in one transaction, so a refusal or a failure leaves nothing behind.
-#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,13 +50,10 @@ absl::Status CheckRequest(const v1::CreateVariantsRequest& req) {
     CUB_RETURN_IF_ERROR(ValidateSlug("space", req.slugs(0)));
   } else {
     std::vector<std::string> invalid, repeated;
-    std::set<std::string> seen;
+    std::set<std::string> seen, seen_twice;
     for (const std::string& slug : req.slugs()) {
       if (!ValidateSlug("space", slug).ok()) invalid.push_back(slug);
-      if (!seen.insert(slug).second &&
-          std::find(repeated.begin(), repeated.end(), slug) == repeated.end()) {
-        repeated.push_back(slug);
-      }
+      if (!seen.insert(slug).second && seen_twice.insert(slug).second) repeated.push_back(slug);
     }
     if (!invalid.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -113,7 +113,8 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std
 }
 
 absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
-    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres) {
+    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
+    size_t* bad_where) {
   using Out = std::vector<std::vector<v1::Space>>;
   return Guard([&]() -> absl::StatusOr<Out> {
     // One boolean column per where, m0, m1, ...: a Space is read once however many of the
@@ -123,10 +124,14 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
     std::string matches;
     int next_param = 2;
     for (size_t i = 0; i < wheres.size(); ++i) {
-      CUB_ASSIGN_OR_RETURN(auto sql, where::CompileToSql(wheres[i], SpaceSchema(), next_param));
-      next_param += static_cast<int>(sql.params.size());
-      for (auto& param : sql.params) q.Param(std::move(param));
-      absl::StrAppend(&matches, "(", sql.text, ") IS TRUE AS m", i, ", ");
+      auto sql = where::CompileToSql(wheres[i], SpaceSchema(), next_param);
+      if (!sql.ok()) {
+        if (bad_where != nullptr) *bad_where = i;
+        return sql.status();
+      }
+      next_param += static_cast<int>(sql->params.size());
+      for (auto& param : sql->params) q.Param(std::move(param));
+      absl::StrAppend(&matches, "(", sql->text, ") IS TRUE AS m", i, ", ");
     }
     q.Append(absl::StrCat("SELECT ", matches,
                           kSpaceSelect.substr(std::string_view("SELECT ").size()),
@@ -233,15 +238,9 @@ absl::StatusOr<std::string> EnsureComponent(Tx& tx, const std::string& slug) {
 
 absl::StatusOr<std::vector<std::string>> RolesOn(Tx& tx, const std::string& space_id,
                                                  const Caller& caller) {
-  return Guard([&]() -> absl::StatusOr<std::vector<std::string>> {
-    pqxx::result r = Pq(tx).exec_params(
-        "SELECT DISTINCT role FROM space_permissions WHERE space_id = $1::uuid"
-        " AND (user_id = $2::uuid OR group_name = ANY($3::text[]))",
-        space_id, caller.user_id, TextArrayLiteral(caller.groups));
-    std::vector<std::string> out;
-    for (const auto& row : r) out.push_back(row["role"].as<std::string>());
-    return out;
-  });
+  CUB_ASSIGN_OR_RETURN(auto each, RolesOnEach(tx, {space_id}, caller));
+  auto it = each.find(space_id);
+  return it == each.end() ? std::vector<std::string>() : std::move(it->second);
 }
 
 absl::StatusOr<std::map<std::string, std::vector<std::string>>> RolesOnEach(

@@ -47,9 +47,11 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx,
 
 // SpacesAmong for each of `wheres` (result i for wheres[i]), in one statement: at a thousand
 // Spaces in scope, reading them once instead of once per where halves a two-Stage
-// ChangeOrder's StageMembers.
+// ChangeOrder's StageMembers. A where that does not compile is refused with the compiler's
+// words, and its index is stored in `*bad_where` (when given), so the caller can name it.
 absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
-    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres);
+    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
+    size_t* bad_where = nullptr);
 
 // The IDs and slugs of the Spaces among `space_ids`, by slug, as SpacesAmong(tx, space_ids, "")
 // orders them: for naming Spaces, without reading the rest of each.
