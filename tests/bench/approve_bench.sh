@@ -107,12 +107,7 @@ cub --quiet changeworkflow create --space bench-workflows main --filename "$work
 cub --quiet space create bench-base
 cub --quiet space grant bench-base approver --group approvers
 for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
-for ((first = 1; first <= spaces; first += chunk)); do
-  last=$((first + chunk - 1))
-  ((last <= spaces)) || last=$spaces
-  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
-  cub --quiet variant create bench-base --names-file "$work/names" --stage Production
-done
+bench_prod_variants "$spaces" "$chunk"
 repo=$work/gitops
 git init -q --bare -b main "$repo"
 cub --quiet target create --space bench-workflows gitops --provider Git --param "repository=$repo" \

@@ -9,6 +9,7 @@
 #                             it answers; sets `cubd_pid` and CUB_SERVER
 #   bench_cleanup             stops cubd and PostgreSQL and removes $work (for `trap ... EXIT`)
 #   bench_rss                 cubd's peak resident memory (VmHWM), as "N.N MB"
+#   bench_prod_variants N [CHUNK]  bench-prod-1..N of bench-base (Stage Production), in bulk
 
 bench_db_start() {
   bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
@@ -39,3 +40,21 @@ bench_cleanup() {
 }
 
 bench_rss() { awk '/^VmHWM/ { printf "%.1f MB", $2 / 1024 }' "/proc/$cubd_pid/status"; }
+
+# bench_prod_variants N [CHUNK]: the variants bench-prod-1..N of bench-base, labelled Stage
+# Production, made by bulk `cub variant create --names-file`, CHUNK (default 1000) a call.
+# Exits the benchmark, printing cubd's refusal, when a call fails.
+bench_prod_variants() {
+  local n=$1 chunk=${2:-1000} first last
+  for ((first = 1; first <= n; first += chunk)); do
+    last=$((first + chunk - 1))
+    ((last <= n)) || last=$n
+    seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
+    if ! "$bin/cub" --timeout 1800 --quiet variant create bench-base --names-file "$work/names" \
+        --stage Production 2>"$work/variants.err"; then
+      echo "cub variant create bench-prod-$first..$last failed:" >&2
+      head -20 "$work/variants.err" >&2
+      exit 1
+    fi
+  done
+}

@@ -59,6 +59,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+source "$root/tests/bench/lib.sh"  # bench_prod_variants
 
 cub() { "$bin/cub" --timeout "$timeout" "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -224,17 +225,7 @@ note "setup: workflow, base Space, dev variant" "$(since "$t0") s"
 
 t0=$(now_ms)
 chunk=${CUB_BENCH_CHUNK:-1000}
-for ((first = 1; first <= spaces; first += chunk)); do
-  last=$((first + chunk - 1))
-  ((last <= spaces)) || last=$spaces
-  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
-  if ! cub --quiet variant create bench-base --names-file "$work/names" --stage Production \
-      2>"$work/variants.err"; then
-    echo "cub variant create bench-prod-$first..$last failed:" >&2
-    head -20 "$work/variants.err" >&2
-    exit 1
-  fi
-done
+bench_prod_variants "$spaces" "$chunk"
 note "setup: $spaces prod variants (bulk, $chunk a call)" "$(since "$t0") s"
 cub space list --where "Labels.Stage = 'Production'" -o json >"$work/prod.json"
 prod_count=$(json "$work/prod.json" 'length' 'len(d)')

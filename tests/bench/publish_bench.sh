@@ -55,6 +55,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+source "$root/tests/bench/lib.sh"  # bench_prod_variants
 
 cub() { "$bin/cub" --timeout "$timeout" "$@"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -149,17 +150,7 @@ cub --quiet space create bench-workflows
 cub --quiet changeworkflow create --space bench-workflows main --stage Production
 cub --quiet space create bench-base
 for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
-for ((first = 1; first <= spaces; first += chunk)); do
-  last=$((first + chunk - 1))
-  ((last <= spaces)) || last=$spaces
-  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
-  if ! cub --quiet variant create bench-base --names-file "$work/names" --stage Production \
-      2>"$work/variants.err"; then
-    echo "cub variant create bench-prod-$first..$last failed:" >&2
-    head -20 "$work/variants.err" >&2
-    exit 1
-  fi
-done
+bench_prod_variants "$spaces" "$chunk"
 # A bare repository, as a Git host keeps one: cubd commits to it without a work tree to check
 # out (a non-bare one would also get its 10,000 files written into the work tree).
 repo=$work/gitops

@@ -35,12 +35,7 @@ for i in $(seq 10); do
   printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: svc%s\nspec:\n  replicas: 2\n' \
     "$i" | cub --quiet unit create --space bench-base "svc$i" -
 done
-for ((first = 1; first <= spaces; first += 1000)); do
-  last=$((first + 999))
-  ((last <= spaces)) || last=$spaces
-  seq "$first" "$last" | sed 's/^/bench-prod-/' >"$work/names"
-  cub --quiet variant create bench-base --names-file "$work/names" --stage Production
-done
+bench_prod_variants "$spaces"
 psql -q "$url" -c ANALYZE
 echo "Units: $(psql -At "$url" -c 'SELECT count(*) FROM units')"
 
