@@ -108,18 +108,7 @@ cub --quiet space create bench-base
 cub --quiet space grant bench-base approver --group approvers
 for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
 bench_prod_variants "$spaces" "$chunk"
-repo=$work/gitops
-git init -q --bare -b main "$repo"
-cub --quiet target create --space bench-workflows gitops --provider Git --param "repository=$repo" \
-  --param 'path=clusters/{space}'
-sql -c "UPDATE spaces SET release_target_id = (SELECT t.id FROM targets t WHERE t.slug = 'gitops')
-        WHERE labels->>'Stage' = 'Production'"
-for i in $(seq "$units"); do
-  cub --quiet function set --space bench-base --unit "svc$i" --change-desc v2 \
-    -- set-image-reference-by-uri "ghcr.io/acme/svc$i" :v2
-done
-cub --quiet changeorder create --space bench-base bench-v2 --description v2 \
-  --change-workflow bench-workflows/main
+bench_git_target_and_change "$units"
 cub --quiet variant promote --change-order bench-base/bench-v2 --target-stage Production
 sql -c "ANALYZE"
 note "setup (not measured)" "$(awk -v m="$(( $(now_ms) - t0 ))" 'BEGIN { printf "%.1f s", m / 1000 }')"

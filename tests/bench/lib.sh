@@ -10,6 +10,7 @@
 #   bench_cleanup             stops cubd and PostgreSQL and removes $work (for `trap ... EXIT`)
 #   bench_rss                 cubd's peak resident memory (VmHWM), as "N.N MB"
 #   bench_prod_variants N [CHUNK]  bench-prod-1..N of bench-base (Stage Production), in bulk
+#   bench_git_target_and_change UNITS  a Git Target for Production, the change bench-base/bench-v2
 
 bench_db_start() {
   bash "$root/tests/harness/pg.sh" start "$work/pg" "$port" >/dev/null
@@ -57,4 +58,26 @@ bench_prod_variants() {
       exit 1
     fi
   done
+}
+
+# bench_git_target_and_change: the Git Target bench-workflows/gitops on a bare repository
+# $work/gitops (sets `repo`), made the release Target of every Production Space (by SQL: setup
+# only), then a new image tag :v2 in each of the UNITS Units svcI of bench-base and the
+# ChangeOrder bench-base/bench-v2 on the workflow bench-workflows/main. Arguments: UNITS.
+bench_git_target_and_change() {
+  local units=$1 i
+  # A bare repository, as a Git host keeps one: cubd commits to it without a work tree to check
+  # out (a non-bare one would also get its 10,000 files written into the work tree).
+  repo=$work/gitops
+  git init -q --bare -b main "$repo"
+  "$bin/cub" --quiet target create --space bench-workflows gitops --provider Git \
+    --param "repository=$repo" --param 'path=clusters/{space}'
+  psql -X -q -v ON_ERROR_STOP=1 "$url" -c "UPDATE spaces SET release_target_id =
+    (SELECT t.id FROM targets t WHERE t.slug = 'gitops') WHERE labels->>'Stage' = 'Production'"
+  for i in $(seq "$units"); do
+    "$bin/cub" --quiet function set --space bench-base --unit "svc$i" --change-desc v2 \
+      -- set-image-reference-by-uri "ghcr.io/acme/svc$i" :v2
+  done
+  "$bin/cub" --quiet changeorder create --space bench-base bench-v2 --description v2 \
+    --change-workflow bench-workflows/main
 }

@@ -151,20 +151,7 @@ cub --quiet changeworkflow create --space bench-workflows main --stage Productio
 cub --quiet space create bench-base
 for i in $(seq "$units"); do deployment "$i" | cub --quiet unit create --space bench-base "svc$i" -; done
 bench_prod_variants "$spaces" "$chunk"
-# A bare repository, as a Git host keeps one: cubd commits to it without a work tree to check
-# out (a non-bare one would also get its 10,000 files written into the work tree).
-repo=$work/gitops
-git init -q --bare -b main "$repo"
-cub --quiet target create --space bench-workflows gitops --provider Git --param "repository=$repo" \
-  --param 'path=clusters/{space}'
-sql -c "UPDATE spaces SET release_target_id = (SELECT t.id FROM targets t WHERE t.slug = 'gitops')
-        WHERE labels->>'Stage' = 'Production'"
-for i in $(seq "$units"); do
-  cub --quiet function set --space bench-base --unit "svc$i" --change-desc v2 \
-    -- set-image-reference-by-uri "ghcr.io/acme/svc$i" :v2
-done
-cub --quiet changeorder create --space bench-base bench-v2 --description v2 \
-  --change-workflow bench-workflows/main
+bench_git_target_and_change "$units"
 cub variant promote --change-order bench-base/bench-v2 --target-stage Production -o json \
   >"$work/promote.json"
 # Statistics for the fleet just written, as autovacuum would have them a minute later: without
