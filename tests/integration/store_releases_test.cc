@@ -2,7 +2,9 @@
 // database refuses (they never throw), and the deployment facts it reads for the release status
 // rules (lib/ops/release_status_rules.h) are what the history holds.
 #include <catch2/catch.hpp>
+#include <pqxx/pqxx>
 
+#include "absl/strings/str_join.h"
 #include "harness/test_db.h"
 #include "lib/ops/spaces.h"
 #include "lib/ops/users.h"
@@ -125,6 +127,33 @@ TEST_CASE("store releases: what the database refuses comes back as a status", "[
   absl::Status restamp =
       f.Run([&](store::Tx& tx) { return store::MarkDeploymentHealthy(tx, entry); });
   CHECK(restamp.code() == absl::StatusCode::kFailedPrecondition);
+}
+
+// The check migration 0029 put in place of the foreign key: once per statement, still refusing
+// a row that names no Release, and the whole statement with it.
+TEST_CASE("store releases: every release_units row names a Release", "[store][db]") {
+  Fixture f;
+  const std::string id = f.Publish(1);
+  pqxx::connection c(testing::RuntimeUrl(f.url));
+  auto insert = [&](const std::vector<std::string>& release_ids, const std::string& unit) {
+    pqxx::work w(c);
+    w.exec_params(
+        "INSERT INTO release_units (release_id, unit_id, unit_slug, revision_num, data_hash,"
+        " file_name) SELECT r::uuid, gen_random_uuid(), $2 || g, 1, 'h', $2 || g || '.yaml'"
+        " FROM unnest($1::text[]) r, generate_series(1, 3) g",
+        "{" + absl::StrJoin(release_ids, ",") + "}", unit);
+    w.commit();
+  };
+  CHECK_NOTHROW(insert({id}, "web-"));
+  const std::string none = "00000000-0000-0000-0000-000000000001";
+  try {
+    insert({id, none}, "db-");
+    FAIL("a row naming no Release was inserted");
+  } catch (const pqxx::foreign_key_violation& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("release " + none + " does not exist"));
+  }
+  pqxx::work r(c);
+  CHECK(r.exec1("SELECT count(*) FROM release_units")[0].as<int>() == 3);
 }
 
 TEST_CASE("store releases: the deployment facts follow the history", "[store][db]") {
