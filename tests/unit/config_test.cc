@@ -333,6 +333,36 @@ TEST_CASE("Duplicate keys are found in large mappings too", "[yaml]") {
   CHECK(docs.status().message() == "yaml: line 41, column 1: duplicate mapping key \"k7\"");
 }
 
+TEST_CASE("ParseJsonNode reads JSON into the Nodes ParseYaml would", "[json]") {
+  const std::string text =
+      R"({"_type":"s","subject":[{"name":"dev/release-1","digest":{"sha256":"ab"}}],)"
+      R"("n":7,"big":18446744073709551615,"f":1.5,"t":true,"z":null,"e":[],"o":{},)"
+      R"("u":"caf\u00e9 \"q\""})";
+  absl::StatusOr<Node> json = ParseJsonNode(text);
+  REQUIRE(json.ok());
+  absl::StatusOr<std::vector<Node>> yaml = ParseYaml(text);
+  REQUIRE(yaml.ok());
+  REQUIRE(yaml->size() == 1);
+  // Equal but for the integer too big for int64, which YAML keeps as its text's float too.
+  CHECK(EmitJson(*json, false) == EmitJson((*yaml)[0], false));
+  CHECK(json->Find("n")->IsInt());
+  CHECK(json->Find("big")->IsFloat());
+  CHECK(json->Find("u")->AsString() == "caf\xc3\xa9 \"q\"");
+
+  absl::StatusOr<Node> dup = ParseJsonNode(R"({"a":1,"b":{"c":1,"c":2}})");
+  REQUIRE_FALSE(dup.ok());
+  CHECK_THAT(std::string(dup.status().message()), Catch::StartsWith("json: "));
+  CHECK_THAT(std::string(dup.status().message()), Catch::Contains("\"c\""));
+  CHECK_FALSE(ParseJsonNode("{").ok());
+  CHECK_FALSE(ParseJsonNode("a: b").ok());
+
+  auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  CHECK(ParseJsonNode(nested(1000)).ok());
+  absl::StatusOr<Node> deep = ParseJsonNode(nested(1001));
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.status().message() == "json: nested deeper than 1000 arrays and objects");
+}
+
 TEST_CASE("DataHash ignores formatting and sees every value", "[hash]") {
   const std::string base =
       "apiVersion: v1\n"
