@@ -51,6 +51,7 @@
 #include "lib/targets/git_history.h"
 #include "lib/targets/provider.h"
 #include "lib/util/json.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
@@ -362,7 +363,8 @@ std::string ProvenanceKeyId(const v1::Release& r) {
 }
 
 // Checks the Release's signed provenance and that its stored bundle still hashes to the digest
-// signed. Each check passed or failed is appended to `checks`.
+// signed. Each check passed or failed is appended to `checks`. Given its bundle (`preloaded`),
+// it reads nothing through `tx` and may run on several threads at once.
 absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Release& r,
                           std::vector<std::string>* checks, const Bundle* preloaded = nullptr) {
   auto env_json = sign::Envelope::FromJson(r.provenance());
@@ -379,9 +381,10 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
                                             signer.status().message()));
   }
   checks->push_back(absl::StrCat("provenance signature verifies with key ", *signer));
-  auto statement = config::ParseYaml(env_json->payload);
-  const config::Node* subject =
-      statement.ok() && statement->size() == 1 ? (*statement)[0].Find("subject") : nullptr;
+  // The statement is JSON cubd wrote and signed: read as JSON, well over twice as fast as
+  // through the YAML reader, which a Stage's delivery would run a thousand times.
+  auto statement = config::ParseJsonNode(env_json->payload);
+  const config::Node* subject = statement.ok() ? statement->Find("subject") : nullptr;
   const config::Node* digest = subject && subject->IsSequence() && subject->size() == 1
                                    ? subject->AsSequence()[0].Find("digest")
                                    : nullptr;
@@ -396,19 +399,19 @@ absl::Status VerifyStored(store::Tx& tx, const ReleaseEnv& env, const v1::Releas
                                             signed_digest, " is not the recorded one ",
                                             r.bundle_digest()));
   }
-  Bundle stored;
-  if (preloaded != nullptr) {
-    stored = *preloaded;
-  } else {
-    CUB_ASSIGN_OR_RETURN(stored, StoredBundle(tx, r));
+  Bundle read;
+  const Bundle* stored = preloaded;
+  if (stored == nullptr) {
+    CUB_ASSIGN_OR_RETURN(read, StoredBundle(tx, r));
+    stored = &read;
   }
-  if (stored.digest != signed_digest) {
+  if (stored->digest != signed_digest) {
     return absl::DataLossError(absl::StrCat(
-        "release ", r.release_num(), ": the bundle as stored hashes to ", stored.digest,
+        "release ", r.release_num(), ": the bundle as stored hashes to ", stored->digest,
         ", not to the signed ", signed_digest, "; it has been altered and will not be deployed"));
   }
   checks->push_back(absl::StrCat("stored bundle hashes to the signed digest ", signed_digest));
-  CUB_RETURN_IF_ERROR(CheckSignedFields((*statement)[0], r));
+  CUB_RETURN_IF_ERROR(CheckSignedFields(*statement, r));
   checks->push_back("every field the provenance names matches the release as stored");
   if (r.sealed_approvals().empty()) return absl::OkStatus();
   CUB_RETURN_IF_ERROR(VerifySealedApprovals(env, r, sha->AsString()));
@@ -689,23 +692,28 @@ absl::StatusOr<std::vector<absl::StatusOr<std::vector<targets::BundleFile>>>> Ve
   std::vector<std::string> ids;
   for (const auto& r : releases) ids.push_back(r.release_id());
   CUB_ASSIGN_OR_RETURN(auto stored, store::ReleasesFiles(tx, ids));
-  std::vector<absl::StatusOr<std::vector<targets::BundleFile>>> out;
-  out.reserve(releases.size());
-  for (const auto& r : releases) {
-    const store::StoredFiles& f = stored[r.release_id()];
-    auto bundle = BundleFrom(r, f.data, f.file_names);
+  // Each Release is checked on its own (a signature, its statement, its bundle's digest), with
+  // the database read done: pure computation, spread over the cores. A whole Stage's delivery
+  // checks a thousand Releases here before it may commit any of them.
+  std::vector<const store::StoredFiles*> files(releases.size());
+  for (size_t i = 0; i < releases.size(); ++i) files[i] = &stored[releases[i].release_id()];
+  std::vector<absl::StatusOr<std::vector<targets::BundleFile>>> out(
+      releases.size(), absl::UnknownError("not checked"));
+  ParallelFor(releases.size(), /*min_per_thread=*/32, /*max_threads=*/0, [&](size_t i) {
+    const v1::Release& r = releases[i];
+    auto bundle = BundleFrom(r, files[i]->data, files[i]->file_names);
     if (!bundle.ok()) {
-      out.push_back(bundle.status());
-      continue;
+      out[i] = bundle.status();
+      return;
     }
     std::vector<std::string> checks;
     absl::Status verified = VerifyStored(tx, env, r, &checks, &*bundle);
     if (!verified.ok()) {
-      out.push_back(verified);
+      out[i] = verified;
     } else {
-      out.push_back(std::move(bundle->files));
+      out[i] = std::move(bundle->files);
     }
-  }
+  });
   return out;
 }
 
