@@ -168,7 +168,7 @@ note "   dry run: would publish / refused" \
   "$(json "$work/dry.json" '"%d / %d" % (len(d.get("Releases", [])), len(d.get("Refused", [])))')"
 
 if [[ -n ${CUB_BENCH_PERF:-} ]]; then
-  perf record -q -F 999 -g -p "$cubd_pid" -o "$CUB_BENCH_PERF" 2>/dev/null &
+  perf record -q -F 999 ${CUB_BENCH_PERF_CALLGRAPH:--g} -p "$cubd_pid" -o "$CUB_BENCH_PERF" 2>/dev/null &
   perf_pid=$!
   sleep 0.5
 fi
