@@ -32,6 +32,7 @@
 #   CUB_BENCH_LOG      copy cubd's log (one line per call, with its duration) to this file
 #   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
 #   CUB_BENCH_PERF     record cubd with `perf record -g` during the stage publish, into this file
+#   CUB_BENCH_PERF_CALLGRAPH  perf's call-graph option instead of -g (e.g. "--call-graph dwarf")
 #   CUB_BENCH_STATEMENTS  log every SQL statement of the stage publish (b) and of the first
 #                      single publish (d) with its duration, and copy PostgreSQL's log here
 set -euo pipefail
