@@ -150,6 +150,43 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
   });
 }
 
+absl::StatusOr<std::vector<std::vector<SpaceName>>> SpaceNamesAmongEach(
+    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
+    size_t* bad_where) {
+  using Out = std::vector<std::vector<SpaceName>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    // As SpacesAmongEach: one boolean column per where, NULL counted as no match.
+    Query q;
+    const std::string ids = q.Param(TextArrayLiteral(space_ids));
+    std::string matches;
+    int next_param = 2;
+    for (size_t i = 0; i < wheres.size(); ++i) {
+      auto sql = where::CompileToSql(wheres[i], SpaceSchema(), next_param);
+      if (!sql.ok()) {
+        if (bad_where != nullptr) *bad_where = i;
+        return sql.status();
+      }
+      next_param += static_cast<int>(sql->params.size());
+      for (auto& param : sql->params) q.Param(std::move(param));
+      absl::StrAppend(&matches, ", (", sql->text, ") IS TRUE AS m", i);
+    }
+    // The component's join, as in kSpaceSelect: SpaceSchema's Component.Slug is c.slug.
+    q.Append(absl::StrCat("SELECT s.id::text AS space_id, s.slug", matches,
+                          " FROM spaces s LEFT JOIN components c ON c.id = s.component_id"
+                          " WHERE s.id = ANY(",
+                          ids, "::uuid[]) ORDER BY s.slug"));
+    CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+    Out out(wheres.size());
+    for (const auto& row : r) {
+      for (size_t i = 0; i < wheres.size(); ++i) {
+        if (!row[static_cast<int>(i) + 2].as<bool>()) continue;
+        out[i].push_back(SpaceName{row[0].as<std::string>(), row[1].as<std::string>()});
+      }
+    }
+    return out;
+  });
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong(
     Tx& tx, const std::vector<std::string>& space_ids) {
   using Out = std::vector<std::pair<std::string, std::string>>;
