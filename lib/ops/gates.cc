@@ -72,7 +72,19 @@ absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeO
   std::vector<std::string> wheres;
   for (const auto& stage : rco.workflow->stages) wheres.push_back(stage.where_space);
   size_t bad = wheres.size();
-  auto members = store::SpaceNamesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
+  // The scope as stored when it is still the one `rco` holds (the same version), else as held.
+  absl::StatusOr<StageNames> members = StageNames();
+  absl::StatusOr<std::optional<StageNames>> stored = std::nullopt;  // not stored yet: as held
+  if (!rco.co.id.empty()) {
+    stored = store::SpaceNamesInScopeEach(tx, rco.co.id, rco.co.version, wheres, &bad);
+  }
+  if (!stored.ok()) {
+    members = stored.status();
+  } else if (*stored) {
+    members = **std::move(stored);
+  } else {
+    members = store::SpaceNamesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
+  }
   if (!members.ok()) {
     const std::string which = bad < wheres.size()
                                   ? absl::StrCat("stage '", rco.workflow->stages[bad].name, "' of")
