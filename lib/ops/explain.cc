@@ -247,12 +247,12 @@ absl::StatusOr<v1::ExplainChangeOrderResponse> ExplainView(store::Tx& tx,
   base->set_space_id(rco.base.space_id());
   base->set_slug(rco.base.slug());
   // Only names are shown: IDs and slugs, not whole Spaces (a thousand of them at fleet size).
-  CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpaceSlugsAmong(tx, rco.co.in_scope_space_ids));
-  for (auto& [id, slug] : in_scope) {
-    if (id == rco.base.space_id()) continue;
+  CUB_ASSIGN_OR_RETURN(auto in_scope, InScopeNames(tx, rco));
+  for (auto& s : in_scope) {
+    if (s.space_id == rco.base.space_id()) continue;
     v1::SpaceName* n = out.add_spaces();
-    n->set_space_id(std::move(id));
-    n->set_slug(std::move(slug));
+    n->set_space_id(std::move(s.space_id));
+    n->set_slug(std::move(s.slug));
   }
   return out;
 }

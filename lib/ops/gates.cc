@@ -95,6 +95,19 @@ absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeO
   return *std::move(members);
 }
 
+absl::StatusOr<std::vector<store::SpaceName>> InScopeNames(store::Tx& tx,
+                                                           const ResolvedChangeOrder& rco) {
+  if (!rco.co.id.empty()) {
+    CUB_ASSIGN_OR_RETURN(auto stored, store::SpaceNamesInScope(tx, rco.co.id, rco.co.version));
+    if (stored) return *std::move(stored);
+  }
+  CUB_ASSIGN_OR_RETURN(auto pairs, store::SpaceSlugsAmong(tx, rco.co.in_scope_space_ids));
+  std::vector<store::SpaceName> out;
+  out.reserve(pairs.size());
+  for (auto& [id, slug] : pairs) out.push_back({std::move(id), std::move(slug)});
+  return out;
+}
+
 absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,
                                                    const std::vector<store::SpaceName>& names) {
   if (names.empty()) return std::vector<v1::Space>();

@@ -31,6 +31,11 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
 using StageNames = std::vector<std::vector<store::SpaceName>>;
 absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeOrder& rco);
 
+// The names of every Space in `rco`'s scope, by slug: read from the scope as stored while the
+// ChangeOrder's version is the one `rco` holds, else from the list it holds.
+absl::StatusOr<std::vector<store::SpaceName>> InScopeNames(store::Tx& tx,
+                                                           const ResolvedChangeOrder& rco);
+
 // The whole Spaces of `names`, in the same order (by slug); a Space deleted since it was named is
 // left out.
 absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,

@@ -228,6 +228,26 @@ absl::StatusOr<std::optional<std::vector<std::vector<SpaceName>>>> SpaceNamesInS
   });
 }
 
+absl::StatusOr<std::optional<std::vector<SpaceName>>> SpaceNamesInScope(
+    Tx& tx, const std::string& change_order_id, int64_t version) {
+  using Out = std::optional<std::vector<SpaceName>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    // As SpaceNamesInScopeEach: one row with a NULL ID for an empty scope, none once changed.
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT s.id::text AS space_id, s.slug FROM change_orders co"
+        " LEFT JOIN spaces s ON s.id = ANY(co.in_scope_space_ids)"
+        " WHERE co.id = $1::uuid AND co.version = $2::bigint ORDER BY s.slug",
+        change_order_id, version);
+    if (r.empty()) return Out();
+    std::vector<SpaceName> names;
+    names.reserve(r.size());
+    for (const auto& row : r) {
+      if (!row[0].is_null()) names.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
+    }
+    return Out(std::move(names));
+  });
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong(
     Tx& tx, const std::vector<std::string>& space_ids) {
   using Out = std::vector<std::pair<std::string, std::string>>;

@@ -74,6 +74,11 @@ absl::StatusOr<std::optional<std::vector<std::vector<SpaceName>>>> SpaceNamesInS
     Tx& tx, const std::string& change_order_id, int64_t version,
     const std::vector<std::string>& wheres, size_t* bad_where = nullptr);
 
+// The names of every Space in the scope of ChangeOrder `change_order_id` as stored, by slug, on
+// the same terms (nullopt once its version is no longer `version`).
+absl::StatusOr<std::optional<std::vector<SpaceName>>> SpaceNamesInScope(
+    Tx& tx, const std::string& change_order_id, int64_t version);
+
 // The IDs and slugs of the Spaces among `space_ids`, by slug, as SpacesAmong(tx, space_ids, "")
 // orders them: for naming Spaces, without reading the rest of each.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong(

@@ -5,7 +5,7 @@
 // false, a where that selects nothing, a Space outside the IDs given, no IDs at all, and a where
 // that does not compile (refused, with its index). SpaceNamesInScopeEach, the same over a
 // ChangeOrder's scope as stored, answers alike while the ChangeOrder's version is the one given,
-// and not at all (nullopt) once it has changed.
+// and not at all (nullopt) once it has changed; so does SpaceNamesInScope, every Space in scope.
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -99,6 +99,12 @@ TEST_CASE("SpaceNamesAmongEach names what SpacesAmongEach reads, where by where"
             auto names = store::SpaceNamesAmongEach(tx, f.ids, wheres);
             REQUIRE(names.ok());
             REQUIRE(names->size() == wheres.size());
+            auto every = store::SpaceNamesInScope(tx, f.co.id, f.co.version);
+            REQUIRE(every.ok());
+            REQUIRE(every->has_value());
+            auto pairs = store::SpaceSlugsAmong(tx, f.ids);
+            REQUIRE(pairs.ok());
+            CHECK(Names(**every) == *pairs);
             auto in_scope = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version, wheres);
             REQUIRE(in_scope.ok());
             REQUIRE(in_scope->has_value());
@@ -161,6 +167,13 @@ TEST_CASE("SpaceNamesInScopeEach answers for the version given, nullopt once it 
             auto stale = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version, wheres);
             REQUIRE(stale.ok());
             CHECK_FALSE(stale->has_value());
+            auto stale_every = store::SpaceNamesInScope(tx, f.co.id, f.co.version);
+            REQUIRE(stale_every.ok());
+            CHECK_FALSE(stale_every->has_value());
+            auto no_names = store::SpaceNamesInScope(tx, f.co.id, f.co.version + 1);
+            REQUIRE(no_names.ok());
+            REQUIRE(no_names->has_value());
+            CHECK((*no_names)->empty());
             auto none = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version + 1, wheres);
             REQUIRE(none.ok());
             REQUIRE(none->has_value());
