@@ -135,8 +135,8 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
   }
 
   if (next < 0) {
-    // Every member has taken the change (next < 0), so every one is read whole.
-    CUB_ASSIGN_OR_RETURN(auto last, SpacesNamed(tx, members.back()));
+    CUB_ASSIGN_OR_RETURN(
+        auto last, GatedSpaces(tx, members.back(), resolved, rco.workflow->final.prerequisites));
     CUB_ASSIGN_OR_RETURN(auto report, EvaluateGates(tx, ctx, "", rco.workflow->final.prerequisites,
                                                     last, "not completed"));
     GateReport failing = Failing(std::move(report));

@@ -421,17 +421,13 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
   return report.FailureMessages();
 }
 
-namespace {
-
-// The Spaces of `names` as EvaluateGates reads them: whole where they have taken the change (the
-// prerequisites are evaluated over those alone), and only named, ID and slug, where they have
-// not (they are reported as not having taken it, by name). In `names`' order.
 absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
                                                    const std::vector<store::SpaceName>& names,
-                                                   const std::set<std::string>& resolved) {
+                                                   const std::set<std::string>& resolved,
+                                                   const std::vector<std::string>& prerequisites) {
   std::vector<store::SpaceName> taken;
   for (const auto& n : names) {
-    if (resolved.count(n.space_id)) taken.push_back(n);
+    if (!prerequisites.empty() && resolved.count(n.space_id)) taken.push_back(n);
   }
   CUB_ASSIGN_OR_RETURN(std::vector<v1::Space> whole, SpacesNamed(tx, taken));
   std::map<std::string, v1::Space*> by_id;
@@ -439,7 +435,7 @@ absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
   std::vector<v1::Space> out;
   out.reserve(names.size());
   for (const auto& n : names) {
-    if (resolved.count(n.space_id)) {
+    if (!prerequisites.empty() && resolved.count(n.space_id)) {
       auto it = by_id.find(n.space_id);
       if (it != by_id.end()) out.push_back(std::move(*it->second));  // else deleted since
       continue;
@@ -450,6 +446,8 @@ absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
   }
   return out;
 }
+
+namespace {
 
 // EntryGates with the Spaces each gate is evaluated over given by `over(j)`: those of Stage j-1.
 template <typename Over>
@@ -488,8 +486,9 @@ absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& 
 absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
                                       const StageNames& members, int stage,
                                       const std::set<std::string>& resolved, bool evidence) {
-  return EntryGatesOver(tx, rco, stage, resolved, evidence,
-                        [&](int k) { return GatedSpaces(tx, members[k], resolved); });
+  return EntryGatesOver(tx, rco, stage, resolved, evidence, [&](int k) {
+    return GatedSpaces(tx, members[k], resolved, rco.workflow->stages[k + 1].prerequisites);
+  });
 }
 
 }  // namespace cub::ops

@@ -41,6 +41,15 @@ absl::StatusOr<std::vector<store::SpaceName>> InScopeNames(store::Tx& tx,
 absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,
                                                    const std::vector<store::SpaceName>& names);
 
+// The Spaces of `names` as EvaluateGates reads them with `prerequisites`: whole where a Space
+// has taken the change (in `resolved`) and there are prerequisites to evaluate over it; by name
+// alone (ID and slug) otherwise, all a "has not taken the change" finding shows. In `names`'
+// order; a Space deleted since it was named is left out.
+absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
+                                                   const std::vector<store::SpaceName>& names,
+                                                   const std::set<std::string>& resolved,
+                                                   const std::vector<std::string>& prerequisites);
+
 // What `rco`'s gates are evaluated with.
 struct GateContext {
   const ResolvedChangeOrder* rco = nullptr;
