@@ -15,8 +15,7 @@ namespace cub::ops {
 namespace {
 
 // Counts per Stage from the Stages' members and the three sets of Spaces, read once for all.
-absl::Status FillStages(store::Tx& tx, const ResolvedChangeOrder& rco,
-                        const std::vector<std::vector<v1::Space>>& members,
+absl::Status FillStages(store::Tx& tx, const ResolvedChangeOrder& rco, const StageNames& members,
                         v1::ChangeOrderProgress& out) {
   if (!rco.workflow) return absl::OkStatus();
   const std::set<std::string> taken(rco.co.resolved_space_ids.begin(),
@@ -25,7 +24,7 @@ absl::Status FillStages(store::Tx& tx, const ResolvedChangeOrder& rco,
   std::set<std::string> candidates;
   for (const auto& stage : members) {
     for (const auto& s : stage) {
-      if (taken.count(s.space_id())) candidates.insert(s.space_id());
+      if (taken.count(s.space_id)) candidates.insert(s.space_id);
     }
   }
   std::set<std::string> released, healthy;
@@ -42,10 +41,10 @@ absl::Status FillStages(store::Tx& tx, const ResolvedChangeOrder& rco,
     sp->set_total(static_cast<int32_t>(members[i].size()));
     int32_t t = 0, r = 0, h = 0;
     for (const auto& s : members[i]) {
-      if (!candidates.count(s.space_id())) continue;
+      if (!candidates.count(s.space_id)) continue;
       ++t;
-      r += released.count(s.space_id()) ? 1 : 0;
-      h += healthy.count(s.space_id()) ? 1 : 0;
+      r += released.count(s.space_id) ? 1 : 0;
+      h += healthy.count(s.space_id) ? 1 : 0;
     }
     sp->set_taken(t);
     sp->set_released(r);
@@ -75,7 +74,7 @@ absl::StatusOr<v1::ChangeOrderProgress> ChangeOrderProgress(
         v1::ChangeOrderProgress out;
         CUB_ASSIGN_OR_RETURN(*out.mutable_change_order(), ChangeOrderView(rco));
         // The Stages' members are read once, for the pending approvals and for the counts.
-        CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+        CUB_ASSIGN_OR_RETURN(auto members, StageMemberNames(tx, rco));
         CUB_ASSIGN_OR_RETURN(Explanation e, Explain(tx, rco, members));
         FillPendingRequirements(e, *out.mutable_change_order());
         CUB_RETURN_IF_ERROR(FillStages(tx, rco, members, out));

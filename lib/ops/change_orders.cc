@@ -614,22 +614,25 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   if (!fresh) return absl::InternalError("change order vanished");
   rco.co = *std::move(fresh);
   if (!rco.workflow || rco.workflow->stages.empty()) return rco.co.stage;
-  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+  CUB_ASSIGN_OR_RETURN(auto members, StageMemberNames(tx, rco));
   std::set<std::string> resolved(rco.co.resolved_space_ids.begin(),
                                  rco.co.resolved_space_ids.end());
   const auto& stages = rco.workflow->stages;
   int reached = -1;
   for (size_t i = 0; i < stages.size(); ++i) {
-    bool all = std::all_of(members[i].begin(), members[i].end(),
-                           [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
+    bool all = std::all_of(members[i].begin(), members[i].end(), [&](const store::SpaceName& s) {
+      return resolved.count(s.space_id) > 0;
+    });
     if (!all) break;
     reached = static_cast<int>(i);
   }
   std::string stage = reached >= 0 ? stages[reached].name : "";
   if (reached == static_cast<int>(stages.size()) - 1) {
     GateContext ctx{&rco, resolved, absl::Now()};
+    CUB_ASSIGN_OR_RETURN(
+        auto last, GatedSpaces(tx, members.back(), resolved, rco.workflow->final.prerequisites));
     CUB_ASSIGN_OR_RETURN(auto failures, GateFailures(tx, ctx, rco.workflow->final.prerequisites,
-                                                     members.back(), "not completed"));
+                                                     last, "not completed"));
     if (failures.empty()) stage = "Completed";
   }
   auto rank = [&](const std::string& name) -> int {

@@ -29,12 +29,12 @@ GateReport Failing(GateReport report) {
 
 // What holds Stage `k`: its entry gates, and the freezes over the Spaces it would move into.
 absl::StatusOr<GateReport> EntryReport(store::Tx& tx, const ResolvedChangeOrder& rco,
-                                       const std::vector<std::vector<v1::Space>>& members, int k,
+                                       const StageNames& members, int k,
                                        const std::set<std::string>& resolved, absl::Time at) {
   CUB_ASSIGN_OR_RETURN(GateReport report, EntryGates(tx, rco, members, k, resolved));
-  std::vector<v1::Space> moving;
+  std::vector<store::SpaceName> moving;
   for (const auto& s : members[k]) {
-    if (!resolved.count(s.space_id())) moving.push_back(s);
+    if (!resolved.count(s.space_id)) moving.push_back(s);
   }
   const std::string& name = rco.workflow->stages[k].name;
   CUB_ASSIGN_OR_RETURN(
@@ -60,12 +60,12 @@ bool NothingToExplain(const ResolvedChangeOrder& rco) {
 
 absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco) {
   if (NothingToExplain(rco)) return Explanation{absl::Now(), {}};
-  CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+  CUB_ASSIGN_OR_RETURN(auto members, StageMemberNames(tx, rco));
   return Explain(tx, rco, members);
 }
 
 absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco,
-                                    const std::vector<std::vector<v1::Space>>& members) {
+                                    const StageNames& members) {
   Explanation out;
   out.at = absl::Now();
   if (NothingToExplain(rco)) return out;
@@ -83,7 +83,7 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
   int next = -1;
   for (size_t k = 0; k < members.size() && next < 0; ++k) {
     for (const auto& s : members[k]) {
-      if (!resolved.count(s.space_id())) {
+      if (!resolved.count(s.space_id)) {
         next = static_cast<int>(k);
         break;
       }
@@ -112,15 +112,16 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
     // Spaces that took the change and could publish it (they have a release Target; the base
     // is never released into by the rollout) but have not.
     if (stage.release_prerequisites.empty()) continue;
-    std::vector<v1::Space> unreleased;
+    std::vector<store::SpaceName> unreleased_names;
     for (const auto& s : members[k]) {
-      const std::string& id = s.space_id();
+      const std::string& id = s.space_id;
       if (id != rco.base.space_id() && resolved.count(id) && with_target.count(id) &&
           !released.count(id)) {
-        unreleased.push_back(s);
+        unreleased_names.push_back(s);
       }
     }
-    if (unreleased.empty()) continue;
+    if (unreleased_names.empty()) continue;
+    CUB_ASSIGN_OR_RETURN(auto unreleased, SpacesNamed(tx, unreleased_names));
     CUB_ASSIGN_OR_RETURN(auto report,
                          EvaluateGates(tx, ctx, stage.name, stage.release_prerequisites, unreleased,
                                        absl::StrCat("unable to publish a release of change order '",
@@ -134,8 +135,10 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
   }
 
   if (next < 0) {
+    CUB_ASSIGN_OR_RETURN(
+        auto last, GatedSpaces(tx, members.back(), resolved, rco.workflow->final.prerequisites));
     CUB_ASSIGN_OR_RETURN(auto report, EvaluateGates(tx, ctx, "", rco.workflow->final.prerequisites,
-                                                    members.back(), "not completed"));
+                                                    last, "not completed"));
     GateReport failing = Failing(std::move(report));
     if (!failing.findings.empty()) {
       ExplainedStage final;
@@ -244,12 +247,12 @@ absl::StatusOr<v1::ExplainChangeOrderResponse> ExplainView(store::Tx& tx,
   base->set_space_id(rco.base.space_id());
   base->set_slug(rco.base.slug());
   // Only names are shown: IDs and slugs, not whole Spaces (a thousand of them at fleet size).
-  CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpaceSlugsAmong(tx, rco.co.in_scope_space_ids));
-  for (auto& [id, slug] : in_scope) {
-    if (id == rco.base.space_id()) continue;
+  CUB_ASSIGN_OR_RETURN(auto in_scope, InScopeNames(tx, rco));
+  for (auto& s : in_scope) {
+    if (s.space_id == rco.base.space_id()) continue;
     v1::SpaceName* n = out.add_spaces();
-    n->set_space_id(std::move(id));
-    n->set_slug(std::move(slug));
+    n->set_space_id(std::move(s.space_id));
+    n->set_slug(std::move(s.slug));
   }
   return out;
 }

@@ -7,7 +7,7 @@
 //
 // Findings are shown generically (gate, kind, Space, needs, earliest), so a new kind of gate
 // (a freeze, a block, a soak) shows without a change here. A fixed number of queries per
-// ChangeOrder, whatever the number of its Spaces: StageMembers once, one gate evaluation per
+// ChangeOrder, whatever the number of its Spaces: StageMemberNames once, one gate evaluation per
 // Stage explained, and the users who could make an attestation hold named in one query.
 #ifndef CUB_LIB_OPS_EXPLAIN_H_
 #define CUB_LIB_OPS_EXPLAIN_H_
@@ -23,6 +23,7 @@
 #include "cub/v1/changeorder.pb.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gate_report.h"
+#include "lib/ops/gates.h"
 #include "lib/ops/principal.h"
 #include "lib/store/pool.h"
 #include "lib/store/queued_promotions.h"
@@ -53,10 +54,10 @@ struct Explanation {
 // Evaluates `rco` now, in `tx`. Empty when it follows no workflow, is Completed or aborted.
 absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco);
 
-// The same over `members`, StageMembers(tx, rco) already read by the caller (a caller that
+// The same over `members`, StageMemberNames(tx, rco) already read by the caller (a caller that
 // needs them too reads them once).
 absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rco,
-                                    const std::vector<std::vector<v1::Space>>& members);
+                                    const StageNames& members);
 
 // The user IDs an explanation names (who could make its attestations hold).
 std::vector<std::string> UsersNamedIn(const Explanation& e);

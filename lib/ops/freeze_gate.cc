@@ -20,7 +20,6 @@
 namespace cub::ops {
 namespace {
 
-
 // The IDs among `ids` that `f` covers (see the header).
 absl::StatusOr<std::set<std::string>> CoveredAmong(store::Tx& tx, const store::StoredFreeze& f,
                                                    const std::vector<std::string>& ids) {
@@ -40,24 +39,24 @@ absl::StatusOr<std::set<std::string>> CoveredAmong(store::Tx& tx, const store::S
         std::find(f.stages.begin(), f.stages.end(), stage.name) == f.stages.end()) {
       continue;
     }
-    CUB_ASSIGN_OR_RETURN(auto members, store::SpacesAmong(tx, ids, stage.where_space));
-    for (const auto& m : members) out.insert(m.space_id());
+    CUB_ASSIGN_OR_RETURN(auto members, store::SpaceNamesAmongEach(tx, ids, {stage.where_space}));
+    for (const auto& m : members[0]) out.insert(m.space_id);
   }
   return out;
 }
 
-GateFinding Finding(const store::StoredFreeze& f, const FreezeState& st, const v1::Space& s,
+GateFinding Finding(const store::StoredFreeze& f, const FreezeState& st, const store::SpaceName& s,
                     const std::string& prefix, const std::string& noun) {
   GateFinding g;
   g.gate = f.slug;
   g.kind = std::string(kGateFreeze);
-  g.space_id = s.space_id();
-  g.space = s.slug();
+  g.space_id = s.space_id;
+  g.space = s.slug;
   g.held = false;
   g.earliest = st.until;
   g.needs =
       absl::StrCat("freeze '", f.slug, "' (", f.space_slug, "/", f.slug, ") lifted: ", f.reason);
-  g.message = absl::StrCat(prefix, ": ", noun, " '", s.slug(), "' is frozen by freeze '", f.slug,
+  g.message = absl::StrCat(prefix, ": ", noun, " '", s.slug, "' is frozen by freeze '", f.slug,
                            "' in space '", f.space_slug, "' (reason: ", f.reason, ") until ",
                            st.until ? FormatRfc3339(*st.until) : "it is deleted");
   return g;
@@ -68,17 +67,27 @@ GateFinding Finding(const store::StoredFreeze& f, const FreezeState& st, const v
 absl::StatusOr<GateReport> FreezeFindings(store::Tx& tx, const std::vector<v1::Space>& spaces,
                                           absl::Time now, const std::string& prefix,
                                           const std::string& noun) {
+  std::vector<store::SpaceName> names;
+  names.reserve(spaces.size());
+  for (const auto& s : spaces) names.push_back({s.space_id(), s.slug()});
+  return FreezeFindings(tx, names, now, prefix, noun);
+}
+
+absl::StatusOr<GateReport> FreezeFindings(store::Tx& tx,
+                                          const std::vector<store::SpaceName>& spaces,
+                                          absl::Time now, const std::string& prefix,
+                                          const std::string& noun) {
   GateReport out;
   if (spaces.empty()) return out;
   std::vector<std::string> ids;
-  for (const auto& s : spaces) ids.push_back(s.space_id());
+  for (const auto& s : spaces) ids.push_back(s.space_id);
   CUB_ASSIGN_OR_RETURN(auto freezes, store::AllFreezes(tx));
   for (const auto& f : freezes) {
     FreezeState st = StateOf(f, now);
     if (!st.in_force) continue;
     CUB_ASSIGN_OR_RETURN(std::set<std::string> covered, CoveredAmong(tx, f, ids));
     for (const auto& s : spaces) {
-      if (covered.count(s.space_id())) out.findings.push_back(Finding(f, st, s, prefix, noun));
+      if (covered.count(s.space_id)) out.findings.push_back(Finding(f, st, s, prefix, noun));
     }
   }
   return out;

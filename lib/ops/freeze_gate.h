@@ -25,6 +25,7 @@
 #include "lib/ops/gate_report.h"
 #include "lib/ops/principal.h"
 #include "lib/store/events.h"
+#include "lib/store/spaces.h"
 #include "lib/store/transaction.h"
 
 namespace cub::ops {
@@ -38,6 +39,12 @@ absl::StatusOr<GateReport> FreezeFindings(store::Tx& tx, const std::vector<v1::S
                                           absl::Time now, const std::string& prefix,
                                           const std::string& noun);
 
+// The same over Spaces by name (all a freeze reads of them).
+absl::StatusOr<GateReport> FreezeFindings(store::Tx& tx,
+                                          const std::vector<store::SpaceName>& spaces,
+                                          absl::Time now, const std::string& prefix,
+                                          const std::string& noun);
+
 // OK when `p` holds the admin role on every Space `frozen` names; otherwise PERMISSION_DENIED
 // naming the freeze and the Space ("Force needs the admin role on space 'prod-eu' to pass
 // freeze 'xmas' there: ...").
@@ -47,7 +54,6 @@ absl::Status CheckFreezeOverride(store::Tx& tx, const Principal& p, const GateRe
 // are set here): one for all of `frozen`'s findings, naming each freeze and Space and `reason`.
 store::NewEvent FreezeOverriddenEvent(store::NewEvent base, const GateReport& frozen,
                                       const std::string& reason);
-
 
 }  // namespace cub::ops
 

@@ -66,6 +66,57 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
   return *std::move(members);
 }
 
+absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeOrder& rco) {
+  StageNames out;
+  if (!rco.workflow) return out;
+  std::vector<std::string> wheres;
+  for (const auto& stage : rco.workflow->stages) wheres.push_back(stage.where_space);
+  size_t bad = wheres.size();
+  // The scope as stored when it is still the one `rco` holds (the same version), else as held.
+  absl::StatusOr<StageNames> members = StageNames();
+  absl::StatusOr<std::optional<StageNames>> stored = std::nullopt;  // not stored yet: as held
+  if (!rco.co.id.empty()) {
+    stored = store::SpaceNamesInScopeEach(tx, rco.co.id, rco.co.version, wheres, &bad);
+  }
+  if (!stored.ok()) {
+    members = stored.status();
+  } else if (*stored) {
+    members = **std::move(stored);
+  } else {
+    members = store::SpaceNamesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
+  }
+  if (!members.ok()) {
+    const std::string which = bad < wheres.size()
+                                  ? absl::StrCat("stage '", rco.workflow->stages[bad].name, "' of")
+                                  : "stages of";
+    return absl::InternalError(
+        absl::StrCat(which, " change order '", rco.co.slug, "': ", members.status().message()));
+  }
+  return *std::move(members);
+}
+
+absl::StatusOr<std::vector<store::SpaceName>> InScopeNames(store::Tx& tx,
+                                                           const ResolvedChangeOrder& rco) {
+  if (!rco.co.id.empty()) {
+    CUB_ASSIGN_OR_RETURN(auto stored, store::SpaceNamesInScope(tx, rco.co.id, rco.co.version));
+    if (stored) return *std::move(stored);
+  }
+  CUB_ASSIGN_OR_RETURN(auto pairs, store::SpaceSlugsAmong(tx, rco.co.in_scope_space_ids));
+  std::vector<store::SpaceName> out;
+  out.reserve(pairs.size());
+  for (auto& [id, slug] : pairs) out.push_back({std::move(id), std::move(slug)});
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,
+                                                   const std::vector<store::SpaceName>& names) {
+  if (names.empty()) return std::vector<v1::Space>();
+  std::vector<std::string> ids;
+  ids.reserve(names.size());
+  for (const auto& n : names) ids.push_back(n.space_id);
+  return store::SpacesAmong(tx, ids, "");
+}
+
 namespace {
 
 // Evaluates prerequisites over the Spaces of `over` that have taken the change, adding one
@@ -370,21 +421,74 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
   return report.FailureMessages();
 }
 
-absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
-                                      const std::vector<std::vector<v1::Space>>& members, int stage,
-                                      const std::set<std::string>& resolved, bool evidence) {
+absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
+                                                   const std::vector<store::SpaceName>& names,
+                                                   const std::set<std::string>& resolved,
+                                                   const std::vector<std::string>& prerequisites) {
+  std::vector<store::SpaceName> taken;
+  for (const auto& n : names) {
+    if (!prerequisites.empty() && resolved.count(n.space_id)) taken.push_back(n);
+  }
+  CUB_ASSIGN_OR_RETURN(std::vector<v1::Space> whole, SpacesNamed(tx, taken));
+  std::map<std::string, v1::Space*> by_id;
+  for (auto& s : whole) by_id[s.space_id()] = &s;
+  std::vector<v1::Space> out;
+  out.reserve(names.size());
+  for (const auto& n : names) {
+    if (!prerequisites.empty() && resolved.count(n.space_id)) {
+      auto it = by_id.find(n.space_id);
+      if (it != by_id.end()) out.push_back(std::move(*it->second));  // else deleted since
+      continue;
+    }
+    v1::Space& s = out.emplace_back();
+    s.set_space_id(n.space_id);
+    s.set_slug(n.slug);
+  }
+  return out;
+}
+
+namespace {
+
+// EntryGates with the Spaces each gate is evaluated over given by `over(j)`: those of Stage j-1.
+template <typename Over>
+absl::StatusOr<GateReport> EntryGatesOver(store::Tx& tx, const ResolvedChangeOrder& rco, int stage,
+                                          const std::set<std::string>& resolved, bool evidence,
+                                          Over over) {
   GateReport report;
   if (!rco.workflow) return report;
   GateContext ctx{&rco, resolved, absl::Now(), evidence};
   const auto& stages = rco.workflow->stages;
   const std::string prefix = absl::StrCat("unable to promote to stage '", stages[stage].name, "'");
   for (int j = 0; j <= stage; ++j) {
-    std::vector<v1::Space> over = j == 0 ? std::vector<v1::Space>{rco.base} : members[j - 1];
+    std::vector<v1::Space> spaces;
+    if (j == 0) {
+      spaces = {rco.base};
+    } else {
+      CUB_ASSIGN_OR_RETURN(spaces, over(j - 1));
+    }
     CUB_ASSIGN_OR_RETURN(
-        auto r, EvaluateGates(tx, ctx, stages[j].name, stages[j].prerequisites, over, prefix));
+        auto r, EvaluateGates(tx, ctx, stages[j].name, stages[j].prerequisites, spaces, prefix));
     report.Append(std::move(r));
   }
   return report;
+}
+
+}  // namespace
+
+absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                      const std::vector<std::vector<v1::Space>>& members, int stage,
+                                      const std::set<std::string>& resolved, bool evidence) {
+  return EntryGatesOver(
+      tx, rco, stage, resolved, evidence,
+      [&](int k) -> absl::StatusOr<std::vector<v1::Space>> { return members[k]; });
+}
+
+absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                      const StageNames& members, int stage,
+                                      const std::set<std::string>& resolved, bool evidence) {
+  return EntryGatesOver(tx, rco, stage, resolved, evidence, [&](int k) {
+    return GatedSpaces(tx, members[k], resolved, rco.workflow->stages[k + 1].prerequisites);
+  });
 }
 
 }  // namespace cub::ops

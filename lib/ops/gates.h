@@ -15,6 +15,7 @@
 #include "cub/v1/common.pb.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gate_report.h"
+#include "lib/store/spaces.h"
 #include "lib/store/transaction.h"
 
 namespace cub::ops {
@@ -23,6 +24,31 @@ namespace cub::ops {
 // WhereSpace selects. Empty when the ChangeOrder has no workflow.
 absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
                                                                  const ResolvedChangeOrder& rco);
+
+// StageMembers by name (ID and slug), in the same order. What Explain, a refused promotion and
+// the progress counts read: they need whole Spaces only for the Stages whose members a gate is
+// evaluated over, which they read with SpacesNamed.
+using StageNames = std::vector<std::vector<store::SpaceName>>;
+absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeOrder& rco);
+
+// The names of every Space in `rco`'s scope, by slug: read from the scope as stored while the
+// ChangeOrder's version is the one `rco` holds, else from the list it holds.
+absl::StatusOr<std::vector<store::SpaceName>> InScopeNames(store::Tx& tx,
+                                                           const ResolvedChangeOrder& rco);
+
+// The whole Spaces of `names`, in the same order (by slug); a Space deleted since it was named is
+// left out.
+absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,
+                                                   const std::vector<store::SpaceName>& names);
+
+// The Spaces of `names` as EvaluateGates reads them with `prerequisites`: whole where a Space
+// has taken the change (in `resolved`) and there are prerequisites to evaluate over it; by name
+// alone (ID and slug) otherwise, all a "has not taken the change" finding shows. In `names`'
+// order; a Space deleted since it was named is left out.
+absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
+                                                   const std::vector<store::SpaceName>& names,
+                                                   const std::set<std::string>& resolved,
+                                                   const std::vector<std::string>& prerequisites);
 
 // What `rco`'s gates are evaluated with.
 struct GateContext {
@@ -55,6 +81,12 @@ absl::StatusOr<std::vector<std::string>> GateFailures(store::Tx& tx, const GateC
 // `stage` is the Stage whose gate it is.
 absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
                                       const std::vector<std::vector<v1::Space>>& members, int stage,
+                                      const std::set<std::string>& resolved, bool evidence = false);
+
+// EntryGates over Stage members by name: the members of the Stages before `stage` are read
+// whole (SpacesNamed, one statement per Stage), those of `stage` itself not at all.
+absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
+                                      const StageNames& members, int stage,
                                       const std::set<std::string>& resolved, bool evidence = false);
 
 }  // namespace cub::ops

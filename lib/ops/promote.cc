@@ -44,24 +44,27 @@ namespace {
 
 // The Spaces to promote into and the index of the Stage they make up (-1: none). Not to be
 // confused with a release Target (lib/targets), where a Release is published.
+// By name: whole Spaces are read (SpacesNamed) only once the gates let the promotion through,
+// so a refusal does not read a whole Stage of them.
 struct PromotionSpaces {
-  std::vector<v1::Space> spaces;
+  std::vector<store::SpaceName> spaces;
   int stage = -1;
 };
 
-absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
-    store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
-    const v1::PromoteRequest& req, const std::vector<std::vector<v1::Space>>& members,
-    const std::set<std::string>& resolved) {
+absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(store::Tx& tx, const Principal& p,
+                                                      const ResolvedChangeOrder& rco,
+                                                      const v1::PromoteRequest& req,
+                                                      const StageNames& members,
+                                                      const std::set<std::string>& resolved) {
   PromotionSpaces out;
   const auto& co = rco.co;
   if (req.spaces_size() > 0 || !req.where_space().empty()) {
     if (!req.target_stage().empty()) {
       return absl::InvalidArgumentError("name a target stage or target spaces, not both");
     }
-    CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpacesAmong(tx, co.in_scope_space_ids, ""));
+    CUB_ASSIGN_OR_RETURN(auto in_scope, store::SpaceSlugsAmong(tx, co.in_scope_space_ids));
     std::set<std::string> in_scope_ids;
-    for (const auto& s : in_scope) in_scope_ids.insert(s.space_id());
+    for (const auto& s : in_scope) in_scope_ids.insert(s.first);
     std::set<std::string> chosen;
     for (const auto& ref : req.spaces()) {
       CUB_ASSIGN_OR_RETURN(auto s, ResolveSpace(tx, p, ref, Access::kRead));
@@ -72,15 +75,15 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
       chosen.insert(s.space_id());
     }
     if (!req.where_space().empty()) {
-      auto matched = store::SpacesAmong(tx, co.in_scope_space_ids, req.where_space());
+      auto matched = store::SpaceNamesAmongEach(tx, co.in_scope_space_ids, {req.where_space()});
       if (!matched.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("WhereSpace: ", matched.status().message()));
       }
-      for (const auto& s : *matched) chosen.insert(s.space_id());
+      for (const auto& s : (*matched)[0]) chosen.insert(s.space_id);
     }
     chosen.erase(rco.base.space_id());
-    for (const auto& s : in_scope) {
-      if (chosen.count(s.space_id())) out.spaces.push_back(s);
+    for (auto& [id, slug] : in_scope) {
+      if (chosen.count(id)) out.spaces.push_back({id, slug});
     }
     if (out.spaces.empty()) {
       return absl::InvalidArgumentError(
@@ -89,7 +92,7 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
     // Gated as the latest Stage any of them belongs to.
     for (size_t i = 0; i < members.size(); ++i) {
       for (const auto& m : members[i]) {
-        if (chosen.count(m.space_id())) out.stage = static_cast<int>(i);
+        if (chosen.count(m.space_id)) out.stage = static_cast<int>(i);
       }
     }
     return out;
@@ -114,14 +117,14 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(
   } else {
     for (size_t i = 0; i < stages.size() && out.stage < 0; ++i) {
       for (const auto& m : members[i]) {
-        if (!resolved.count(m.space_id())) out.stage = static_cast<int>(i);
+        if (!resolved.count(m.space_id)) out.stage = static_cast<int>(i);
       }
     }
     // Every Stage has the change: report the last one's Spaces as already promoted.
     if (out.stage < 0) out.stage = static_cast<int>(stages.size()) - 1;
   }
   for (const auto& m : members[out.stage]) {
-    if (m.space_id() != rco.base.space_id()) out.spaces.push_back(m);
+    if (m.space_id != rco.base.space_id()) out.spaces.push_back(m);
   }
   return out;
 }
@@ -172,12 +175,11 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
 // Stage before (the first over the base), with the evidence of those that hold. Nothing is
 // gated when every target has the change already.
 absl::StatusOr<GateReport> GatesFor(store::Tx& tx, const ResolvedChangeOrder& rco,
-                                    const std::vector<std::vector<v1::Space>>& members,
-                                    const PromotionSpaces& into,
+                                    const StageNames& members, const PromotionSpaces& into,
                                     const std::set<std::string>& resolved) {
   const bool nothing_to_move =
       std::all_of(into.spaces.begin(), into.spaces.end(),
-                  [&](const v1::Space& s) { return resolved.count(s.space_id()) > 0; });
+                  [&](const store::SpaceName& s) { return resolved.count(s.space_id) > 0; });
   if (!rco.workflow || into.stage < 0 || nothing_to_move) return GateReport();
   return EntryGates(tx, rco, members, into.stage, resolved, /*evidence=*/true);
 }
@@ -186,9 +188,9 @@ absl::StatusOr<GateReport> GatesFor(store::Tx& tx, const ResolvedChangeOrder& rc
 absl::StatusOr<GateReport> FreezesFor(store::Tx& tx, const PromotionSpaces& into,
                                       const std::set<std::string>& resolved,
                                       const std::string& stage_name) {
-  std::vector<v1::Space> moving;
+  std::vector<store::SpaceName> moving;
   for (const auto& s : into.spaces) {
-    if (!resolved.count(s.space_id())) moving.push_back(s);
+    if (!resolved.count(s.space_id)) moving.push_back(s);
   }
   return FreezeFindings(tx, moving, absl::Now(),
                         stage_name.empty()
@@ -638,7 +640,7 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     }
     std::set<std::string> resolved(co.resolved_space_ids.begin(), co.resolved_space_ids.end());
     resolved.insert(rco.base.space_id());
-    CUB_ASSIGN_OR_RETURN(auto members, StageMembers(tx, rco));
+    CUB_ASSIGN_OR_RETURN(auto members, StageMemberNames(tx, rco));
     CUB_ASSIGN_OR_RETURN(auto into, ChoosePromotionSpaces(tx, p, rco, req, members, resolved));
     std::string stage_name =
         into.stage >= 0 ? rco.workflow->stages[into.stage].name : std::string();
@@ -674,7 +676,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     opts.resolved = resolved;
     opts.lock = !req.dry_run();
     opts.mutations = req.mutations();
-    CUB_ASSIGN_OR_RETURN(SpacesByAccess by_access, SplitByAccess(tx, p, into.spaces, resolved));
+    CUB_ASSIGN_OR_RETURN(std::vector<v1::Space> into_spaces, SpacesNamed(tx, into.spaces));
+    CUB_ASSIGN_OR_RETURN(SpacesByAccess by_access, SplitByAccess(tx, p, into_spaces, resolved));
     // Blocked content: Force does not pass it (lib/ops/block_gate.h).
     CUB_ASSIGN_OR_RETURN(
         auto plans, PlanAndLand(tx, p, stage_name, opts, by_access.allowed, req.dry_run(), gates));

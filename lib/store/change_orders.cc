@@ -16,7 +16,11 @@ namespace cub::store {
 namespace {
 
 // The resolved Spaces are read in the same statement: a subquery over the publish Tag's
-// marks, restricted to the scope, so a list of many ChangeOrders is still one round trip.
+// marks, restricted to the scope, so a list of many ChangeOrders is still one round trip. The
+// marks are read first (a MATERIALIZED CTE: one per Unit promoted, a handful before a Stage
+// is) and tested against the scope by a hashed semi-join: left to itself the planner, which
+// guesses 10 to 100 elements for the scope array, drove it from the scope's Units instead
+// (100,000 probes of the marks at 10,000 Spaces, 100 to 200 ms, whatever the marks).
 const std::string kChangeOrderSelect = absl::StrCat(
     "SELECT co.id, co.space_id, s.slug AS space_slug, co.slug, co.description,"
     " co.change_workflow, coalesce(co.workflow::text, '') AS workflow_json, co.update_type,"
@@ -29,8 +33,10 @@ const std::string kChangeOrderSelect = absl::StrCat(
     " coalesce(co.created_by::text, '') AS created_by, ",
     Rfc3339("co.created_at"), " AS created_at, ", Rfc3339("co.updated_at"),
     " AS updated_at, co.version,"
-    " ARRAY(SELECT DISTINCT u.space_id::text FROM tag_marks m JOIN units u ON u.id = m.unit_id"
-    " WHERE m.tag_id = co.publish_tag_id AND u.space_id = ANY(co.in_scope_space_ids))"
+    " ARRAY(WITH marked AS MATERIALIZED (SELECT DISTINCT u.space_id FROM tag_marks m"
+    " JOIN units u ON u.id = m.unit_id WHERE m.tag_id = co.publish_tag_id)"
+    " SELECT k.space_id::text FROM marked k"
+    " WHERE k.space_id IN (SELECT unnest(co.in_scope_space_ids)) ORDER BY 1)"
     " AS resolved_space_ids,"
     " (SELECT count(*) FROM tag_marks ms JOIN units u ON u.id = ms.unit_id"
     " JOIN tag_marks me ON me.tag_id = co.end_tag_id AND me.unit_id = ms.unit_id"

@@ -150,6 +150,104 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
   });
 }
 
+namespace {
+
+// The Spaces of `from` (SQL after SELECT ... FROM, in which `s` is the Space and `c` its
+// component, as SpaceSchema's columns name them; parameters $1..$N already in `q`) by slug,
+// with one boolean column per where: the names each where selects. NULL counts as no match, as
+// in SpacesAmongEach. A row whose space_id is NULL (an outer join's empty side) is skipped, but
+// counted in `*rows` (when given) with the others.
+absl::StatusOr<std::vector<std::vector<SpaceName>>> NamesEach(
+    Tx& tx, Query& q, int next_param, const std::string& from,
+    const std::vector<std::string>& wheres, size_t* bad_where, size_t* rows = nullptr) {
+  std::string matches;
+  for (size_t i = 0; i < wheres.size(); ++i) {
+    auto sql = where::CompileToSql(wheres[i], SpaceSchema(), next_param);
+    if (!sql.ok()) {
+      if (bad_where != nullptr) *bad_where = i;
+      return sql.status();
+    }
+    next_param += static_cast<int>(sql->params.size());
+    for (auto& param : sql->params) q.Param(std::move(param));
+    absl::StrAppend(&matches, ", (", sql->text, ") IS TRUE AS m", i);
+  }
+  q.Append(absl::StrCat("SELECT s.id::text AS space_id, s.slug", matches, " FROM ", from,
+                        " ORDER BY s.slug"));
+  CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
+  if (rows != nullptr) *rows = r.size();
+  std::vector<std::vector<SpaceName>> out(wheres.size());
+  for (const auto& row : r) {
+    if (row[0].is_null()) continue;
+    for (size_t i = 0; i < wheres.size(); ++i) {
+      if (!row[static_cast<int>(i) + 2].as<bool>()) continue;
+      out[i].push_back(SpaceName{row[0].as<std::string>(), row[1].as<std::string>()});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::vector<SpaceName>>> SpaceNamesAmongEach(
+    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
+    size_t* bad_where) {
+  using Out = std::vector<std::vector<SpaceName>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Query q;
+    const std::string ids = q.Param(TextArrayLiteral(space_ids));
+    // The component's join, as in kSpaceSelect: SpaceSchema's Component.Slug is c.slug.
+    return NamesEach(tx, q, 2,
+                     absl::StrCat("spaces s LEFT JOIN components c ON c.id = s.component_id"
+                                  " WHERE s.id = ANY(",
+                                  ids, "::uuid[])"),
+                     wheres, bad_where);
+  });
+}
+
+absl::StatusOr<std::optional<std::vector<std::vector<SpaceName>>>> SpaceNamesInScopeEach(
+    Tx& tx, const std::string& change_order_id, int64_t version,
+    const std::vector<std::string>& wheres, size_t* bad_where) {
+  using Out = std::optional<std::vector<std::vector<SpaceName>>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    Query q;
+    const std::string id = q.Param(change_order_id);
+    const std::string v = q.Param(std::to_string(version));
+    // The outer join keeps one row (space_id NULL) for a ChangeOrder of that version whose
+    // scope holds no Space, so no row at all means it has changed since (or is gone).
+    // `s.id = ANY(co.in_scope_space_ids)` probes the primary key once per ID (a bitmap scan).
+    size_t rows = 0;
+    auto names = NamesEach(
+        tx, q, 3,
+        absl::StrCat("change_orders co LEFT JOIN (spaces s LEFT JOIN components c ON c.id ="
+                     " s.component_id) ON s.id = ANY(co.in_scope_space_ids) WHERE co.id = ",
+                     id, "::uuid AND co.version = ", v, "::bigint"),
+        wheres, bad_where, &rows);
+    if (!names.ok()) return names.status();
+    if (rows == 0) return Out();
+    return Out(*std::move(names));
+  });
+}
+
+absl::StatusOr<std::optional<std::vector<SpaceName>>> SpaceNamesInScope(
+    Tx& tx, const std::string& change_order_id, int64_t version) {
+  using Out = std::optional<std::vector<SpaceName>>;
+  return Guard([&]() -> absl::StatusOr<Out> {
+    // As SpaceNamesInScopeEach: one row with a NULL ID for an empty scope, none once changed.
+    pqxx::result r = Pq(tx).exec_params(
+        "SELECT s.id::text AS space_id, s.slug FROM change_orders co"
+        " LEFT JOIN spaces s ON s.id = ANY(co.in_scope_space_ids)"
+        " WHERE co.id = $1::uuid AND co.version = $2::bigint ORDER BY s.slug",
+        change_order_id, version);
+    if (r.empty()) return Out();
+    std::vector<SpaceName> names;
+    names.reserve(r.size());
+    for (const auto& row : r) {
+      if (!row[0].is_null()) names.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
+    }
+    return Out(std::move(names));
+  });
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong(
     Tx& tx, const std::vector<std::string>& space_ids) {
   using Out = std::vector<std::pair<std::string, std::string>>;

@@ -53,6 +53,32 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
     Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
     size_t* bad_where = nullptr);
 
+// A Space as named, its ID and slug: enough to know who belongs where without reading the rest.
+struct SpaceName {
+  std::string space_id;
+  std::string slug;
+};
+
+// SpacesAmongEach, names only: at ten thousand Spaces in scope, reading and building every
+// Space (labels, annotations, component, release target) is most of a ChangeOrder's Explain,
+// which needs whole Spaces only for the Stage its gates are evaluated over.
+absl::StatusOr<std::vector<std::vector<SpaceName>>> SpaceNamesAmongEach(
+    Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
+    size_t* bad_where = nullptr);
+
+// SpaceNamesAmongEach over the scope of ChangeOrder `change_order_id` as stored, read in SQL
+// rather than sent as a parameter (ten thousand IDs cost more to send and parse than the
+// statement takes to run), provided the ChangeOrder's version is still `version`: nullopt when
+// it is not (or it is gone), and the caller passes the scope it holds instead.
+absl::StatusOr<std::optional<std::vector<std::vector<SpaceName>>>> SpaceNamesInScopeEach(
+    Tx& tx, const std::string& change_order_id, int64_t version,
+    const std::vector<std::string>& wheres, size_t* bad_where = nullptr);
+
+// The names of every Space in the scope of ChangeOrder `change_order_id` as stored, by slug, on
+// the same terms (nullopt once its version is no longer `version`).
+absl::StatusOr<std::optional<std::vector<SpaceName>>> SpaceNamesInScope(
+    Tx& tx, const std::string& change_order_id, int64_t version);
+
 // The IDs and slugs of the Spaces among `space_ids`, by slug, as SpacesAmong(tx, space_ids, "")
 // orders them: for naming Spaces, without reading the rest of each.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong(
