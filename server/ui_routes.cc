@@ -5,23 +5,34 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/util/json.h"
+#include "lib/util/sha256.h"
 #include "server/ui_assets.h"
 #include "server/ui_session.h"
 
 namespace cub::server {
 namespace {
 
-// Only cubd's own files: no inline script or style, no other origin, no framing.
-constexpr char kCsp[] =
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors 'none'";
+// Only cubd's own files: no inline script or style but index.html's import map (allowed by its
+// hash, not by 'unsafe-inline'), no other origin, no framing.
+std::string MakeCsp() {
+  const std::string digest = absl::HexStringToBytes(Sha256Hex(UiImportMap()));
+  return absl::StrCat("default-src 'self'; script-src 'self' 'sha256-", absl::Base64Escape(digest),
+                      "'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                      "object-src 'none'; base-uri 'none'; form-action 'self'; "
+                      "frame-ancestors 'none'");
+}
+
+const std::string& Csp() {
+  static const std::string* const kCsp = new std::string(MakeCsp());
+  return *kCsp;
+}
 
 HttpResponse WithSecurityHeaders(HttpResponse r) {
-  r.headers.emplace_back("Content-Security-Policy", kCsp);
+  r.headers.emplace_back("Content-Security-Policy", Csp());
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
   r.headers.emplace_back("X-Frame-Options", "DENY");
   r.headers.emplace_back("Referrer-Policy", "same-origin");
@@ -70,9 +81,12 @@ HttpResponse Asset(const HttpRequest& req) {
   HttpResponse r;
   r.content_type = std::string(asset->content_type);
   r.headers.emplace_back("ETag", std::string(asset->etag));
-  // Revalidated on every use: file names carry no hash, and an upgraded cubd must not run
-  // with its predecessor's scripts.
-  r.headers.emplace_back("Cache-Control", "no-cache");
+  // A versioned path names these bytes and no others: kept for good, never asked again. Any
+  // other path is revalidated on every use: an upgraded cubd must not run with its
+  // predecessor's index.html (which names its predecessor's versioned files).
+  const bool versioned = !asset->versioned_path.empty() && req.path == asset->versioned_path;
+  r.headers.emplace_back("Cache-Control",
+                         versioned ? "public, max-age=31536000, immutable" : "no-cache");
   auto inm = req.headers.find("if-none-match");
   if (inm != req.headers.end() && inm->second.find(asset->etag) != std::string::npos) {
     r.status = 304;
@@ -139,7 +153,7 @@ HttpResponse Session(const HttpRequest& req, const HttpHandler& api, bool tls) {
 const UiAsset* FindUiAsset(std::string_view path) {
   if (path == "/ui/") path = "/ui/index.html";
   for (const UiAsset& a : UiAssets()) {
-    if (a.path == path) return &a;
+    if (a.path == path || (!a.versioned_path.empty() && a.versioned_path == path)) return &a;
   }
   return nullptr;
 }

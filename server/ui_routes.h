@@ -5,8 +5,12 @@
 //   GET  /ui/, /ui/<file>  the embedded assets (server/ui_assets.h), with a strong ETag
 //                          (If-None-Match answers 304), Cache-Control: no-cache, and the
 //                          security headers of every /ui/ response: a Content-Security-Policy
-//                          allowing only cubd's own scripts, styles and connections and no
-//                          framing, X-Content-Type-Options: nosniff, Referrer-Policy
+//                          allowing only cubd's own scripts, styles and connections (and
+//                          index.html's inline import map, by its SHA-256) and no framing,
+//                          X-Content-Type-Options: nosniff, Referrer-Policy
+//   GET  /ui/<name>.<digest>.<ext>
+//                          the same file at its versioned path (UiAsset::versioned_path), which
+//                          names its bytes: Cache-Control: public, max-age=31536000, immutable
 //   POST /ui/session       log in: {"Token": "<cub token>"}; the token is checked by calling
 //                          AuthService/WhoAmI through the REST mirror with it, so exactly as
 //                          every API call checks it (failed-login limits included); 200 with

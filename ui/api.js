@@ -58,6 +58,8 @@ export function issuerLoginUrl(issuer) {
 }
 
 // The session the cookie already holds (a reloaded page), or null when there is none.
+// index.html preloads this very request (same URL, method and credentials mode), so that the
+// answer is on its way before the modules have run.
 export async function resume() {
   const resp = await fetch('/ui/session');
   if (resp.status === 401) return null;

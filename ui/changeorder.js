@@ -167,26 +167,33 @@ export function renderChangeOrder(ctx, base, name) {
   let last = null;
   let state = null;
   let latest = 0;  // refreshes overlap (events, actions): only the newest one renders
-  const refresh = async () => {
+  // Renders the ChangeOrder `given` (a WatchChangeOrder snapshot carries it as GetChangeOrder
+  // answers it, so it is not asked again), or the one GetChangeOrder answers now, with the
+  // explanation `explaining` (one under way) or a new one.
+  const refresh = async (given = null, explaining = null) => {
     const mine = ++latest;
     try {
       const [co, explain] = await Promise.all([
-        api.call('ChangeOrderService', 'GetChangeOrder', key),
-        api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
+        given || api.call('ChangeOrderService', 'GetChangeOrder', key),
+        explaining || api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
+      if (mine !== latest) return;
       users.learn(co.PromotionFailures);
       users.learn(co.PromotionOverrides);
-      const creator = await users.nameOf(co.CreatedBy, co.SpaceSlug);
-      if (mine !== latest) return;
+      const created = h('dd', {id: 'co-created', title: `user ID ${co.CreatedBy}`},
+        `${users.label(co.CreatedBy)}, ${when(co.CreatedAt)}`);
+      // The creator's name may take a few calls to learn (ui/users.js): the page does not wait.
+      users.nameOf(co.CreatedBy, co.SpaceSlug).then((name) => {
+        if (name) fill(created, `${name}, ${when(co.CreatedAt)}`);
+      });
       fill(parts.summary, h('dl', {class: 'summary'},
         h('dt', {}, 'State'), h('dd', {id: 'co-state'}, co.State),
         h('dt', {}, 'Stage'), h('dd', {}, co.Stage || '(base)'),
         h('dt', {}, 'Base'), h('dd', {}, spaceLink(co.SpaceSlug)),
         h('dt', {}, 'Workflow'), h('dd', {}, co.ChangeWorkflow || 'none'),
-        h('dt', {}, 'Created'), h('dd', {id: 'co-created', title: `user ID ${co.CreatedBy}`},
-          `${creator || users.label(co.CreatedBy)}, ${when(co.CreatedAt)}`),
+        h('dt', {}, 'Created'), created,
         h('dt', {}, 'Description'), h('dd', {}, co.Description)));
       state = {co, explain};
-      if (!parts.actions.firstChild) fill(parts.actions, actions(() => state, refresh));
+      if (!parts.actions.firstChild) fill(parts.actions, actions(() => state, () => refresh()));
       const next = nextStage(explain);
       fill(document.getElementById('next-stage'), next ? `(next Stage: ${next.Stage})` : '');
       if (!waves) {
@@ -206,13 +213,20 @@ export function renderChangeOrder(ctx, base, name) {
       fill(parts.summary, errorText(err));
     }
   };
-  // WatchChangeOrder sends the progress at once, then on each change: each message refreshes
-  // the page, the first one loads it (loading it besides would ask Get and Explain twice). A
+  // WatchChangeOrder sends the ChangeOrder and its progress at once, then on each change: each
+  // message renders the page with a new explanation, the first one with the explanation asked
+  // for as the page opened (at the same time as the stream, not after its first message). A
   // stream that ends before any message leaves the page loaded without the live progress.
+  let opening = api.call('ChangeOrderService', 'ExplainChangeOrder', key);
+  opening.catch(() => {});  // its refusal is shown by the refresh that uses it
   return api.stream('ChangeOrderService', 'WatchChangeOrder', key,
-    (p) => { last = p; refresh(); },
+    (p) => {
+      last = p;
+      refresh(p.ChangeOrder || null, opening);
+      opening = null;
+    },
     async (err) => {
-      if (!last) await refresh();
+      if (!last) await refresh(null, opening);
       if (err) fill(parts.summary, errorText(err));
     });
 }

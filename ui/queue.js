@@ -38,7 +38,7 @@ export function renderQueue(ctx) {
     try {
       const [cos, qs] = await Promise.all([
         api.callRows('ChangeOrderService', 'ListChangeOrders',
-          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}}, 'ChangeOrders', 50),
+          {Options: {Where: `NeedsApprovalFrom ? '${me}'`}, View: 'Basic'}, 'ChangeOrders', 50),
         api.call('PromotionService', 'ListQueuedPromotions', {})]);
       fill(mine, needsMe(cos.items), cos.next ? h('p', {class: 'help'},
         `The first ${cos.items.length} by base Space and name; there are more.`) : null);

@@ -77,17 +77,35 @@ export function renderReview(ctx, base, name, params) {
     parts.diffs, parts.notReached);
   let stopped = false;
 
+  // Everything that does not wait on something else starts at once: the ChangeOrder, its
+  // explanation and, when the URL names the Space, the Space and its Units' diffs (which need
+  // only the Space and the ChangeOrder's name). Only without ?space= does the Space wait for
+  // the ChangeOrder (defaultSpace).
   const start = async () => {
+    const coAsked = api.call('ChangeOrderService', 'GetChangeOrder', key);
+    const explainAsked = api.call('ChangeOrderService', 'ExplainChangeOrder', key);
+    let space = params.get('space');
+    let spAsked = null;
+    let voteReady = null;  // resolves to the vote's controller, once the Space is known
+    let ready = () => {};
+    const early = () => {
+      spAsked = api.call('SpaceService', 'GetSpace', {Space: space});
+      spAsked.catch(() => {});  // shown below, where it is awaited
+      voteReady = new Promise((resolve) => { ready = resolve; });
+      diffs(space, coRef, me, parts, voteReady, () => stopped);
+    };
+    if (space) early();
     let co;
     let explain;
-    let space;
     try {
-      [co, explain] = await Promise.all([
-        api.call('ChangeOrderService', 'GetChangeOrder', key),
-        api.call('ChangeOrderService', 'ExplainChangeOrder', key)]);
-      space = params.get('space') || await defaultSpace(co, explain, base);
+      [co, explain] = await Promise.all([coAsked, explainAsked]);
+      if (!space) {
+        space = await defaultSpace(co, explain, base);
+        early();
+      }
     } catch (err) {
       if (err.httpStatus === 401) return ctx.onUnauthenticated();
+      fill(parts.diffs);  // no diff is shown of a ChangeOrder that cannot be read
       return fill(parts.summary, errorText(err));
     }
     fill(title, `Review ${coRef} in ${space}`);
@@ -101,14 +119,14 @@ export function renderReview(ctx, base, name, params) {
     fill(parts.spaces, reachedSpaces(co, base, space));
     let sp;
     try {
-      sp = await api.call('SpaceService', 'GetSpace', {Space: space});
+      sp = await spAsked;
     } catch (err) {
       return fill(parts.diffs, errorText(err));
     }
     const ctl = voting(ctx, co, coRef, sp, parts.vote, explain);
     const votes = votesHere(co, sp, parts.votes);
     ctl.onVoted = () => votes.reload();
-    diffs(space, coRef, me, parts, ctl, () => stopped);
+    ready(ctl);
     votes.reload();
     ctl.check(false);
   };
@@ -139,8 +157,9 @@ function votesHere(co, sp, el) {
 // The Units of the Space, a page at a time, each with its diff. A Unit the change did not reach
 // is named in one line below (the API's NOT_FOUND for its selector); any other refusal is
 // shown in the Unit's place as the API words it. Each diff's revision range also tells whether
-// the viewer wrote part of the change here (ctl.authoredIn).
-function diffs(space, coRef, me, parts, ctl, stopped) {
+// the viewer wrote part of the change here (ctl.authoredIn), told to the vote's controller once
+// `voteReady` gives it (the diffs do not wait for it).
+function diffs(space, coRef, me, parts, voteReady, stopped) {
   const list = h('div');
   const notReached = [];
   let firstPage = true;
@@ -154,7 +173,9 @@ function diffs(space, coRef, me, parts, ctl, stopped) {
     addRows: (units) => {
       const done = units.map((u) => unitRow(u));
       // The vote waits for the first page's authorship to be known (see voting()).
-      if (firstPage) Promise.allSettled(done).then(() => ctl.authorsChecked());
+      if (firstPage) {
+        Promise.allSettled(done).then(() => voteReady).then((ctl) => ctl.authorsChecked());
+      }
       firstPage = false;
     },
   });
@@ -166,7 +187,7 @@ function diffs(space, coRef, me, parts, ctl, stopped) {
       if (stopped()) return;
       fill(slot, unitDiff(u.Slug, d));
       return authored(space, u.Slug, d.FromRevisionNum, d.ToRevisionNum, me.UserID)
-        .then((rev) => { if (rev) ctl.authoredIn(u.Slug, rev); });
+        .then(async (rev) => { if (rev) (await voteReady).authoredIn(u.Slug, rev); });
     }, (err) => {
       if (err.httpStatus === 404 && /has not reached/.test(err.message)) {
         slot.remove();

@@ -951,11 +951,26 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ChangeOrderPage(store::Tx& tx, cons
 
 absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req) {
+  if (req.view() != "" && req.view() != "Full" && req.view() != "Basic") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown View '", req.view().substr(0, 40), "'; use Basic or Full"));
+  }
   CUB_ASSIGN_OR_RETURN(PageStart page, ReadPageStart(req, req.limit(), req.page_token(), 2));
-  return store::InReadTransaction(
-      db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeOrdersResponse> {
-        return ChangeOrderPage(tx, p, req, page);
-      });
+  CUB_ASSIGN_OR_RETURN(auto out,
+                       store::InReadTransaction(
+                           db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeOrdersResponse> {
+                             return ChangeOrderPage(tx, p, req, page);
+                           }));
+  // Cleared after Where has matched the whole view: a Basic list selects as a Full one does.
+  if (req.view() == "Basic") {
+    for (v1::ChangeOrder& co : *out.mutable_change_orders()) {
+      co.clear_in_scope_space_ids();
+      co.clear_resolved_space_ids();
+      co.clear_released_space_ids();
+      co.clear_restored_space_ids();
+    }
+  }
+  return out;
 }
 
 namespace {

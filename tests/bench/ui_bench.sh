@@ -16,11 +16,21 @@
 #   CUB_BENCH_SPACES  variants (default 1000)      CUB_BENCH_COS   ChangeOrders (default 200)
 #   CUB_BENCH_RUNS    page loads per figure (7)    CUB_BENCH_WORKERS  parallel seeders (4)
 #   CUB_BENCH_PG_PORT PostgreSQL port (31640)
+#   CUB_BENCH_BASELINE  another build dir (its bin/cubd) to compare with: a second cubd of that
+#                     build serves the same fleet, and the figures of both are taken in turn,
+#                     baseline first, CUB_BENCH_ROUNDS times (default 2), each line labelled,
+#                     so the two see the same data and the same load. The baseline must use
+#                     the same database schema.
+#   CUB_BENCH_TRACE   also the requests of one load of each figure (tests/ui/bench.mjs)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 if [[ ${1:-} != --inner ]]; then
   build=$(cd "${1:-$root/build}" && pwd)
+  if [[ -n ${CUB_BENCH_BASELINE:-} ]]; then
+    CUB_BENCH_BASELINE=$(cd "$CUB_BENCH_BASELINE" && pwd) || exit 1
+    export CUB_BENCH_BASELINE
+  fi
   port=${CUB_BENCH_PG_PORT:-31640}
   pgdir=$(mktemp -d /tmp/cub-ui-bench-pg.XXXXXX)
   # The cluster goes however the run ends (a timeout's SIGTERM included).
@@ -78,9 +88,26 @@ for i in $(seq 1 "$cos"); do
 done
 echo "setup took $(($(now_ms) - t0)) ms"
 
-section "page loads in Chromium"
-CUB_UI_URL="http://$E2E_HTTP" CUB_UI_TOKEN=$VIEWER CUB_BENCH_RUNS=${CUB_BENCH_RUNS:-7} \
-  CUB_BENCH_COS=$cos E2E_CMD_TIMEOUT=600 expect_ok node "$root/tests/ui/bench.mjs"
-printf '%s\n' "$OUT"
-[[ -z $ERR ]] || printf '%s\n' "$ERR" >&2
+# bench_at LABEL HTTP: the figures of the cubd at HTTP, each line after LABEL.
+bench_at() {
+  CUB_UI_URL="http://$2" CUB_UI_TOKEN=$VIEWER CUB_BENCH_RUNS=${CUB_BENCH_RUNS:-7} \
+    CUB_BENCH_COS=$cos E2E_CMD_TIMEOUT=600 expect_ok node "$root/tests/ui/bench.mjs"
+  printf '%s\n' "$OUT" | sed "s/^/$1/"
+  [[ -z $ERR ]] || printf '%s\n' "$ERR" >&2
+}
+
+if [[ -z ${CUB_BENCH_BASELINE:-} ]]; then
+  section "page loads in Chromium"
+  bench_at "" "$E2E_HTTP"
+  e2e_finish
+fi
+# The baseline's cubd, on the same database (its binaries first on PATH while it starts).
+PATH="$CUB_BENCH_BASELINE/bin:$PATH" e2e_start_cubd baseline
+for round in $(seq 1 "${CUB_BENCH_ROUNDS:-2}"); do
+  section "page loads in Chromium, round $round: baseline ($CUB_BENCH_BASELINE), then this build"
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench_at "[baseline] " "${CUBD_HTTP[baseline]}"
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  bench_at "[this]     " "$E2E_HTTP"
+done
 e2e_finish

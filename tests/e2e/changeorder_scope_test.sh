@@ -64,6 +64,40 @@ expect_eq 4 "$(in_scope acme-base early)"
 expect_ok cub variant promote acme-dev2 --change-order acme-base/early -o json
 expect_eq AlreadyHadChange "$(jget Spaces.0.Units.0.Action)"
 
+section "ListChangeOrders' View: Basic leaves the Space ID lists out, Full (default) keeps them"
+# list_cos QUERY...: ListChangeOrders of acme-base's 'early' over REST (GET, query parameters),
+# status in CODE, the ChangeOrder in OUT.
+list_cos() {
+  run curl -sS -o "$E2E_TMP/rest.body" -w '%{http_code}' -H "Authorization: Bearer $ADMIN_TOKEN" \
+    "http://$E2E_HTTP/v1/ChangeOrderService/ListChangeOrders?Space=acme-base&$1"
+  CODE=$OUT
+  OUT=$(cat "$E2E_TMP/rest.body")
+}
+ids() { jget "ChangeOrders.0.$1.len" || echo 0; }  # ids FIELD: how many IDs the list holds
+dev2=$(jget SpaceID "$(cub space get acme-dev2 -o json)")
+expect_match "$dev2" '^[0-9a-f-]{36}$' "acme-dev2's ID"
+early="Options.Where=Slug%20%3D%20'early'"
+for view in "" "&View=Full"; do
+  list_cos "$early$view"
+  expect_eq 200 "$CODE" "View '${view#&View=}' status"
+  expect_eq 4 "$(ids InScopeSpaceIDs)" "View '${view#&View=}': InScopeSpaceIDs"
+  expect_ne 0 "$(ids ResolvedSpaceIDs)" "View '${view#&View=}': ResolvedSpaceIDs"
+done
+list_cos "$early&View=Basic"
+expect_eq 200 "$CODE" "View Basic status"
+expect_eq early "$(jget ChangeOrders.0.Slug)" "View Basic lists it"
+expect_eq 0 "$(ids InScopeSpaceIDs)" "View Basic: no InScopeSpaceIDs"
+expect_eq 0 "$(ids ResolvedSpaceIDs)" "View Basic: no ResolvedSpaceIDs"
+expect_eq acme-base/early "$(jget ChangeOrders.0.SpaceSlug)/$(jget ChangeOrders.0.Slug)"
+# Where sees the whole ChangeOrder in either view.
+list_cos "Options.Where=InScopeSpaceIDs%20%3F%20'$dev2'&View=Basic"
+expect_eq early "$(jget ChangeOrders | python3 -c \
+  'import json,sys; print(",".join(c["Slug"] for c in json.load(sys.stdin)))')" \
+  "Basic, where InScopeSpaceIDs holds acme-dev2"
+list_cos "View=Short"
+expect_eq 400 "$CODE" "an unknown View"
+expect_contains "$(jget message)" "unknown View 'Short'; use Basic or Full"
+
 section "a Unit the variant lacks is cloned at the start and the change replayed"
 expect_ok cub unit delete --space acme-stg web
 expect_ok cub variant promote acme-stg --change-order acme-base/early -o json

@@ -45,12 +45,17 @@ expect_eq 301 "$STATUS" "GET /ui status"
 req GET /ui/
 expect_eq 200 "$STATUS" "GET /ui/ status"
 expect_eq "text/html; charset=utf-8" "$(header content-type)" "index Content-Type"
-expect_contains "$BODY" '<script type="module" src="/ui/app.js">'
+expect_match "$BODY" '<script type="module" src="/ui/app\.[0-9a-f]{32}\.js">' "index loads app.js"
 csp=$(header content-security-policy)
 expect_contains "$csp" "default-src 'self'"
-expect_contains "$csp" "script-src 'self'"
 expect_contains "$csp" "frame-ancestors 'none'"
 expect_not_contains "$csp" "unsafe-inline"
+# The one inline script, the import map, is allowed by its hash and nothing else is.
+importmap=$(sed -n 's|.*<script type="importmap">\(.*\)</script>.*|\1|p' <<<"$BODY")
+expect_match "$importmap" '^\{"imports":\{' "index.html's import map"
+expect_eq 1 "$(grep -o '<script[^>]*>' <<<"$BODY" | grep -vc ' src=')" "inline scripts in index.html"
+map_hash=$(printf '%s' "$importmap" | openssl dgst -sha256 -binary | base64)
+expect_contains "$csp" "script-src 'self' 'sha256-$map_hash';"
 expect_eq nosniff "$(header x-content-type-options)" "X-Content-Type-Options"
 expect_eq no-cache "$(header cache-control)" "asset Cache-Control"
 etag=$(header etag)
@@ -77,12 +82,44 @@ for f in index.html style.css $(cd "$CUB_SOURCE_DIR/ui" && ls *.js); do
   expect_eq 200 "$STATUS" "/ui/$f"
   expect_not_contains "$BODY" "https://" "/ui/$f"
 done
-# index.html preloads every module but the entry point, so a cold load fetches them at once.
+# Each file but index.html is also served at its versioned path (its ETag's digest before the
+# extension), cached for good; index.html names only those paths: it preloads every module but
+# the entry point, so a cold load fetches them at once, and maps each module's plain path (the
+# modules import each other by it) to the versioned one.
 req GET /ui/index.html
-for f in $(cd "$CUB_SOURCE_DIR/ui" && ls *.js); do
-  [[ $f == app.js ]] && continue
-  expect_contains "$BODY" "<link rel=\"modulepreload\" href=\"/ui/$f\">" "index.html preloads $f"
+index=$BODY
+index_digest=$(header etag | tr -d '"')
+for f in style.css $(cd "$CUB_SOURCE_DIR/ui" && ls *.js); do
+  req GET "/ui/$f"
+  plain=$BODY
+  digest=$(header etag | tr -d '"')
+  v="/ui/${f%.*}.$digest.${f##*.}"
+  req GET "$v"
+  expect_eq 200 "$STATUS" "$v"
+  expect_eq "public, max-age=31536000, immutable" "$(header cache-control)" "$v Cache-Control"
+  [[ $BODY == "$plain" ]] || e2e_fail "$v is not the bytes of /ui/$f"
+  expect_not_contains "$index" "\"/ui/$f\">" "index.html names no plain /ui/$f"
+  case $f in
+    style.css) expect_contains "$index" "<link rel=\"stylesheet\" href=\"$v\">" ;;
+    app.js) expect_contains "$index" "<script type=\"module\" src=\"$v\">" ;;
+    *) expect_contains "$index" "<link rel=\"modulepreload\" href=\"$v\">" "index.html preloads $f"
+       expect_contains "$importmap" "\"/ui/$f\":\"$v\"" "the import map maps $f" ;;
+  esac
 done
+# Only an exact versioned path is one: another digest, index.html, or a path around one, 404.
+req GET "/ui/app.${digest:-0}.js"
+expect_eq 404 "$STATUS" "app.js at another file's digest"
+req GET "/ui/app.00000000000000000000000000000000.js"
+expect_eq 404 "$STATUS" "app.js at a made-up digest"
+req GET "/ui/index.$index_digest.html"
+expect_eq 404 "$STATUS" "index.html has no versioned path"
+CURL_EXTRA=--path-as-is req GET "${v}/../app.js"
+expect_eq 404 "$STATUS" "a path through a versioned one"
+CURL_EXTRA=--path-as-is req GET "/ui/sub/..${v#/ui}"
+expect_eq 404 "$STATUS" "a path with .. to a versioned one"
+# The plain paths stay revalidated: another cubd's index.html names other versioned files.
+req GET /ui/app.js
+expect_eq no-cache "$(header cache-control)" "plain app.js Cache-Control"
 
 section "login: the token is checked as the API checks it"
 req POST /ui/session "Content-Type: application/json" -- '{"Token": "cub_not-a-real-token"}'

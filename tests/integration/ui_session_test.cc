@@ -109,5 +109,32 @@ TEST_CASE("the dashboard's files are embedded, each with its type and ETag", "[u
   REQUIRE(FindUiAsset("/ui/../CMakeLists.txt") == nullptr);
 }
 
+TEST_CASE("each file but index.html has a versioned path, which index.html names", "[ui]") {
+  const UiAsset* index = FindUiAsset("/ui/index.html");
+  REQUIRE(index != nullptr);
+  REQUIRE(index->versioned_path.empty());
+  const std::string body(index->body);
+  const std::string import_map(UiImportMap());
+  const UiAsset* app = FindUiAsset("/ui/app.js");
+  REQUIRE(app != nullptr);
+  // The ETag's digest (without its quotes) before the extension.
+  const std::string etag(app->etag);
+  const std::string versioned = "/ui/app." + etag.substr(1, etag.size() - 2) + ".js";
+  REQUIRE(app->versioned_path == versioned);
+  REQUIRE(FindUiAsset(versioned) == app);
+  REQUIRE(FindUiAsset("/ui/app.00000000000000000000000000000000.js") == nullptr);
+  REQUIRE(FindUiAsset(versioned + "/") == nullptr);
+  REQUIRE(FindUiAsset("/ui/x/.." + versioned.substr(3)) == nullptr);
+  for (const UiAsset& a : UiAssets()) {
+    if (&a == index) continue;
+    INFO(a.path);
+    REQUIRE(body.find("\"" + std::string(a.versioned_path) + "\"") != std::string::npos);
+    REQUIRE(body.find("\"" + std::string(a.path) + "\">") == std::string::npos);
+  }
+  // The import map is in index.html byte for byte (the CSP hashes UiImportMap()).
+  REQUIRE(body.find("<script type=\"importmap\">" + import_map + "</script>") != std::string::npos);
+  REQUIRE(import_map.find("\"/ui/app.js\":\"" + versioned + "\"") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace cub::server

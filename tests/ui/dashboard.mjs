@@ -59,6 +59,29 @@ async function checkLabels(page, what) {
   ok(`${what}: every control is labeled`);
 }
 
+// The modules and the stylesheet come from their content-addressed paths only (index.html's
+// import map sends the modules' imports of each other there too), and a second load takes
+// every one of them from the browser's cache: only index.html and the API go to cubd again.
+// (A refused import map would show as a CSP violation, and its modules at their plain paths.)
+async function assetsCached(page) {
+  await page.goto(`${url}/ui/?again=1#/`);
+  await page.locator('#username').waitFor({timeout: TIMEOUT});
+  const assets = await page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => ({path: new URL(e.name).pathname, bytes: e.transferSize}))
+    .filter((e) => /^\/ui\/.*\.(js|css)$/.test(e.path)));
+  const plain = assets.filter((a) => !/^\/ui\/[a-z]+\.[0-9a-f]{32}\.(js|css)$/.test(a.path));
+  if (plain.length) throw new Error(`assets at unversioned paths: ${JSON.stringify(plain)}`);
+  for (const name of ['app', 'api', 'rollouts', 'dom', 'style']) {
+    if (!assets.some((a) => a.path.startsWith(`/ui/${name}.`))) {
+      throw new Error(`${name} was not loaded: ${JSON.stringify(assets)}`);
+    }
+  }
+  ok(`the page loads its ${assets.length} modules and stylesheet at versioned paths`);
+  const fetched = assets.filter((a) => a.bytes > 0);
+  if (fetched.length) throw new Error(`asked cubd again for ${JSON.stringify(fetched)}`);
+  ok('a second page load takes them from the cache');
+}
+
 async function rollouts(page) {
   const row = 'tr[data-co="web-base/v2"]';
   await seeText(page, `${row} .state`, 'New', 'rollouts: the ChangeOrder is New');
@@ -265,6 +288,7 @@ async function main() {
     console.log(`#   refusal shown: ${await page.locator('[role="alert"]').textContent()}`);
     await shot(page, '01-login-refused');
     await login(page, 'deployer');
+    await assetsCached(page);
     await rollouts(page);
     await firstPromotion(page);
     await authorReview(page);
