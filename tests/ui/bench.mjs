@@ -43,7 +43,14 @@ async function trace(page, hash, ready) {
     console.log(`#   ${String(Math.round(r.start)).padStart(5)} ..${String(Math.round(r.end))
       .padStart(5)} ms  ${path}`);
   }
-  console.log(`#   ready at ${total} ms`);
+  // The page's own clock (from its navigation start): when its document was parsed, when its
+  // load event ended (page.goto waits for it), and when `ready` saw it shown.
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType('navigation')[0];
+    return {dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd, now: performance.now()};
+  });
+  console.log(`#   ready at ${total} ms; page clock: DOMContentLoaded ${Math.round(nav.dcl)}, ` +
+    `load ${Math.round(nav.load)}, shown by ${Math.round(nav.now)} ms`);
 }
 
 async function figure(page, what, hash, ready) {
