@@ -123,7 +123,9 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
 // marks and those of them that released the restored revisions. Each list is derived in SQL
 // from the stored scope, so no list of Space IDs travels as a parameter: at a thousand Spaces
 // a ChangeOrder, parsing such lists cost more than the queries (a page of ListChangeOrders
-// made three statements per ChangeOrder).
+// made three statements per ChangeOrder). The restore lists test `x.restore_tag_id IS NOT NULL`
+// first, a one-time filter: without it the planner walked every in-scope Unit probing a Tag
+// that does not exist (two 90 ms subplans at 10,000 Spaces, for every ChangeOrder not aborted).
 const std::string kReleaseStateSelect = absl::StrCat(
     "WITH x AS (SELECT co.id, co.in_scope_space_ids, co.start_tag_id, co.publish_tag_id,"
     " rt.id AS restore_tag_id FROM change_orders co"
@@ -137,11 +139,12 @@ const std::string kReleaseStateSelect = absl::StrCat(
     internal::ReleaseCarriesChange("x.start_tag_id", "x.publish_tag_id"),
     ") AS released_space_ids,"
     " ARRAY(SELECT DISTINCT u.space_id::text FROM tag_marks m JOIN units u ON u.id = m.unit_id"
-    " WHERE m.tag_id = x.restore_tag_id AND u.space_id = ANY(x.in_scope_space_ids))"
-    " AS restored_space_ids,"
+    " WHERE x.restore_tag_id IS NOT NULL AND m.tag_id = x.restore_tag_id"
+    " AND u.space_id = ANY(x.in_scope_space_ids)) AS restored_space_ids,"
     " ARRAY(SELECT DISTINCT c.space_id::text FROM releases c WHERE c.space_id IN ("
     "  SELECT u.space_id FROM tag_marks m JOIN units u ON u.id = m.unit_id"
-    "  WHERE m.tag_id = x.restore_tag_id AND u.space_id = ANY(x.in_scope_space_ids)) AND ",
+    "  WHERE x.restore_tag_id IS NOT NULL AND m.tag_id = x.restore_tag_id"
+    "  AND u.space_id = ANY(x.in_scope_space_ids)) AND ",
     internal::ReleaseCarriesChange("x.start_tag_id", "x.restore_tag_id"),
     ") AS restore_released_space_ids FROM x");
 

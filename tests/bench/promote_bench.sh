@@ -37,6 +37,7 @@
 #   CUB_BENCH_CHUNK    variants per create call (1000)
 #   CUB_BENCH_RELEASES 0 skips the release phase        CUB_BENCH_PERF     perf.data of the promote
 #   CUB_BENCH_STATEMENTS  copy PostgreSQL's log here, with every statement of the promote
+#   CUB_BENCH_HOLD     seconds to keep PostgreSQL and cubd up at the end, for inspection
 #   CUB_BENCH_PG_PORT  PostgreSQL port (55620)          CUB_BENCH_PORT     cubd gRPC port (7620)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -534,6 +535,11 @@ release_phase() {
 }
 if [[ ${CUB_BENCH_RELEASES:-1} == 1 ]]; then release_phase; fi
 
+if [[ -n ${CUB_BENCH_HOLD:-} ]]; then
+  echo "holding for inspection: psql $url; CUB_SERVER=$CUB_SERVER CUB_TOKEN=$CUB_TOKEN" \
+    "(kill $$ to end)"
+  sleep "$CUB_BENCH_HOLD" || true
+fi
 if grep -qiE 'error|fatal|panic' "$work/cubd.log"; then
   problem "cubd.log has errors: $(grep -iE 'error|fatal|panic' "$work/cubd.log" | head -5)"
 fi
