@@ -629,8 +629,8 @@ absl::StatusOr<std::string> AdvanceStage(store::Tx& tx, ResolvedChangeOrder& rco
   std::string stage = reached >= 0 ? stages[reached].name : "";
   if (reached == static_cast<int>(stages.size()) - 1) {
     GateContext ctx{&rco, resolved, absl::Now()};
-    CUB_ASSIGN_OR_RETURN(
-        auto last, GatedSpaces(tx, members.back(), resolved, rco.workflow->final.prerequisites));
+    CUB_ASSIGN_OR_RETURN(auto last, GatedSpaces(tx, members.back(), resolved, *rco.workflow,
+                                                rco.workflow->final.prerequisites));
     CUB_ASSIGN_OR_RETURN(auto failures, GateFailures(tx, ctx, rco.workflow->final.prerequisites,
                                                      last, "not completed"));
     if (failures.empty()) stage = "Completed";

@@ -135,8 +135,8 @@ absl::StatusOr<Explanation> Explain(store::Tx& tx, const ResolvedChangeOrder& rc
   }
 
   if (next < 0) {
-    CUB_ASSIGN_OR_RETURN(
-        auto last, GatedSpaces(tx, members.back(), resolved, rco.workflow->final.prerequisites));
+    CUB_ASSIGN_OR_RETURN(auto last, GatedSpaces(tx, members.back(), resolved, *rco.workflow,
+                                                rco.workflow->final.prerequisites));
     CUB_ASSIGN_OR_RETURN(auto report, EvaluateGates(tx, ctx, "", rco.workflow->final.prerequisites,
                                                     last, "not completed"));
     GateReport failing = Failing(std::move(report));

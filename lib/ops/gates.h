@@ -17,6 +17,7 @@
 #include "lib/ops/gate_report.h"
 #include "lib/store/spaces.h"
 #include "lib/store/transaction.h"
+#include "lib/workflow/model.h"
 
 namespace cub::ops {
 
@@ -41,13 +42,15 @@ absl::StatusOr<std::vector<store::SpaceName>> InScopeNames(store::Tx& tx,
 absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,
                                                    const std::vector<store::SpaceName>& names);
 
-// The Spaces of `names` as EvaluateGates reads them with `prerequisites`: whole where a Space
-// has taken the change (in `resolved`) and there are prerequisites to evaluate over it; by name
-// alone (ID and slug) otherwise, all a "has not taken the change" finding shows. In `names`'
+// The Spaces of `names` as EvaluateGates reads them with `prerequisites` of `wf`: whole
+// where a Space has taken the change (in `resolved`) and a custom (CEL) prerequisite, which
+// reads the whole Space, is among them; by name alone (ID and slug) otherwise, all that the
+// built-in and attestation gates and a "has not taken the change" finding use. In `names`'
 // order; a Space deleted since it was named is left out.
 absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
                                                    const std::vector<store::SpaceName>& names,
                                                    const std::set<std::string>& resolved,
+                                                   const workflow::Workflow& wf,
                                                    const std::vector<std::string>& prerequisites);
 
 // What `rco`'s gates are evaluated with.
