@@ -3,14 +3,16 @@
 // in the database, which is how the first admin comes to exist; `cubd purge` removes the
 // records of deleted Spaces. All but `serve` run as the owner role (docs/operations.md).
 #include "CLI/CLI.hpp"
+#include "lib/net/http_client.h"
 #include "server/cubd_admin.h"
 #include "server/cubd_flags.h"
 #include "server/database.h"
-#include "lib/net/http_client.h"
+#include "server/malloc_arenas.h"
 #include "server/serve.h"
 
 int main(int argc, char** argv) {
-  cub::net::InitHttpClient();  // before any thread: libcurl's global state
+  cub::server::LimitMallocArenas();  // before any thread: arenas are handed out as threads start
+  cub::net::InitHttpClient();        // before any thread: libcurl's global state
   CLI::App app{"cubd: the cub promotion server"};
   app.require_subcommand(1);
 
