@@ -67,4 +67,42 @@ domain::ChangeOrderState DeriveChangeOrderState(const store::StoredChangeOrder& 
   return all_resolved ? ChangeOrderState::kResolved : ChangeOrderState::kInProgress;
 }
 
+domain::ChangeOrderState DeriveChangeOrderState(const std::string& aborted_reason,
+                                                const store::ChangeOrderStateCounts& n) {
+  if (!aborted_reason.empty()) {
+    // As AbortedState: restored once some Space beyond the base took the change and each such
+    // one was demoted; RestoreReleased once every one that had released it re-released.
+    const bool restored = n.resolved_beyond_base > 0 && n.unrestored_beyond_base == 0;
+    const bool rereleased = n.released_beyond_base > 0 && n.unrereleased_beyond_base == 0;
+    return !restored    ? ChangeOrderState::kAborted
+           : rereleased ? ChangeOrderState::kRestoreReleased
+                        : ChangeOrderState::kRestored;
+  }
+  if (n.resolved_beyond_base == 0) return ChangeOrderState::kNew;
+  const bool all_resolved = n.resolved == n.in_scope;
+  if (all_resolved && n.targets > 0 && n.released == n.targets) return ChangeOrderState::kReleased;
+  return all_resolved ? ChangeOrderState::kResolved : ChangeOrderState::kInProgress;
+}
+
+store::ChangeOrderStateCounts StateCountsOf(const store::StoredChangeOrder& c) {
+  store::ChangeOrderStateCounts n;
+  const IdSet restored = SetOf(c.restored_space_ids);
+  const IdSet rereleased = SetOf(c.restore_released_space_ids);
+  n.in_scope = static_cast<int64_t>(c.in_scope_space_ids.size());
+  for (const auto& id : ResolvedInScope(c)) {
+    ++n.resolved;
+    if (id == c.space_id) continue;
+    ++n.resolved_beyond_base;
+    if (!restored.count(id)) ++n.unrestored_beyond_base;
+  }
+  n.targets = static_cast<int64_t>(c.target_space_ids.size());
+  n.released = static_cast<int64_t>(c.released_space_ids.size());
+  for (const auto& id : c.released_space_ids) {
+    if (id == c.space_id) continue;
+    ++n.released_beyond_base;
+    if (!rereleased.count(id)) ++n.unrereleased_beyond_base;
+  }
+  return n;
+}
+
 }  // namespace cub::ops

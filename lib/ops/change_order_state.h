@@ -29,6 +29,16 @@ std::vector<std::string> ResolvedInScope(const store::StoredChangeOrder& c);
 
 domain::ChangeOrderState DeriveChangeOrderState(const store::StoredChangeOrder& c);
 
+// The same rules over counts (what a Basic list reads, store::ListChangeOrderBasics) in place
+// of the lists: for every `c`, DeriveChangeOrderState(c) equals
+// DeriveChangeOrderState(c.aborted_reason, StateCountsOf(c)).
+domain::ChangeOrderState DeriveChangeOrderState(const std::string& aborted_reason,
+                                                const store::ChangeOrderStateCounts& n);
+
+// The counts of `c`'s lists as the store counts them in SQL (tests compare the two
+// derivations with it).
+store::ChangeOrderStateCounts StateCountsOf(const store::StoredChangeOrder& c);
+
 }  // namespace cub::ops
 
 #endif  // CUB_LIB_OPS_CHANGE_ORDER_STATE_H_

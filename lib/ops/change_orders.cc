@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -895,52 +896,138 @@ absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const 
 
 namespace {
 
+// Where a list reads from: the base Spaces resolved so far by ID (the one named by Space, if
+// any), and whether pending approvals are read.
+struct ListContext {
+  const Principal& p;
+  std::string space_id;  // empty: every Space the caller can see
+  std::map<std::string, v1::Space> bases;
+  bool approvals = false;
+
+  // The base of a listed ChangeOrder: the resolved one, or its ID and slug as listed.
+  v1::Space BaseOf(const store::StoredChangeOrder& co) const {
+    if (auto it = bases.find(co.space_id); it != bases.end()) return it->second;
+    v1::Space base;
+    base.set_space_id(co.space_id);
+    base.set_slug(co.space_slug);
+    return base;
+  }
+};
+
+// A ChangeOrder of a list batch, read in full or without its Space ID lists (Basic).
+using ListedRow = std::variant<store::StoredChangeOrder, store::StoredChangeOrderBasic>;
+
+const store::StoredChangeOrder& RecordOf(const ListedRow& row) {
+  if (const auto* basic = std::get_if<store::StoredChangeOrderBasic>(&row)) return basic->co;
+  return std::get<store::StoredChangeOrder>(row);
+}
+
+// One keyset batch, read in full or (`full` false) without the Space ID lists.
+absl::StatusOr<std::vector<ListedRow>> ReadBatch(store::Tx& tx, const ListContext& ctx,
+                                                 const store::Keyset& batch, bool full) {
+  std::vector<ListedRow> out;
+  if (full) {
+    CUB_ASSIGN_OR_RETURN(auto listed,
+                         store::ListChangeOrders(tx, ToCaller(ctx.p), ctx.space_id, batch));
+    for (auto& co : listed) out.emplace_back(std::move(co));
+  } else {
+    CUB_ASSIGN_OR_RETURN(auto listed,
+                         store::ListChangeOrderBasics(tx, ToCaller(ctx.p), ctx.space_id, batch));
+    for (auto& b : listed) out.emplace_back(std::move(b));
+  }
+  return out;
+}
+
+// The view of a ChangeOrder read without its Space ID lists (a Basic list): what ChangeOrderView
+// answers for the whole one, less the lists, with State derived from the counts read in their
+// place. An Invoke ChangeOrder is read again in full: its resolved Spaces are rechecked against
+// its Unit selection at a full read, which the counts do not do.
+absl::StatusOr<std::optional<v1::ChangeOrder>> BasicViewOf(store::Tx& tx, const v1::Space& base,
+                                                           store::StoredChangeOrderBasic b) {
+  if (domain::ParseUpdateType(b.co.update_type) == domain::UpdateType::kInvoke) {
+    CUB_ASSIGN_OR_RETURN(auto full, store::FindChangeOrder(tx, b.co.space_id, b.co.id));
+    if (!full) return std::nullopt;  // deleted since the list read it
+    return ViewOf(tx, base, *std::move(full));
+  }
+  CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(b.co)));
+  v1::ChangeOrder out;
+  CUB_RETURN_IF_ERROR(ReadJsonColumns(rco.co, out));
+  CopyRecordedFields(rco.co, out);
+  out.set_state(std::string(
+      domain::ChangeOrderStateName(DeriveChangeOrderState(rco.co.aborted_reason, b.counts))));
+  return out;
+}
+
+// The view of a listed ChangeOrder; nullopt for an Invoke one deleted since the list read it.
+absl::StatusOr<std::optional<v1::ChangeOrder>> ListedViewOf(store::Tx& tx, const ListContext& ctx,
+                                                            ListedRow row) {
+  const v1::Space base = ctx.BaseOf(RecordOf(row));
+  if (auto* basic = std::get_if<store::StoredChangeOrderBasic>(&row)) {
+    return BasicViewOf(tx, base, std::move(*basic));
+  }
+  return ViewOf(tx, base, std::get<store::StoredChangeOrder>(std::move(row)), ctx.approvals);
+}
+
+// The fields of ChangeOrderSchema a Basic read cannot answer: the Space ID lists it leaves out,
+// and NeedsApprovalFrom, which is explained from the whole ChangeOrder.
+bool NeedsFullRead(const where::Expr& expr) {
+  for (const std::string& field : where::FieldsUsed(expr)) {
+    if (field == "InScopeSpaceIDs" || field == "ResolvedSpaceIDs" || field == "ReleasedSpaceIDs" ||
+        field == "NeedsApprovalFrom") {
+      return true;
+    }
+  }
+  return false;
+}
+
 // One page of ListChangeOrders. Where is matched against the ChangeOrders' views (some of its
 // fields are computed, not columns), so rows are read from SQL in keyset batches of the page's
 // size until the page is full or the list ends; the next token is the key of the page's last
-// match, which a later page starts after.
+// match, which a later page starts after. A Basic list is read without the Space ID lists
+// unless Where names a field only a full read answers: either way Where sees what it would see
+// in a Full list.
 absl::StatusOr<v1::ListChangeOrdersResponse> ChangeOrderPage(store::Tx& tx, const Principal& p,
                                                              const v1::ListChangeOrdersRequest& req,
                                                              const PageStart& page) {
   v1::ListChangeOrdersResponse out;
   std::optional<where::Matcher> matcher;
+  bool full_read = req.view() != "Basic";
   if (!req.options().where().empty()) {
     CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
     CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
     matcher = std::move(m);
+    full_read = full_read || NeedsFullRead(*expr);
   }
-  std::string space_id;
-  std::map<std::string, v1::Space> bases;
+  ListContext ctx{p};
   if (!req.space().empty() && req.space() != "*") {
     CUB_ASSIGN_OR_RETURN(auto base, ResolveSpace(tx, p, req.space(), Access::kRead));
-    space_id = base.space_id();
-    bases[space_id] = base;
+    ctx.space_id = base.space_id();
+    ctx.bases[ctx.space_id] = base;
   }
   // Pending approvals cost a few queries each, so they are read only when asked about.
-  const bool approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
+  ctx.approvals = absl::StrContains(req.options().where(), "NeedsApprovalFrom");
+  full_read = full_read || ctx.approvals;
   store::Keyset batch{page.after, page.limit + 1};
   std::vector<std::string> last_key;
   while (true) {
-    CUB_ASSIGN_OR_RETURN(auto listed, store::ListChangeOrders(tx, ToCaller(p), space_id, batch));
+    CUB_ASSIGN_OR_RETURN(auto listed, ReadBatch(tx, ctx, batch, full_read));
     const bool exhausted = listed.size() < static_cast<size_t>(batch.limit);
-    if (!listed.empty()) batch.after = {listed.back().space_slug, listed.back().slug};
-    for (auto& co : listed) {
+    if (!listed.empty()) {
+      batch.after = {RecordOf(listed.back()).space_slug, RecordOf(listed.back()).slug};
+    }
+    for (auto& row : listed) {
       if (out.change_orders_size() == page.limit) {
         out.set_next_page_token(NextPageToken(page, last_key));
         return out;
       }
-      v1::Space base;
-      base.set_space_id(co.space_id);
-      base.set_slug(co.space_slug);
-      std::vector<std::string> key = {co.space_slug, co.slug};
-      CUB_ASSIGN_OR_RETURN(
-          auto view, ViewOf(tx, bases.count(co.space_id) ? bases[co.space_id] : base, std::move(co),
-                            approvals));
+      std::vector<std::string> key = {RecordOf(row).space_slug, RecordOf(row).slug};
+      CUB_ASSIGN_OR_RETURN(auto view, ListedViewOf(tx, ctx, std::move(row)));
+      if (!view) continue;
       if (matcher) {
-        CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(view)));
+        CUB_ASSIGN_OR_RETURN(auto match, matcher->Matches(ChangeOrderRecord(*view)));
         if (!match) continue;
       }
-      *out.add_change_orders() = std::move(view);
+      *out.add_change_orders() = *std::move(view);
       last_key = std::move(key);
     }
     if (exhausted) return out;
@@ -961,7 +1048,8 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
                            db, [&](store::Tx& tx) -> absl::StatusOr<v1::ListChangeOrdersResponse> {
                              return ChangeOrderPage(tx, p, req, page);
                            }));
-  // Cleared after Where has matched the whole view: a Basic list selects as a Full one does.
+  // A Basic list selects as a Full one does: the lists of one read in full (Where named one of
+  // them) are cleared after Where has matched the whole view.
   if (req.view() == "Basic") {
     for (v1::ChangeOrder& co : *out.mutable_change_orders()) {
       co.clear_in_scope_space_ids();

@@ -32,7 +32,10 @@ absl::StatusOr<v1::ChangeOrder> CreateChangeOrder(store::ConnectionPool& db, con
 absl::StatusOr<v1::ChangeOrder> GetChangeOrder(store::ConnectionPool& db, const Principal& p,
                                                const v1::GetChangeOrderRequest& req);
 // `where` may name derived fields (State, Stage, Completed, ResolvedSpaceIDs ...): it is
-// evaluated in memory over each ChangeOrder as read.
+// evaluated in memory over each ChangeOrder as read. View Basic answers every field Full does
+// but the Space ID lists (InScope, Resolved, Released, RestoredSpaceIDs); it is read without
+// them (State from counts taken in SQL, store::ListChangeOrderBasics) unless `where` names one
+// of them or NeedsApprovalFrom, which are matched over a full read as in a Full list.
 absl::StatusOr<v1::ListChangeOrdersResponse> ListChangeOrders(
     store::ConnectionPool& db, const Principal& p, const v1::ListChangeOrdersRequest& req);
 // Description, AbortedReason (set, or cleared only while nothing has been demoted) and

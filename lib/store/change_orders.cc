@@ -15,17 +15,12 @@
 namespace cub::store {
 namespace {
 
-// The resolved Spaces are read in the same statement: a subquery over the publish Tag's
-// marks, restricted to the scope, so a list of many ChangeOrders is still one round trip. The
-// marks are read first (a MATERIALIZED CTE: one per Unit promoted, a handful before a Stage
-// is) and tested against the scope by a hashed semi-join: left to itself the planner, which
-// guesses 10 to 100 elements for the scope array, drove it from the scope's Units instead
-// (100,000 probes of the marks at 10,000 Spaces, 100 to 200 ms, whatever the marks).
-const std::string kChangeOrderSelect = absl::StrCat(
-    "SELECT co.id, co.space_id, s.slug AS space_slug, co.slug, co.description,"
+// The columns both reads of a ChangeOrder answer (all but the Space ID lists), over
+// kChangeOrderJoins.
+const std::string kChangeOrderColumns = absl::StrCat(
+    "co.id, co.space_id, s.slug AS space_slug, co.slug, co.description,"
     " co.change_workflow, coalesce(co.workflow::text, '') AS workflow_json, co.update_type,"
     " co.prior_revisions, co.where_space, co.in_scope_spaces,"
-    " co.in_scope_space_ids::text[] AS in_scope_space_ids,"
     " co.skipped_units::text AS skipped_units_json, co.start_tag_id, co.end_tag_id,"
     " co.publish_tag_id, st.slug AS start_tag, et.slug AS end_tag, pt.slug AS publish_tag,"
     " co.stage, co.aborted_reason, co.promotion_failures::text AS promotion_failures_json,"
@@ -33,11 +28,6 @@ const std::string kChangeOrderSelect = absl::StrCat(
     " coalesce(co.created_by::text, '') AS created_by, ",
     Rfc3339("co.created_at"), " AS created_at, ", Rfc3339("co.updated_at"),
     " AS updated_at, co.version,"
-    " ARRAY(WITH marked AS MATERIALIZED (SELECT DISTINCT u.space_id FROM tag_marks m"
-    " JOIN units u ON u.id = m.unit_id WHERE m.tag_id = co.publish_tag_id)"
-    " SELECT k.space_id::text FROM marked k"
-    " WHERE k.space_id IN (SELECT unnest(co.in_scope_space_ids)) ORDER BY 1)"
-    " AS resolved_space_ids,"
     " (SELECT count(*) FROM tag_marks ms JOIN units u ON u.id = ms.unit_id"
     " JOIN tag_marks me ON me.tag_id = co.end_tag_id AND me.unit_id = ms.unit_id"
     " WHERE ms.tag_id = co.start_tag_id AND u.space_id = co.space_id"
@@ -45,13 +35,77 @@ const std::string kChangeOrderSelect = absl::StrCat(
     " co.invocation, co.function_name, co.function_args, co.where_unit, ",
     "coalesce(", Rfc3339("co.blocked_at"),
     ", '') AS blocked_at,"
-    " coalesce((SELECT bu.username FROM users bu WHERE bu.id = co.blocked_by), '') AS blocked_by"
-    " FROM change_orders co JOIN spaces s ON s.id = co.space_id"
-    " JOIN tags st ON st.id = co.start_tag_id JOIN tags et ON et.id = co.end_tag_id"
-    " JOIN tags pt ON pt.id = co.publish_tag_id WHERE TRUE");
+    " coalesce((SELECT bu.username FROM users bu WHERE bu.id = co.blocked_by), '') AS blocked_by");
 
-StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
-  StoredChangeOrder c;
+const std::string kChangeOrderJoins =
+    " JOIN spaces s ON s.id = co.space_id JOIN tags st ON st.id = co.start_tag_id"
+    " JOIN tags et ON et.id = co.end_tag_id JOIN tags pt ON pt.id = co.publish_tag_id";
+
+// The resolved Spaces are read in the same statement: a subquery over the publish Tag's
+// marks, restricted to the scope, so a list of many ChangeOrders is still one round trip. The
+// marks are read first (a MATERIALIZED CTE: one per Unit promoted, a handful before a Stage
+// is) and tested against the scope by a hashed semi-join: left to itself the planner, which
+// guesses 10 to 100 elements for the scope array, drove it from the scope's Units instead
+// (100,000 probes of the marks at 10,000 Spaces, 100 to 200 ms, whatever the marks).
+const std::string kChangeOrderSelect =
+    absl::StrCat("SELECT ", kChangeOrderColumns,
+                 ", co.in_scope_space_ids::text[] AS in_scope_space_ids,"
+                 " ARRAY(WITH marked AS MATERIALIZED (SELECT DISTINCT u.space_id FROM tag_marks m"
+                 " JOIN units u ON u.id = m.unit_id WHERE m.tag_id = co.publish_tag_id)"
+                 " SELECT k.space_id::text FROM marked k"
+                 " WHERE k.space_id IN (SELECT unnest(co.in_scope_space_ids)) ORDER BY 1)"
+                 " AS resolved_space_ids FROM change_orders co",
+                 kChangeOrderJoins, " WHERE TRUE");
+
+// A Basic list (ListChangeOrderBasics) in two parts: the page's keys first (filters, keyset and
+// limit are appended to this), so that the counts below are computed for the page's rows
+// only, not for every ChangeOrder before the sort and the limit. The Tag joins of the full
+// read are left out here: the Tag columns are NOT NULL references, so they drop no row.
+const std::string kChangeOrderBasicPage =
+    "WITH page AS (SELECT co.id FROM change_orders co JOIN spaces s ON s.id = co.space_id"
+    " WHERE TRUE";
+// Then the rows with the counts State is derived from (ChangeOrderStateCounts), taken over
+// the stored scope inside the database: the lists they count never leave it. They count the
+// sets kChangeOrderSelect and kReleaseStateSelect read: the publish Tag's marks as a
+// MATERIALIZED CTE semi-joined to the scope (as above), keeping the scope's entries (repeats
+// included, as ResolvedInScope does); the restore Tag found by name as there; a Release
+// judged by internal::ReleaseCarriesChange. The released Spaces are looked for among the
+// resolved ones only, which is the same set: ReleaseCarriesChange's first clause requires the
+// publish Tag to mark a Unit of the Space, and before promotion that spares probing the
+// releases of every Space in scope. Likewise a re-release requires the restore Tag's mark.
+const std::string kChangeOrderBasicSelect = absl::StrCat(
+    ") SELECT ", kChangeOrderColumns,
+    ", cardinality(co.in_scope_space_ids) AS in_scope_count,"
+    " (SELECT count(*) FROM spaces sp WHERE sp.id = ANY(co.in_scope_space_ids)"
+    " AND sp.release_target_id IS NOT NULL) AS target_count, n.*"
+    " FROM page JOIN change_orders co ON co.id = page.id",
+    kChangeOrderJoins,
+    " LEFT JOIN tags rt ON rt.space_id = co.space_id AND rt.slug = co.slug || '-co-restore'"
+    " CROSS JOIN LATERAL (WITH marked AS MATERIALIZED (SELECT DISTINCT u.space_id"
+    "  FROM tag_marks m JOIN units u ON u.id = m.unit_id WHERE m.tag_id = co.publish_tag_id),"
+    " entries AS MATERIALIZED (SELECT sc.id, sc.id <> co.space_id AS beyond"
+    "  FROM unnest(co.in_scope_space_ids) AS sc(id) WHERE sc.id IN (SELECT k.space_id FROM marked "
+    "k)),"
+    " restored AS MATERIALIZED (SELECT DISTINCT u.space_id FROM tag_marks m"
+    "  JOIN units u ON u.id = m.unit_id WHERE m.tag_id = rt.id),"
+    " released AS MATERIALIZED (SELECT DISTINCT c.space_id FROM releases c"
+    "  JOIN spaces sp ON sp.id = c.space_id WHERE c.space_id IN (SELECT e.id FROM entries e)"
+    "  AND sp.release_target_id IS NOT NULL AND ",
+    internal::ReleaseCarriesChange("co.start_tag_id", "co.publish_tag_id"),
+    ")"
+    " SELECT (SELECT count(*) FROM entries) AS resolved_count,"
+    " (SELECT count(*) FROM entries e WHERE e.beyond) AS resolved_beyond_base,"
+    " (SELECT count(*) FROM entries e WHERE e.beyond"
+    "  AND e.id NOT IN (SELECT k.space_id FROM restored k)) AS unrestored_beyond_base,"
+    " (SELECT count(*) FROM released) AS released_count,"
+    " (SELECT count(*) FROM released r WHERE r.space_id <> co.space_id) AS released_beyond_base,"
+    " (SELECT count(*) FROM released r WHERE r.space_id <> co.space_id AND NOT EXISTS ("
+    "  SELECT 1 FROM releases c WHERE c.space_id = r.space_id AND ",
+    internal::ReleaseCarriesChange("co.start_tag_id", "rt.id"),
+    ")) AS unrereleased_beyond_base) n ORDER BY s.slug, co.slug");
+
+// The columns of kChangeOrderColumns into `c`.
+void ReadChangeOrderColumns(const pqxx::row& r, StoredChangeOrder& c) {
   c.id = r["id"].as<std::string>();
   c.space_id = r["space_id"].as<std::string>();
   c.space_slug = r["space_slug"].as<std::string>();
@@ -63,7 +117,6 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   c.prior_revisions = r["prior_revisions"].as<std::string>();
   c.where_space = r["where_space"].as<std::string>();
   c.in_scope_spaces = ReadTextArray(r["in_scope_spaces"]);
-  c.in_scope_space_ids = ReadTextArray(r["in_scope_space_ids"]);
   c.skipped_units_json = r["skipped_units_json"].as<std::string>();
   c.start_tag_id = r["start_tag_id"].as<std::string>();
   c.end_tag_id = r["end_tag_id"].as<std::string>();
@@ -79,7 +132,6 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   c.created_at = r["created_at"].as<std::string>();
   c.updated_at = r["updated_at"].as<std::string>();
   c.version = r["version"].as<int64_t>();
-  c.resolved_space_ids = ReadTextArray(r["resolved_space_ids"]);
   c.changed_unit_count = r["changed_unit_count"].as<int64_t>();
   c.invocation = r["invocation"].as<std::string>();
   c.function_name = r["function_name"].as<std::string>();
@@ -87,7 +139,29 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   c.where_unit = r["where_unit"].as<std::string>();
   c.blocked_at = r["blocked_at"].as<std::string>();
   c.blocked_by = r["blocked_by"].as<std::string>();
+}
+
+StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
+  StoredChangeOrder c;
+  ReadChangeOrderColumns(r, c);
+  c.in_scope_space_ids = ReadTextArray(r["in_scope_space_ids"]);
+  c.resolved_space_ids = ReadTextArray(r["resolved_space_ids"]);
   return c;
+}
+
+StoredChangeOrderBasic ChangeOrderBasicFromRow(const pqxx::row& r) {
+  StoredChangeOrderBasic b;
+  ReadChangeOrderColumns(r, b.co);
+  ChangeOrderStateCounts& n = b.counts;
+  n.in_scope = r["in_scope_count"].as<int64_t>();
+  n.resolved = r["resolved_count"].as<int64_t>();
+  n.resolved_beyond_base = r["resolved_beyond_base"].as<int64_t>();
+  n.unrestored_beyond_base = r["unrestored_beyond_base"].as<int64_t>();
+  n.targets = r["target_count"].as<int64_t>();
+  n.released = r["released_count"].as<int64_t>();
+  n.released_beyond_base = r["released_beyond_base"].as<int64_t>();
+  n.unrereleased_beyond_base = r["unrereleased_beyond_base"].as<int64_t>();
+  return b;
 }
 
 // An Invoke ChangeOrder's Unit selection is asked again at every read: a Space holding a
@@ -265,6 +339,24 @@ absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Ca
     std::vector<StoredChangeOrder> out;
     for (const auto& row : q.Exec(tx)) out.push_back(ChangeOrderFromRow(row));
     ReadReleaseStates(tx, out);
+    return out;
+  });
+}
+
+absl::StatusOr<std::vector<StoredChangeOrderBasic>> ListChangeOrderBasics(
+    Tx& tx, const Caller& caller, const std::string& space_id, const Keyset& page) {
+  return Guard([&]() -> absl::StatusOr<std::vector<StoredChangeOrderBasic>> {
+    Query q(kChangeOrderBasicPage);
+    if (!space_id.empty()) {
+      q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid"));
+    } else {
+      AndVisible(q, caller, "co.space_id");
+    }
+    AndAfterKey(q, page, "s.slug, co.slug", {"text", "text"});
+    OrderAndLimit(q, page, "s.slug, co.slug");
+    q.Append(kChangeOrderBasicSelect);
+    std::vector<StoredChangeOrderBasic> out;
+    for (const auto& row : q.Exec(tx)) out.push_back(ChangeOrderBasicFromRow(row));
     return out;
   });
 }

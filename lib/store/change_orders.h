@@ -83,6 +83,43 @@ absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Ca
                                                                 const std::string& space_id,
                                                                 const Keyset& page = {});
 
+// What a ChangeOrder's State is derived from, counted in SQL from its stored scope instead of
+// read out as lists of Space IDs (lib/ops/change_order_state.h derives State from either).
+// "Beyond the base": entries other than the ChangeOrder's own Space.
+struct ChangeOrderStateCounts {
+  int64_t in_scope = 0;  // entries of in_scope_space_ids
+  // In-scope entries (with their repeats, as ResolvedInScope keeps them) whose Space the
+  // publish Tag marks a Unit of; those beyond the base; and those beyond the base the restore
+  // Tag marks no Unit of (all of them when there is no restore Tag).
+  int64_t resolved = 0;
+  int64_t resolved_beyond_base = 0;
+  int64_t unrestored_beyond_base = 0;
+  // In-scope Spaces with a release Target, and those holding a Release that carries the
+  // change (the sizes of target_space_ids and released_space_ids).
+  int64_t targets = 0;
+  int64_t released = 0;
+  // Released Spaces beyond the base, and those of them without a Release of the restored
+  // revisions (restore_released_space_ids).
+  int64_t released_beyond_base = 0;
+  int64_t unrereleased_beyond_base = 0;
+};
+
+// A ChangeOrder as a Basic list reads it: every column but the Space ID lists, which stay
+// empty in `co` (in_scope_space_ids, resolved_space_ids, target_space_ids, released_space_ids,
+// restored_space_ids, restore_released_space_ids; restore_tag_id too), and the counts its
+// State is derived from instead.
+struct StoredChangeOrderBasic {
+  StoredChangeOrder co;
+  ChangeOrderStateCounts counts;
+};
+
+// ListChangeOrders without the lists: the same rows in the same order for the same arguments,
+// the counts computed in SQL for the page's rows only. An Invoke ChangeOrder's resolved Spaces
+// are rechecked against its Unit selection at a full read (FindChangeOrder), which these
+// counts do not do: derive an Invoke ChangeOrder's State from a full read.
+absl::StatusOr<std::vector<StoredChangeOrderBasic>> ListChangeOrderBasics(
+    Tx& tx, const Caller& caller, const std::string& space_id, const Keyset& page = {});
+
 struct ChangeOrderChanges {
   std::optional<std::string> description;
   std::optional<std::string> aborted_reason;

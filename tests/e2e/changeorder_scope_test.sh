@@ -94,6 +94,17 @@ list_cos "Options.Where=InScopeSpaceIDs%20%3F%20'$dev2'&View=Basic"
 expect_eq early "$(jget ChangeOrders | python3 -c \
   'import json,sys; print(",".join(c["Slug"] for c in json.load(sys.stdin)))')" \
   "Basic, where InScopeSpaceIDs holds acme-dev2"
+# Basic answers what Full does less the lists, for every ChangeOrder and whatever Where
+# names: a Where on an ID list is matched over a full read, on other fields over the Basic one.
+expect_basic_as_full acme-base
+expect_contains "$OUT" "InProgress" "States in a Basic list"
+expect_contains "$OUT" "New" "States in a Basic list"
+expect_basic_as_full acme-base "ResolvedSpaceIDs ? '$dev2'"
+expect_eq InProgress "$OUT" "Basic, where ResolvedSpaceIDs holds acme-dev2"
+expect_basic_as_full acme-base "InScopeSpaceIDs ? '$dev2' AND State = 'New'"
+expect_basic_as_full acme-base "ReleasedSpaceIDs ? '$dev2'"
+expect_eq "" "$OUT" "Basic, where ReleasedSpaceIDs holds acme-dev2 (none released)"
+expect_basic_as_full "" "State = 'InProgress' OR Slug = 'everywhere'"
 list_cos "View=Short"
 expect_eq 400 "$CODE" "an unknown View"
 expect_contains "$(jget message)" "unknown View 'Short'; use Basic or Full"

@@ -50,11 +50,15 @@ done
 expect_ok cub function set --space acme-prod --unit deployment --change-desc "scale for the sale" \
   -- set-replicas 4
 expect_eq Released "$(state)"
+# A Basic list (the dashboard's) derives State without the Space ID lists: the same answer.
+expect_basic_as_full acme-base
+expect_eq Released "$OUT" "State in a Basic list"
 
 section "demote needs the abort; an aborted change order is not promoted"
 expect_fail 1 "has not been aborted" cub variant demote acme-prod --change-order acme-base/v2
 expect_ok cub changeorder update --space acme-base v2 --aborted-reason "superseded by v3"
 expect_eq Aborted "$(state)"
+expect_basic_as_full acme-base
 expect_fail 1 "was aborted" cub variant promote acme-prod --change-order acme-base/v2
 expect_fail 1 "never reached space 'other'" cub variant demote other --change-order acme-base/v2
 
@@ -74,6 +78,8 @@ expect_eq 4 "$(jget len)"
 expect_eq 1 "$(jget 3.RestoredFromNum)"
 expect_eq "back out v2" "$(jget 3.Description)"
 expect_eq Aborted "$(state)" "dev still has the change"
+expect_basic_as_full acme-base
+expect_eq Aborted "$OUT" "State in a Basic list, one Space demoted"
 expect_fail 1 "cannot be cleared" cub changeorder update --space acme-base v2 --aborted-reason ""
 
 section "a rerun does nothing; a Unit edited forward since keeps that work"
@@ -84,14 +90,22 @@ expect_ok cub unit data --space acme-prod deployment
 expect_contains "$OUT" "replicas: 6"
 expect_ok cub variant demote acme-dev --change-order acme-base/v2
 expect_eq Restored "$(state)"
+expect_basic_as_full acme-base
+expect_eq Restored "$OUT" "State in a Basic list"
 expect_ok cub changeorder get --space acme-base v2 -o json
 expect_eq 2 "$(jget RestoredSpaceIDs.len)"
 
 section "RestoreReleased once every Space that released the change released the restore"
 expect_ok cub release publish acme-dev
 expect_eq Restored "$(state)"
+expect_basic_as_full acme-base
+expect_eq Restored "$OUT" "State in a Basic list, one Space re-released"
 expect_ok cub release publish acme-prod
 expect_eq RestoreReleased "$(state)"
+expect_basic_as_full acme-base
+expect_eq RestoreReleased "$OUT" "State in a Basic list"
+expect_basic_as_full "" "State = 'RestoreReleased'"
+expect_eq RestoreReleased "$OUT" "a Basic list of every Space, filtered by State"
 expect_contains "$(cat "$E2E_TMP/deploy/acme-prod/deployment.yaml")" "acme:v1"
 
 section "within one Space: revert a range, restore to before a ChangeSet"

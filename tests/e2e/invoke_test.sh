@@ -65,6 +65,8 @@ expect_ok cub changeorder get --space acme-base acme-v453 -o json
 expect_eq 3 "$(jget InScopeSpaceIDs.len)"
 expect_eq New "$(jget State)"
 expect_eq set-image-reference-by-uri "$(jget FunctionName)"
+expect_basic_as_full acme-base
+expect_eq New "$OUT" "State in a Basic list"
 expect_fail 1 "is of type Invoke" cub unit update --space acme-development web --upgrade \
   --change-order acme-base/acme-v453
 
@@ -85,6 +87,10 @@ deployment web2 v452 >"$E2E_TMP/web2.yaml"
 expect_ok cub unit create --space acme-development web2 "$E2E_TMP/web2.yaml" --label tier=frontend
 expect_ok cub changeorder get --space acme-base acme-v453 -o json
 expect_eq 1 "$(jget ResolvedSpaceIDs.len)"
+# The selection is asked again at every read: a Basic list too (an Invoke ChangeOrder is read
+# in full there).
+expect_basic_as_full acme-base
+expect_eq InProgress "$OUT" "State in a Basic list, a selected Unit not yet invoked"
 expect_fail 1 "Variant 'acme-development' has not taken change order 'acme-v453'" \
   cub variant promote --change-order acme-base/acme-v453 --target-stage Production --dry-run
 expect_ok cub variant promote acme-development --change-order acme-base/acme-v453 -o json
@@ -96,11 +102,27 @@ expect_contains "$OUT" "into stage Production"
 expect_ok cub changeorder get --space acme-base acme-v453 -o json
 expect_eq Resolved "$(jget State)"
 expect_eq 3 "$(jget ResolvedSpaceIDs.len)"
+expect_basic_as_full acme-base
+expect_eq Resolved "$OUT" "State in a Basic list"
 
 section "demote takes it back out"
 expect_ok cub changeorder update --space acme-base acme-v453 --aborted-reason "bad build"
 expect_ok cub variant demote acme-production --change-order acme-base/acme-v453
 expect_ok cub unit data --space acme-production web
 expect_contains "$OUT" "acme:v452"
+expect_basic_as_full acme-base
+expect_eq Aborted "$OUT" "State in a Basic list, one Space demoted"
+
+section "selected Units added where it was not demoted: those Spaces have not taken it"
+deployment web3 v452 >"$E2E_TMP/web3.yaml"
+for s in acme-development acme-staging; do
+  expect_ok cub unit create --space "$s" web3 "$E2E_TMP/web3.yaml" --label tier=frontend
+done
+expect_ok cub changeorder get --space acme-base acme-v453 -o json
+expect_eq 1 "$(jget ResolvedSpaceIDs.len)"
+expect_eq Restored "$(jget State)" "demoted wherever it still is"
+# A Basic list asks the selection again too: an Invoke ChangeOrder is read in full there.
+expect_basic_as_full acme-base
+expect_eq Restored "$OUT" "State in a Basic list"
 
 e2e_finish

@@ -22,6 +22,8 @@
 #   expect_contains HAYSTACK NEEDLE [WHAT]
 #   expect_not_contains HAYSTACK NEEDLE [WHAT]
 #   expect_match HAYSTACK ERE [WHAT]
+#   expect_basic_as_full SPACE [WHERE]     ListChangeOrders: View Basic is View Full less the
+#                                          Space ID lists (see the function)
 #   run CMD...                             capture only, never fails (then test $RC yourself)
 #   e2e_fail "reason"                      fail with the report
 # Call assertions from the test's own shell, not inside $(...) or ( ... ): a failure there
@@ -238,6 +240,17 @@ expect_match() {
   local haystack=$1 re=$2 what=${3:-text}
   [[ $haystack =~ $re ]] || e2e_fail "$what: expected to match /$re/; it is:"$'\n'"$haystack"
   _e2e_pass "$what matches $re"
+}
+
+# expect_basic_as_full SPACE [WHERE] [TOKEN]: ListChangeOrders of SPACE ("" for every Space the
+# caller sees) filtered by WHERE answers with View Basic what it answers with View Full, less
+# the Space ID lists, field by field, State included, over every page (tests/e2e/basic_view.py).
+# OUT holds the States listed, comma-separated in list order.
+expect_basic_as_full() {
+  run python3 "$CUB_SOURCE_DIR/tests/e2e/basic_view.py" "$E2E_HTTP" "${3:-$ADMIN_TOKEN}" "$1" \
+    "${2:-}"
+  ((RC == 0)) || e2e_fail "ListChangeOrders: View Basic differs from View Full"
+  _e2e_pass "View Basic answers as View Full: $OUT"
 }
 
 # jget PATH [JSON]: see the header.

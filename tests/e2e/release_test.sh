@@ -80,6 +80,8 @@ expect_contains "$(git -C "$E2E_TMP/gitops.git" show main:clusters/acme-dev/depl
   "acme:v2"
 expect_ok cub changeorder get --space acme-base v2 -o json
 expect_eq 1 "$(jget ReleasedSpaceIDs.len)"
+expect_basic_as_full acme-base
+expect_eq InProgress "$OUT" "State in a Basic list, dev released"
 expect_fail 1 "Variant 'acme-dev' is not Healthy" cub variant promote --change-order acme-base/v2
 
 section "a reporter writes live status; Healthy opens the gate"
@@ -107,6 +109,8 @@ expect_ok cub changeorder get --space acme-base v2 -o json
 expect_eq Released "$(jget State)"
 expect_eq Completed "$(jget Stage)"
 expect_eq 2 "$(jget ReleasedSpaceIDs.len)"
+expect_basic_as_full acme-base
+expect_eq Released "$OUT" "State in a Basic list"
 
 section "Degraded closes the gate again, read at evaluation time"
 expect_ok cub function set --space acme-base --unit deployment \
