@@ -595,12 +595,23 @@ absl::StatusOr<ResolvedChangeOrder> ResolveChangeOrder(store::Tx& tx, const Prin
   return Resolved(base, *std::move(co));
 }
 
-absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) {
+namespace {
+
+// The view of `rco` as read, in State `state` (derived from its lists or, for a Basic list,
+// from counts in their place).
+absl::StatusOr<v1::ChangeOrder> ViewInState(const ResolvedChangeOrder& rco,
+                                            domain::ChangeOrderState state) {
   v1::ChangeOrder out;
   CUB_RETURN_IF_ERROR(ReadJsonColumns(rco.co, out));
   CopyRecordedFields(rco.co, out);
-  out.set_state(std::string(domain::ChangeOrderStateName(DeriveChangeOrderState(rco.co))));
+  out.set_state(std::string(domain::ChangeOrderStateName(state)));
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ChangeOrder> ChangeOrderView(const ResolvedChangeOrder& rco) {
+  return ViewInState(rco, DeriveChangeOrderState(rco.co));
 }
 
 absl::StatusOr<v1::ChangeOrder> ChangeOrderViewWithApprovals(store::Tx& tx,
@@ -950,12 +961,7 @@ absl::StatusOr<std::optional<v1::ChangeOrder>> BasicViewOf(store::Tx& tx, const 
     return ViewOf(tx, base, *std::move(full));
   }
   CUB_ASSIGN_OR_RETURN(auto rco, Resolved(base, std::move(b.co)));
-  v1::ChangeOrder out;
-  CUB_RETURN_IF_ERROR(ReadJsonColumns(rco.co, out));
-  CopyRecordedFields(rco.co, out);
-  out.set_state(std::string(
-      domain::ChangeOrderStateName(DeriveChangeOrderState(rco.co.aborted_reason, b.counts))));
-  return out;
+  return ViewInState(rco, DeriveChangeOrderState(rco.co.aborted_reason, b.counts));
 }
 
 // The view of a listed ChangeOrder; nullopt for an Invoke one deleted since the list read it.

@@ -47,52 +47,50 @@ bool ReportsHealthy(const v1::LiveStatus& s) {
   return IsHealthyReport(store::StatusReport{s.sync(), s.health(), s.operation(), s.message()});
 }
 
+// The where of each of `rco`'s Stages, in order.
+std::vector<std::string> StageWheres(const ResolvedChangeOrder& rco) {
+  std::vector<std::string> wheres;
+  for (const auto& stage : rco.workflow->stages) wheres.push_back(stage.where_space);
+  return wheres;
+}
+
+// A Stage's where that the store refused (`bad`: its index, or past the end when none was
+// named), as the error of reading `rco`'s Stage members.
+absl::Status StageWhereError(const ResolvedChangeOrder& rco, size_t bad, const absl::Status& s) {
+  const std::string which = bad < rco.workflow->stages.size()
+                                ? absl::StrCat("stage '", rco.workflow->stages[bad].name, "' of")
+                                : "stages of";
+  return absl::InternalError(
+      absl::StrCat(which, " change order '", rco.co.slug, "': ", s.message()));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::vector<v1::Space>>> StageMembers(store::Tx& tx,
                                                                  const ResolvedChangeOrder& rco) {
-  std::vector<std::vector<v1::Space>> out;
-  if (!rco.workflow) return out;
-  std::vector<std::string> wheres;
-  for (const auto& stage : rco.workflow->stages) wheres.push_back(stage.where_space);
+  if (!rco.workflow) return std::vector<std::vector<v1::Space>>();
+  const std::vector<std::string> wheres = StageWheres(rco);
   size_t bad = wheres.size();
   auto members = store::SpacesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
-  if (!members.ok()) {
-    const std::string which = bad < wheres.size()
-                                  ? absl::StrCat("stage '", rco.workflow->stages[bad].name, "' of")
-                                  : "stages of";
-    return absl::InternalError(
-        absl::StrCat(which, " change order '", rco.co.slug, "': ", members.status().message()));
-  }
+  if (!members.ok()) return StageWhereError(rco, bad, members.status());
   return *std::move(members);
 }
 
 absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeOrder& rco) {
-  StageNames out;
-  if (!rco.workflow) return out;
-  std::vector<std::string> wheres;
-  for (const auto& stage : rco.workflow->stages) wheres.push_back(stage.where_space);
+  if (!rco.workflow) return StageNames();
+  const std::vector<std::string> wheres = StageWheres(rco);
   size_t bad = wheres.size();
-  // The scope as stored when it is still the one `rco` holds (the same version), else as held.
-  absl::StatusOr<StageNames> members = StageNames();
-  absl::StatusOr<std::optional<StageNames>> stored = std::nullopt;  // not stored yet: as held
-  if (!rco.co.id.empty()) {
-    stored = store::SpaceNamesInScopeEach(tx, rco.co.id, rco.co.version, wheres, &bad);
-  }
-  if (!stored.ok()) {
-    members = stored.status();
-  } else if (*stored) {
-    members = **std::move(stored);
-  } else {
-    members = store::SpaceNamesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
-  }
-  if (!members.ok()) {
-    const std::string which = bad < wheres.size()
-                                  ? absl::StrCat("stage '", rco.workflow->stages[bad].name, "' of")
-                                  : "stages of";
-    return absl::InternalError(
-        absl::StrCat(which, " change order '", rco.co.slug, "': ", members.status().message()));
-  }
+  // The scope as stored when it is still the one `rco` holds (the same version), else as held
+  // (also for a ChangeOrder not stored yet).
+  auto members = [&]() -> absl::StatusOr<StageNames> {
+    if (!rco.co.id.empty()) {
+      CUB_ASSIGN_OR_RETURN(
+          auto stored, store::SpaceNamesInScopeEach(tx, rco.co.id, rco.co.version, wheres, &bad));
+      if (stored) return *std::move(stored);
+    }
+    return store::SpaceNamesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);
+  }();
+  if (!members.ok()) return StageWhereError(rco, bad, members.status());
   return *std::move(members);
 }
 

@@ -46,7 +46,7 @@ absl::StatusOr<std::vector<v1::Space>> SpacesNamed(store::Tx& tx,
 // where a Space has taken the change (in `resolved`) and a custom (CEL) prerequisite, which
 // reads the whole Space, is among them; by name alone (ID and slug) otherwise, all that the
 // built-in and attestation gates and a "has not taken the change" finding use. In `names`'
-// order; a Space deleted since it was named is left out.
+// order; a Space read whole that was deleted since it was named is left out.
 absl::StatusOr<std::vector<v1::Space>> GatedSpaces(store::Tx& tx,
                                                    const std::vector<store::SpaceName>& names,
                                                    const std::set<std::string>& resolved,
@@ -86,8 +86,9 @@ absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& 
                                       const std::vector<std::vector<v1::Space>>& members, int stage,
                                       const std::set<std::string>& resolved, bool evidence = false);
 
-// EntryGates over Stage members by name: the members of the Stages before `stage` are read
-// whole (SpacesNamed, one statement per Stage), those of `stage` itself not at all.
+// EntryGates over Stage members by name: the members of the Stages before `stage` are read as
+// GatedSpaces reads them (whole only for a CEL gate, one statement per Stage), those of
+// `stage` itself not at all.
 absl::StatusOr<GateReport> EntryGates(store::Tx& tx, const ResolvedChangeOrder& rco,
                                       const StageNames& members, int stage,
                                       const std::set<std::string>& resolved, bool evidence = false);

@@ -265,6 +265,18 @@ ValidationFinding ValidationFindingFromRow(const pqxx::row& r) {
                            r["revision_num"].as<int64_t>(), ReadTextArray(r["errors"])};
 }
 
+// A list's conditions on `co` (joined to its base Space `s`): of base `space_id`, or of every
+// Space `caller` can see when empty; after the page's key, ordered by it and limited.
+void AndListed(Query& q, const Caller& caller, const std::string& space_id, const Keyset& page) {
+  if (!space_id.empty()) {
+    q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid"));
+  } else {
+    AndVisible(q, caller, "co.space_id");
+  }
+  AndAfterKey(q, page, "s.slug, co.slug", {"text", "text"});
+  OrderAndLimit(q, page, "s.slug, co.slug");
+}
+
 }  // namespace
 
 absl::StatusOr<StoredChangeOrder> InsertChangeOrder(Tx& tx, const StoredChangeOrder& co) {
@@ -329,13 +341,7 @@ absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Ca
                                                                 const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<StoredChangeOrder>> {
     Query q(kChangeOrderSelect);
-    if (!space_id.empty()) {
-      q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid"));
-    } else {
-      AndVisible(q, caller, "co.space_id");
-    }
-    AndAfterKey(q, page, "s.slug, co.slug", {"text", "text"});
-    OrderAndLimit(q, page, "s.slug, co.slug");
+    AndListed(q, caller, space_id, page);
     std::vector<StoredChangeOrder> out;
     for (const auto& row : q.Exec(tx)) out.push_back(ChangeOrderFromRow(row));
     ReadReleaseStates(tx, out);
@@ -347,13 +353,7 @@ absl::StatusOr<std::vector<StoredChangeOrderBasic>> ListChangeOrderBasics(
     Tx& tx, const Caller& caller, const std::string& space_id, const Keyset& page) {
   return Guard([&]() -> absl::StatusOr<std::vector<StoredChangeOrderBasic>> {
     Query q(kChangeOrderBasicPage);
-    if (!space_id.empty()) {
-      q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid"));
-    } else {
-      AndVisible(q, caller, "co.space_id");
-    }
-    AndAfterKey(q, page, "s.slug, co.slug", {"text", "text"});
-    OrderAndLimit(q, page, "s.slug, co.slug");
+    AndListed(q, caller, space_id, page);
     q.Append(kChangeOrderBasicSelect);
     std::vector<StoredChangeOrderBasic> out;
     for (const auto& row : q.Exec(tx)) out.push_back(ChangeOrderBasicFromRow(row));

@@ -112,28 +112,41 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std
   });
 }
 
+namespace {
+
+// One boolean column per where, "(...) IS TRUE AS m0, ...", joined by ", ", each where's
+// parameters added to `q` from $next_param on. `(x) IS TRUE` counts NULL as no match, as a
+// WHERE clause does. A where that does not compile is refused with the compiler's words, its
+// index stored in `*bad_where` (when given).
+absl::StatusOr<std::string> MatchColumns(Query& q, int next_param,
+                                         const std::vector<std::string>& wheres,
+                                         size_t* bad_where) {
+  std::string matches;
+  for (size_t i = 0; i < wheres.size(); ++i) {
+    auto sql = where::CompileToSql(wheres[i], SpaceSchema(), next_param);
+    if (!sql.ok()) {
+      if (bad_where != nullptr) *bad_where = i;
+      return sql.status();
+    }
+    next_param += static_cast<int>(sql->params.size());
+    for (auto& param : sql->params) q.Param(std::move(param));
+    absl::StrAppend(&matches, i == 0 ? "" : ", ", "(", sql->text, ") IS TRUE AS m", i);
+  }
+  return matches;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
     Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
     size_t* bad_where) {
   using Out = std::vector<std::vector<v1::Space>>;
   return Guard([&]() -> absl::StatusOr<Out> {
-    // One boolean column per where, m0, m1, ...: a Space is read once however many of the
-    // wheres select it. `(x) IS TRUE` counts NULL as no match, as a WHERE clause does.
+    // A Space is read once however many of the wheres select it.
     Query q;
     const std::string ids = q.Param(TextArrayLiteral(space_ids));
-    std::string matches;
-    int next_param = 2;
-    for (size_t i = 0; i < wheres.size(); ++i) {
-      auto sql = where::CompileToSql(wheres[i], SpaceSchema(), next_param);
-      if (!sql.ok()) {
-        if (bad_where != nullptr) *bad_where = i;
-        return sql.status();
-      }
-      next_param += static_cast<int>(sql->params.size());
-      for (auto& param : sql->params) q.Param(std::move(param));
-      absl::StrAppend(&matches, "(", sql->text, ") IS TRUE AS m", i, ", ");
-    }
-    q.Append(absl::StrCat("SELECT ", matches,
+    CUB_ASSIGN_OR_RETURN(std::string matches, MatchColumns(q, 2, wheres, bad_where));
+    q.Append(absl::StrCat("SELECT ", matches, matches.empty() ? "" : ", ",
                           kSpaceSelect.substr(std::string_view("SELECT ").size()),
                           " AND s.id = ANY(", ids, "::uuid[]) ORDER BY s.slug"));
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
@@ -154,25 +167,15 @@ namespace {
 
 // The Spaces of `from` (SQL after SELECT ... FROM, in which `s` is the Space and `c` its
 // component, as SpaceSchema's columns name them; parameters $1..$N already in `q`) by slug,
-// with one boolean column per where: the names each where selects. NULL counts as no match, as
-// in SpacesAmongEach. A row whose space_id is NULL (an outer join's empty side) is skipped, but
-// counted in `*rows` (when given) with the others.
+// with one boolean column per where (MatchColumns): the names each where selects. A row whose
+// space_id is NULL (an outer join's empty side) is skipped, but counted in `*rows` (when given)
+// with the others.
 absl::StatusOr<std::vector<std::vector<SpaceName>>> NamesEach(
     Tx& tx, Query& q, int next_param, const std::string& from,
     const std::vector<std::string>& wheres, size_t* bad_where, size_t* rows = nullptr) {
-  std::string matches;
-  for (size_t i = 0; i < wheres.size(); ++i) {
-    auto sql = where::CompileToSql(wheres[i], SpaceSchema(), next_param);
-    if (!sql.ok()) {
-      if (bad_where != nullptr) *bad_where = i;
-      return sql.status();
-    }
-    next_param += static_cast<int>(sql->params.size());
-    for (auto& param : sql->params) q.Param(std::move(param));
-    absl::StrAppend(&matches, ", (", sql->text, ") IS TRUE AS m", i);
-  }
-  q.Append(absl::StrCat("SELECT s.id::text AS space_id, s.slug", matches, " FROM ", from,
-                        " ORDER BY s.slug"));
+  CUB_ASSIGN_OR_RETURN(std::string matches, MatchColumns(q, next_param, wheres, bad_where));
+  q.Append(absl::StrCat("SELECT s.id::text AS space_id, s.slug", matches.empty() ? "" : ", ",
+                        matches, " FROM ", from, " ORDER BY s.slug"));
   CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
   if (rows != nullptr) *rows = r.size();
   std::vector<std::vector<SpaceName>> out(wheres.size());
