@@ -226,9 +226,9 @@ absl::StatusOr<std::vector<ReadRevision>> ChangedRevisions(
     pqxx::result r = Pq(tx).exec_params(
         "SELECT u.space_id::text AS space_id, u.id::text AS unit_id, u.slug AS unit_slug,"
         " mp.revision_num FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
-        " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
         " WHERE mp.tag_id = $2::uuid AND u.space_id = ANY($3::uuid[])"
-        " AND ms.revision_num IS DISTINCT FROM mp.revision_num ORDER BY u.space_id, u.slug",
+        " AND (SELECT ms.revision_num FROM tag_marks ms WHERE ms.tag_id = $1::uuid"
+        " AND ms.unit_id = u.id) IS DISTINCT FROM mp.revision_num ORDER BY u.space_id, u.slug",
         start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
     std::vector<ReadRevision> out;
     for (const auto& row : r) out.push_back(ReadRevisionFromRow(row));
@@ -279,9 +279,9 @@ absl::StatusOr<std::map<std::string, std::set<std::string>>> ChangeAuthors(
         Pq(tx).exec_params(
             "SELECT DISTINCT u.space_id::text AS space_id, rv.author_id::text AS user_id"
             " FROM tag_marks ms JOIN units u ON u.id = ms.unit_id"
-            " LEFT JOIN tag_marks mp ON mp.tag_id = $2::uuid AND mp.unit_id = u.id"
             " JOIN revisions rv ON rv.unit_id = u.id AND rv.revision_num > ms.revision_num"
-            "  AND rv.revision_num <= coalesce(mp.revision_num, u.head_revision_num)"
+            "  AND rv.revision_num <= coalesce((SELECT mp.revision_num FROM tag_marks mp"
+            "  WHERE mp.tag_id = $2::uuid AND mp.unit_id = u.id), u.head_revision_num)"
             " WHERE ms.tag_id = $1::uuid AND u.space_id = ANY($3::uuid[])"
             " AND rv.author_id IS NOT NULL",
             start_tag_id, publish_tag_id, TextArrayLiteral(space_ids)),

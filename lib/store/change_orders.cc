@@ -175,9 +175,11 @@ void RecheckInvokeSelection(Tx& tx, StoredChangeOrder& c) {
   Query q(
       "SELECT DISTINCT u.space_id::text AS space_id FROM units u"
       " JOIN spaces s ON s.id = u.space_id LEFT JOIN components c ON c.id = s.component_id"
-      " LEFT JOIN tag_marks me ON me.tag_id = ");
+      " LEFT JOIN LATERAL (SELECT me.unit_id FROM tag_marks me WHERE me.tag_id = ");
+  // LATERAL ... OFFSET 0: one probe of the primary key per Unit, whatever the statistics
+  // say of a Tag (see kPromotionUnits in lib/store/promotion.cc).
   q.Append(absl::StrCat(q.Param(c.end_tag_id),
-                        "::uuid AND me.unit_id = u.id WHERE u.space_id = ANY(",
+                        "::uuid AND me.unit_id = u.id OFFSET 0) me ON true WHERE u.space_id = ANY(",
                         q.Param(TextArrayLiteral(c.resolved_space_ids)),
                         "::uuid[]) AND me.unit_id IS NULL AND u.head_revision_num > 0"
                         " AND u.toolchain_type <> 'ConfigHub/YAML'"));
@@ -443,9 +445,10 @@ absl::StatusOr<std::vector<ValidationFinding>> ValidationFindings(
         " ARRAY(SELECT jsonb_array_elements_text(r.validation_errors)) AS errors"
         " FROM tag_marks mp JOIN units u ON u.id = mp.unit_id"
         " JOIN revisions r ON r.unit_id = u.id AND r.revision_num = mp.revision_num"
-        " LEFT JOIN tag_marks ms ON ms.tag_id = $1::uuid AND ms.unit_id = u.id"
         " WHERE mp.tag_id = $2::uuid AND u.space_id = ANY($3::uuid[])"
-        " AND ms.revision_num IS DISTINCT FROM mp.revision_num AND r.validation_errors <> '[]'"
+        " AND (SELECT ms.revision_num FROM tag_marks ms WHERE ms.tag_id = $1::uuid"
+        " AND ms.unit_id = u.id) IS DISTINCT FROM mp.revision_num"
+        " AND r.validation_errors <> '[]'"
         " ORDER BY u.space_id, u.slug",
         start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
     std::vector<ValidationFinding> out;

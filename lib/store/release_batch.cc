@@ -38,7 +38,8 @@ absl::StatusOr<std::vector<ReleasableUnit>> ReleasableUnits(
             " (m.revision_num IS NOT NULL) AS marked,",
             kRevisionColumns,
             " FROM units u"
-            " LEFT JOIN tag_marks m ON m.tag_id = NULLIF($2, '')::uuid AND m.unit_id = u.id"
+            " LEFT JOIN LATERAL (SELECT x.revision_num FROM tag_marks x"
+            "  WHERE x.tag_id = NULLIF($2, '')::uuid AND x.unit_id = u.id OFFSET 0) m ON true"
             " LEFT JOIN revisions v ON v.unit_id = u.id"
             "  AND v.revision_num = coalesce(m.revision_num, u.last_released_revision_num)"
             " WHERE u.space_id = ANY($1::uuid[]) AND u.toolchain_type <> 'ConfigHub/YAML'"
