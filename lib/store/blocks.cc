@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
 #include "lib/store/sql.h"
+#include "lib/util/status_macros.h"
 
 namespace cub::store {
 
@@ -24,8 +25,9 @@ absl::StatusOr<int64_t> BlockChangeOrder(Tx& tx, const std::string& change_order
         " SELECT $1::uuid, u.space_id, u.id, u.slug, er.data_hash"
         " FROM tag_marks em JOIN units u ON u.id = em.unit_id"
         " JOIN revisions er ON er.unit_id = em.unit_id AND er.revision_num = em.revision_num"
-        " LEFT JOIN tag_marks sm ON sm.tag_id = $2::uuid AND sm.unit_id = em.unit_id"
-        " LEFT JOIN revisions sr ON sr.unit_id = sm.unit_id AND sr.revision_num = sm.revision_num"
+        " LEFT JOIN revisions sr ON sr.unit_id = em.unit_id AND sr.revision_num ="
+        " (SELECT sm.revision_num FROM tag_marks sm WHERE sm.tag_id = $2::uuid"
+        " AND sm.unit_id = em.unit_id)"
         " WHERE em.tag_id = $3::uuid AND sr.data_hash IS DISTINCT FROM er.data_hash",
         change_order_id, start_tag_id, end_tag_id);
     return static_cast<int64_t>(r.affected_rows());
@@ -60,6 +62,17 @@ absl::StatusOr<std::vector<BlockedHit>> FindBlockedContent(
     Tx& tx, const std::vector<PlannedContent>& planned, bool head_runs) {
   std::vector<BlockedHit> hits;
   if (planned.empty()) return hits;
+  // Usually no ChangeOrder is blocked at all: then nothing can match, and the planned rows
+  // (six arrays the size of a batch of a Stage) need not be sent.
+  CUB_ASSIGN_OR_RETURN(bool any_blocked, Guard([&]() -> absl::StatusOr<bool> {
+                         return Pq(tx)
+                             .exec(
+                                 "SELECT EXISTS (SELECT 1 FROM blocked_content b"
+                                 " JOIN change_orders co ON co.id = b.change_order_id"
+                                 " WHERE co.blocked_at IS NOT NULL)")[0][0]
+                             .as<bool>();
+                       }));
+  if (!any_blocked) return hits;
   std::vector<std::string> idx, space_ids, slugs, hashes, source_ids, source_nums;
   for (size_t i = 0; i < planned.size(); ++i) {
     const auto& p = planned[i];
