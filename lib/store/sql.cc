@@ -1,5 +1,8 @@
 #include "lib/store/sql.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
 #include "lib/util/json.h"
@@ -38,6 +41,24 @@ std::string TextArrayLiteral(const std::vector<std::string>& values) {
 std::vector<std::string> ReadTextArray(const pqxx::field& f) {
   std::vector<std::string> out;
   if (f.is_null()) return out;
+  // One dimension and no element quoted (UUIDs, numbers, plain words): the elements are what
+  // lies between the commas. pqxx::array_parser scans glyph by glyph, some 10 ms for the
+  // 10,000 Space IDs of a fleet-wide ChangeOrder's scope.
+  const std::string_view text(f.c_str(), f.size());
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}' &&
+      text.find_first_of("\"\\{}", 1) == text.size() - 1) {
+    const std::string_view inner = text.substr(1, text.size() - 2);
+    if (inner.empty()) return out;
+    out.reserve(std::count(inner.begin(), inner.end(), ',') + 1);
+    for (size_t begin = 0;;) {
+      const size_t end = std::min(inner.find(',', begin), inner.size());
+      const std::string_view item = inner.substr(begin, end - begin);
+      if (item != "NULL") out.emplace_back(item);  // an unquoted NULL is no value
+      if (end == inner.size()) break;
+      begin = end + 1;
+    }
+    return out;
+  }
   pqxx::array_parser parser = f.as_array();
   for (auto item = parser.get_next(); item.first != pqxx::array_parser::done;
        item = parser.get_next()) {

@@ -179,6 +179,37 @@ TEST_CASE("Query::Run returns the rows, or the failing statement's status") {
   CHECK(one == 1);
 }
 
+TEST_CASE("ReadTextArray reads plain and quoted elements alike") {
+  Fixture f;
+  bool returned = false;
+  std::vector<std::vector<std::string>> got;
+  REQUIRE(f.Call(
+               [&](store::Tx& tx) -> absl::Status {
+                 // Plain elements take the fast path, quoted ones (blanks, commas, quotes,
+                 // the word NULL, the empty string) pqxx's parser; a NULL element is skipped.
+                 auto r = store::Query(
+                              "SELECT ARRAY['a', 'b1', NULL, '7']::text[] AS plain,"
+                              " ARRAY['x y', 'p,q', 'NULL', '', 'say \"hi\"', 'back\\slash',"
+                              " '{b}']::text[] AS quoted,"
+                              " ARRAY['0c8af1bd-5bee-4970-bc27-9b2562a9d8c4']::uuid[] AS ids,"
+                              " '{}'::text[] AS none")
+                              .Run(tx);
+                 if (!r.ok()) return r.status();
+                 for (const char* column : {"plain", "quoted", "ids", "none"}) {
+                   got.push_back(store::ReadTextArray((*r)[0][column]));
+                 }
+                 return absl::OkStatus();
+               },
+               &returned)
+              .ok());
+  REQUIRE(got.size() == 4);
+  CHECK(got[0] == std::vector<std::string>{"a", "b1", "7"});
+  CHECK(got[1] ==
+        std::vector<std::string>{"x y", "p,q", "NULL", "", "say \"hi\"", "back\\slash", "{b}"});
+  CHECK(got[2] == std::vector<std::string>{"0c8af1bd-5bee-4970-bc27-9b2562a9d8c4"});
+  CHECK(got[3].empty());
+}
+
 TEST_CASE("what the store wrote reads back field by field") {
   Fixture f;
   CHECK(f.space.slug() == "home");
