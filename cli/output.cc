@@ -168,10 +168,80 @@ std::string MessageToCompactJson(const Message& message) {
   return out;
 }
 
+namespace {
+
+// Re-indents JSON text in one pass, without building a document: a promote's answer at
+// 5,000 Spaces is 15 MB of JSON, and parsing it into a tree to print it took a second of the
+// command's time and 235 MB. Strings and scalars are copied as they are. False when the
+// brackets do not balance or a string is not closed, with `out` then unspecified.
+bool ReindentJson(std::string_view json, std::string& out) {
+  out.clear();
+  out.reserve(json.size() + json.size() / 4);
+  std::string closers;  // the brackets open, innermost last
+  auto newline = [&] {
+    out += '\n';
+    out.append(2 * closers.size(), ' ');
+  };
+  auto next_token = [&](size_t i) {  // the index of the next character that is not a blank
+    while (i < json.size() &&
+           (json[i] == ' ' || json[i] == '\n' || json[i] == '\r' || json[i] == '\t')) {
+      ++i;
+    }
+    return i;
+  };
+  for (size_t i = next_token(0); i < json.size(); i = next_token(i)) {
+    const char c = json[i];
+    if (c == '"') {
+      size_t end = i + 1;
+      while (end < json.size() && json[end] != '"') end += json[end] == '\\' ? 2 : 1;
+      if (end >= json.size()) return false;
+      out.append(json.substr(i, end + 1 - i));
+      i = end + 1;
+    } else if (c == '{' || c == '[') {
+      const char closer = c == '{' ? '}' : ']';
+      const size_t after = next_token(i + 1);
+      if (after < json.size() && json[after] == closer) {  // empty: kept together
+        out += c;
+        out += closer;
+        i = after + 1;
+        continue;
+      }
+      out += c;
+      closers += closer;
+      newline();
+      ++i;
+    } else if (c == '}' || c == ']') {
+      if (closers.empty() || closers.back() != c) return false;
+      closers.pop_back();
+      newline();
+      out += c;
+      ++i;
+    } else if (c == ',') {
+      out += ',';
+      newline();
+      ++i;
+    } else if (c == ':') {
+      out += ": ";
+      ++i;
+    } else {  // a number, true, false or null
+      size_t end = i;
+      while (end < json.size() &&
+             std::string_view(",:]} \n\r\t").find(json[end]) == std::string_view::npos) {
+        ++end;
+      }
+      out.append(json.substr(i, end - i));
+      i = end;
+    }
+  }
+  return closers.empty();
+}
+
+}  // namespace
+
 std::string PrettyJson(std::string_view json) {
-  absl::StatusOr<Json> parsed = ParseJson(json);
-  if (!parsed.ok()) return std::string(json);  // not JSON: shown as it is
-  return PrettyJsonText(*parsed);
+  std::string out;
+  if (ReindentJson(json, out)) return out;
+  return std::string(json);  // not JSON: shown as it is
 }
 
 Table FieldTable(const Message& message, std::initializer_list<std::string_view> skip) {
@@ -212,11 +282,13 @@ int Printer::Document(const Message& doc) const {
 }
 
 int Printer::Array(const std::vector<const Message*>& items) const {
-  Json array = Json::array();
+  std::string array = "[";
   for (const Message* item : items) {
-    array.push_back(ParseJson(MessageToCompactJson(*item)).value_or(Json::object()));
+    if (array.size() > 1) array += ',';
+    array += MessageToCompactJson(*item);
   }
-  return EmitJson(JsonText(array));
+  array += ']';
+  return EmitJson(array);
 }
 
 int Printer::Rows(const Table& t) const {

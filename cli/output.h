@@ -70,7 +70,8 @@ struct Table {
 std::string MessageToCompactJson(const google::protobuf::Message& message);
 
 // Re-indents JSON as PrettyJsonText (lib/util/json.h) writes it: two-space indents, one member
-// per line, `{}`/`[]` kept together. Text that is not JSON is returned as it is.
+// per line, `{}`/`[]` kept together; strings and scalars are copied as they are. Text whose
+// brackets do not balance, or with a string left open, is returned as it is.
 std::string PrettyJson(std::string_view json);
 
 // A FIELD VALUE table of the message's fields, in declaration order, named by json_name.

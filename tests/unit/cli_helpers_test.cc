@@ -51,6 +51,14 @@ TEST_CASE("PrettyJson leaves string contents alone", "[cli]") {
   CHECK(PrettyJson("[ ]") == "[]");
 }
 
+TEST_CASE("PrettyJson returns text that is not JSON as it is", "[cli]") {
+  CHECK(PrettyJson(R"({"A":[1,2})") == R"({"A":[1,2})");
+  CHECK(PrettyJson(R"({"A":"open)") == R"({"A":"open)");
+  CHECK(PrettyJson("]") == "]");
+  CHECK(PrettyJson(R"([1,{"B":null,"C":-2.5e3}])") ==
+        "[\n  1,\n  {\n    \"B\": null,\n    \"C\": -2.5e3\n  }\n]");
+}
+
 TEST_CASE("MessageToCompactJson uses json_name and prints default values", "[cli]") {
   cub::v1::Space space;
   space.set_slug("acme-base");
