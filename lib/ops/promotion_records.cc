@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "lib/sign/ring_verify.h"
 #include "lib/sign/statement.h"
 #include "lib/store/promotion_records.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/sha256.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/time_text.h"
@@ -173,6 +175,89 @@ std::string StatementOf(const PromotionRecordFacts& f, const EvidenceIndex* inde
   return sign::Statement(subjects, kPromotionPredicate, pred);
 }
 
+// Builds and signs the records of a batch of promoted Spaces on a thread of its own (which
+// spreads them over the cores), so that the caller may use the database meanwhile. At most
+// one batch at a time: Start, then Finish before the next Start. The destructor waits.
+class RecordBuilder {
+ public:
+  RecordBuilder(const PromotionRecordFacts& f, const EvidenceIndex& index,
+                const sign::SigningKey& signer, const std::string& at)
+      : f_(f), index_(index), signer_(signer), at_(at) {}
+  ~RecordBuilder() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Starts on the records of promoted[first, first + kRecordBatch), whose Units' heads are
+  // `heads`.
+  void Start(const std::vector<const v1::PromotedSpace*>& promoted, size_t first,
+             std::vector<store::UnitHead> heads) {
+    heads_ = std::move(heads);
+    const size_t last = std::min(promoted.size(), first + kRecordBatch);
+    batch_.assign(promoted.begin() + first, promoted.begin() + last);
+    thread_ = std::thread([this] { Build(); });
+  }
+
+  std::vector<store::NewPromotionRecord> Finish() {
+    thread_.join();
+    return std::move(rows_);
+  }
+
+ private:
+  void Build() {
+    std::map<std::string, const store::UnitHead*> head_of;
+    for (const auto& h : heads_) head_of[h.unit_id] = &h;
+    rows_.assign(batch_.size(), store::NewPromotionRecord());
+    ParallelFor(batch_.size(), /*min_per_thread=*/32, /*max_threads=*/0,
+                [&](size_t k) { rows_[k] = Record(*batch_[k], head_of); });
+  }
+
+  store::NewPromotionRecord Record(
+      const v1::PromotedSpace& s,
+      const std::map<std::string, const store::UnitHead*>& head_of) const {
+    PromotionRecordFacts mine = f_;
+    mine.space_id = s.space_id();
+    mine.space = s.space();
+    for (const auto& u : s.units()) {
+      RecordedUnit ru;
+      ru.unit_id = u.unit_id();
+      ru.slug = u.unit();
+      ru.action = u.action();
+      if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
+        ru.revision_num = h->second->revision_num;
+        ru.data_hash = h->second->data_hash;
+      } else {
+        ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
+      }
+      mine.units.push_back(std::move(ru));
+    }
+    std::sort(mine.units.begin(), mine.units.end(),
+              [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
+    const std::string statement = StatementOf(mine, &index_);
+    store::NewPromotionRecord r;
+    r.change_order_id = mine.change_order_id;
+    r.change_order = mine.change_order;
+    r.space_id = mine.space_id;
+    r.space_slug = mine.space;
+    r.stage = mine.stage;
+    r.promoted_by = mine.promoted_by;
+    r.queued_by = mine.queued_by;
+    r.forced = mine.forced;
+    r.at = at_;
+    r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
+    r.envelope = sign::SignEnvelope(signer_, sign::kInTotoPayloadType, statement).ToJson();
+    return r;
+  }
+
+  const PromotionRecordFacts& f_;
+  const EvidenceIndex& index_;
+  const sign::SigningKey& signer_;
+  const std::string& at_;
+  std::vector<const v1::PromotedSpace*> batch_;
+  std::vector<store::UnitHead> heads_;
+  std::vector<store::NewPromotionRecord> rows_;
+  std::thread thread_;
+};
+
 }  // namespace
 
 std::string PromotionStatement(const PromotionRecordFacts& f) {
@@ -218,54 +303,25 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
 
   // In batches of Spaces: the heads read, the records signed and inserted, then let go. A
   // record is a few KB of signed JSON, and a 10,000-Space Stage's records (with the array
-  // parameters built from them) are otherwise held all at once.
-  for (size_t first = 0; first < promoted.size(); first += kRecordBatch) {
-    const size_t last = std::min(promoted.size(), first + kRecordBatch);
+  // parameters built from them) are otherwise held all at once. A batch is built and signed
+  // on other threads while this one reads the next batch's heads and inserts the batch before.
+  auto heads_of = [&](size_t first) -> absl::StatusOr<std::vector<store::UnitHead>> {
     std::vector<std::string> unit_ids;
-    for (size_t i = first; i < last; ++i) {
+    for (size_t i = first; i < std::min(promoted.size(), first + kRecordBatch); ++i) {
       for (const auto& u : promoted[i]->units()) {
         if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
       }
     }
-    CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, store::UnitHeads(tx, unit_ids));
-    std::map<std::string, const store::UnitHead*> head_of;
-    for (const auto& h : heads) head_of[h.unit_id] = &h;
-    std::vector<store::NewPromotionRecord> rows;
-    rows.reserve(last - first);
-    for (size_t i = first; i < last; ++i) {
-      const v1::PromotedSpace& s = *promoted[i];
-      f.space_id = s.space_id();
-      f.space = s.space();
-      f.units.clear();
-      for (const auto& u : s.units()) {
-        RecordedUnit ru;
-        ru.unit_id = u.unit_id();
-        ru.slug = u.unit();
-        ru.action = u.action();
-        if (auto h = head_of.find(u.unit_id()); h != head_of.end()) {
-          ru.revision_num = h->second->revision_num;
-          ru.data_hash = h->second->data_hash;
-        } else {
-          ru.revision_num = u.end_revision_num();  // a Unit reported without an ID
-        }
-        f.units.push_back(std::move(ru));
-      }
-      std::sort(f.units.begin(), f.units.end(),
-                [](const RecordedUnit& a, const RecordedUnit& b) { return a.slug < b.slug; });
-      const std::string statement = StatementOf(f, &index);
-      store::NewPromotionRecord r;
-      r.change_order_id = f.change_order_id;
-      r.change_order = f.change_order;
-      r.space_id = f.space_id;
-      r.space_slug = f.space;
-      r.stage = stage;
-      r.promoted_by = f.promoted_by;
-      r.queued_by = f.queued_by;
-      r.forced = forced;
-      r.at = at;
-      r.statement_digest = absl::StrCat("sha256:", Sha256Hex(statement));
-      r.envelope = sign::SignEnvelope(signer, sign::kInTotoPayloadType, statement).ToJson();
-      rows.push_back(std::move(r));
+    return store::UnitHeads(tx, unit_ids);
+  };
+  RecordBuilder builder(f, index, signer, at);
+  CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, heads_of(0));
+  builder.Start(promoted, 0, std::move(heads));
+  for (size_t first = 0; first < promoted.size(); first += kRecordBatch) {
+    std::vector<store::NewPromotionRecord> rows = builder.Finish();
+    if (first + kRecordBatch < promoted.size()) {
+      CUB_ASSIGN_OR_RETURN(heads, heads_of(first + kRecordBatch));
+      builder.Start(promoted, first + kRecordBatch, std::move(heads));
     }
     CUB_RETURN_IF_ERROR(store::InsertPromotionRecords(tx, rows));
   }
