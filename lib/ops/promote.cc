@@ -23,6 +23,7 @@
 #include "lib/ops/gates.h"
 #include "lib/ops/input.h"
 #include "lib/ops/invoke_plan.h"
+#include "lib/ops/promotion_batches.h"
 #include "lib/ops/promotion_plan.h"
 #include "lib/ops/promotion_records.h"
 #include "lib/ops/resolve.h"
@@ -396,14 +397,13 @@ absl::StatusOr<SpacesByAccess> SplitByAccess(store::Tx& tx, const Principal& p,
   return out;
 }
 
-// The plans of the planner the ChangeOrder's update type calls for.
-absl::StatusOr<std::vector<SpacePlan>> PlanSpaces(store::Tx& tx, const PlanOptions& opts,
-                                                  const std::vector<v1::Space>& allowed,
-                                                  bool dry_run) {
-  const domain::UpdateType type = opts.rco->update_type;
-  if (type == domain::UpdateType::kInvoke) return PlanInvoke(tx, opts, allowed);
-  if (domain::CopiesFromSources(type)) return PromoteFromSources(tx, opts, allowed, dry_run);
-  return PlanPromotion(tx, opts, allowed);
+// The plans of the planners that take every target in one batch: Invoke's, and the copy from
+// the sources.
+absl::StatusOr<std::vector<SpacePlan>> PlanWhole(store::Tx& tx, const PlanOptions& opts,
+                                                 const std::vector<v1::Space>& allowed,
+                                                 bool dry_run) {
+  if (opts.rco->update_type == domain::UpdateType::kInvoke) return PlanInvoke(tx, opts, allowed);
+  return PromoteFromSources(tx, opts, allowed, dry_run);
 }
 
 // AutoUpdate Links follow what the promotion wrote (the landed plans' Units), as they follow
@@ -429,9 +429,10 @@ constexpr size_t kPromoteBatch = 500;
 // The plans, checked for blocked content (Force does not pass it, lib/ops/block_gate.h; the
 // findings join `gates`) and, unless a dry run, landed; the reports are kept, the writes are
 // not. The merge planner runs kPromoteBatch Spaces at a time, after locking every target's
-// Units at once (the other planners take the whole set as one batch); once a batch is refused,
-// the rest are still planned (not landed) so that the refusal names every blocked Unit, and
-// the transaction is rolled back.
+// Units at once, each batch merged while the one before is checked and landed
+// (lib/ops/promotion_batches.h); the other planners take the whole set as one batch. Once a
+// batch is refused, the rest are still planned (not landed) so that the refusal names every
+// blocked Unit, and the transaction is rolled back.
 absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principal& p,
                                                    const std::string& stage_name,
                                                    const PlanOptions& opts,
@@ -439,7 +440,6 @@ absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principa
                                                    bool dry_run, GateReport& gates) {
   const domain::UpdateType type = opts.rco->update_type;
   const bool merges = type != domain::UpdateType::kInvoke && !domain::CopiesFromSources(type);
-  const size_t batch_size = merges ? kPromoteBatch : std::max<size_t>(1, allowed.size());
   PlanOptions batch_opts = opts;
   if (merges && opts.lock) {
     std::vector<std::string> ids;
@@ -452,10 +452,7 @@ absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principa
   plans.reserve(allowed.size());
   GateReport blocks;
   bool refused = false;
-  for (size_t first = 0; first < allowed.size(); first += batch_size) {
-    const size_t last = std::min(allowed.size(), first + batch_size);
-    const std::vector<v1::Space> batch(allowed.begin() + first, allowed.begin() + last);
-    CUB_ASSIGN_OR_RETURN(auto part, PlanSpaces(tx, batch_opts, batch, dry_run));
+  auto check_and_land = [&](std::vector<SpacePlan> part) -> absl::Status {
     CUB_ASSIGN_OR_RETURN(GateReport found, PromotionBlockFindings(tx, *opts.rco, stage_name, part));
     refused = refused || !found.ok();
     blocks.Append(std::move(found));
@@ -464,6 +461,17 @@ absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principa
       plan.writes = store::PromotionWrites();
       plans.push_back(std::move(plan));
     }
+    return absl::OkStatus();
+  };
+  if (merges) {
+    PromotionBatches batches(tx, batch_opts, allowed, kPromoteBatch);
+    while (!batches.done()) {
+      CUB_ASSIGN_OR_RETURN(auto part, batches.Next());
+      CUB_RETURN_IF_ERROR(check_and_land(std::move(part)));
+    }
+  } else {
+    CUB_ASSIGN_OR_RETURN(auto part, PlanWhole(tx, batch_opts, allowed, dry_run));
+    CUB_RETURN_IF_ERROR(check_and_land(std::move(part)));
   }
   if (refused) return GateRefusal(blocks.FailureMessages());
   gates.Append(std::move(blocks));

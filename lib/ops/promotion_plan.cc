@@ -42,21 +42,49 @@ absl::StatusOr<PromotionFacts> LoadFacts(store::Tx& tx, const PlanOptions& opts,
 
 }  // namespace
 
-absl::StatusOr<std::vector<SpacePlan>> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
-                                                     const std::vector<v1::Space>& targets) {
-  CUB_ASSIGN_OR_RETURN(auto facts, LoadFacts(tx, opts, targets));
+struct LoadedPromotion {
+  std::vector<v1::Space> targets;  // what `spaces` point to: a loaded batch stands alone
+  PromotionFacts facts;
   std::vector<SpaceClassification> spaces;
-  spaces.reserve(targets.size());
-  for (const auto& t : targets) spaces.push_back(ClassifySpace(opts, facts, t));
-  CUB_ASSIGN_OR_RETURN(RevisionMap data, store::LoadRevisionData(tx, RevisionSpans(spaces)));
-  CUB_RETURN_IF_ERROR(MergeJobs(tx, opts, facts, data, spaces));
+  RevisionMap data;
+};
+
+void LoadedPromotionDeleter::operator()(LoadedPromotion* p) const { delete p; }
+
+absl::StatusOr<LoadedPromotionPtr> LoadPromotion(store::Tx& tx, const PlanOptions& opts,
+                                                 const std::vector<v1::Space>& targets) {
+  LoadedPromotionPtr out(new LoadedPromotion);
+  out->targets = targets;
+  CUB_ASSIGN_OR_RETURN(out->facts, LoadFacts(tx, opts, out->targets));
+  out->spaces.reserve(out->targets.size());
+  for (const auto& t : out->targets) out->spaces.push_back(ClassifySpace(opts, out->facts, t));
+  CUB_ASSIGN_OR_RETURN(out->data, store::LoadRevisionData(tx, RevisionSpans(out->spaces)));
+  return out;
+}
+
+bool MergeReadsDatabase(const LoadedPromotion& loaded) {
+  for (const auto& c : loaded.spaces) {
+    if (!c.settled() && c.space->validating_invocations_size() > 0) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::vector<SpacePlan>> MergePromotion(store::Tx& tx, const PlanOptions& opts,
+                                                      LoadedPromotion& loaded) {
+  CUB_RETURN_IF_ERROR(MergeJobs(tx, opts, loaded.facts, loaded.data, loaded.spaces));
   std::vector<SpacePlan> plans;
-  plans.reserve(spaces.size());
-  for (auto& c : spaces) {
+  plans.reserve(loaded.spaces.size());
+  for (auto& c : loaded.spaces) {
     if (!c.settled()) FinalizeSpace(c.plan);
     plans.push_back(std::move(c.plan));
   }
   return plans;
+}
+
+absl::StatusOr<std::vector<SpacePlan>> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
+                                                     const std::vector<v1::Space>& targets) {
+  CUB_ASSIGN_OR_RETURN(LoadedPromotionPtr loaded, LoadPromotion(tx, opts, targets));
+  return MergePromotion(tx, opts, *loaded);
 }
 
 }  // namespace cub::ops

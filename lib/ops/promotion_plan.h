@@ -4,6 +4,7 @@
 #ifndef CUB_LIB_OPS_PROMOTION_PLAN_H_
 #define CUB_LIB_OPS_PROMOTION_PLAN_H_
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,8 +40,31 @@ struct SpacePlan {
 // One plan per target, in the order given. A Space that cannot take the change has status
 // Failed and its error (and its Units' errors) in the report, and no writes. An error is
 // returned only when the facts cannot be read (the Spaces the targets take the change from).
+// LoadPromotion then MergePromotion.
 absl::StatusOr<std::vector<SpacePlan>> PlanPromotion(store::Tx& tx, const PlanOptions& opts,
                                                      const std::vector<v1::Space>& targets);
+
+// PlanPromotion in two steps, so that a caller may merge one batch of targets while the
+// database writes another: LoadPromotion does the reads, MergePromotion the computation.
+struct LoadedPromotion;
+struct LoadedPromotionDeleter {
+  void operator()(LoadedPromotion* p) const;
+};
+using LoadedPromotionPtr = std::unique_ptr<LoadedPromotion, LoadedPromotionDeleter>;
+
+// The facts, each target classified, and the revisions the merge reads. Errors as
+// PlanPromotion's.
+absl::StatusOr<LoadedPromotionPtr> LoadPromotion(store::Tx& tx, const PlanOptions& opts,
+                                                 const std::vector<v1::Space>& targets);
+
+// Whether MergePromotion of `loaded` uses the transaction: it reads the Invocations of the
+// targets that validate their revisions. When false, MergePromotion does not touch `tx`, and
+// may run on another thread while the caller uses it.
+bool MergeReadsDatabase(const LoadedPromotion& loaded);
+
+// The plans of the targets `loaded` was read for, as PlanPromotion returns them.
+absl::StatusOr<std::vector<SpacePlan>> MergePromotion(store::Tx& tx, const PlanOptions& opts,
+                                                      LoadedPromotion& loaded);
 
 }  // namespace cub::ops
 
