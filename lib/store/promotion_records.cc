@@ -84,11 +84,13 @@ absl::StatusOr<std::vector<v1::PromotionRecord>> ListPromotionRecords(
 absl::StatusOr<std::vector<UnitHead>> UnitHeads(Tx& tx, const std::vector<std::string>& unit_ids) {
   if (unit_ids.empty()) return std::vector<UnitHead>();
   return Guard([&]() -> absl::StatusOr<std::vector<UnitHead>> {
+    // The head's hash by a primary-key probe per Unit: as a join, the planner could hash every
+    // revision of the fleet for a batch of 5,000 Units (270 ms a batch at 10,000 Spaces).
     pqxx::result rows = Pq(tx).exec_params(
         "SELECT u.id::text AS id, u.space_id::text AS space_id, u.slug, u.head_revision_num,"
-        " coalesce(r.data_hash, '') AS data_hash FROM units u"
-        " LEFT JOIN revisions r ON r.unit_id = u.id AND r.revision_num = u.head_revision_num"
-        " WHERE u.id = ANY($1::uuid[]) ORDER BY u.space_id, u.slug",
+        " coalesce((SELECT r.data_hash FROM revisions r WHERE r.unit_id = u.id"
+        " AND r.revision_num = u.head_revision_num), '') AS data_hash"
+        " FROM units u WHERE u.id = ANY($1::uuid[]) ORDER BY u.space_id, u.slug",
         TextArrayLiteral(unit_ids));
     std::vector<UnitHead> out;
     out.reserve(rows.size());
