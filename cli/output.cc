@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/config/yaml.h"
-#include "lib/util/json.h"
 
 namespace cub::cli {
 namespace {

@@ -974,12 +974,11 @@ absl::StatusOr<std::optional<v1::ChangeOrder>> ListedViewOf(store::Tx& tx, const
   return ViewOf(tx, base, std::get<store::StoredChangeOrder>(std::move(row)), ctx.approvals);
 }
 
-// The fields of ChangeOrderSchema a Basic read cannot answer: the Space ID lists it leaves out,
-// and NeedsApprovalFrom, which is explained from the whole ChangeOrder.
-bool NeedsFullRead(const where::Expr& expr) {
+// Whether `expr` names a Space ID list, which a Basic read leaves out. (NeedsApprovalFrom,
+// explained from the whole ChangeOrder, asks for a full read through ListContext::approvals.)
+bool NamesSpaceIdList(const where::Expr& expr) {
   for (const std::string& field : where::FieldsUsed(expr)) {
-    if (field == "InScopeSpaceIDs" || field == "ResolvedSpaceIDs" || field == "ReleasedSpaceIDs" ||
-        field == "NeedsApprovalFrom") {
+    if (field == "InScopeSpaceIDs" || field == "ResolvedSpaceIDs" || field == "ReleasedSpaceIDs") {
       return true;
     }
   }
@@ -1002,7 +1001,7 @@ absl::StatusOr<v1::ListChangeOrdersResponse> ChangeOrderPage(store::Tx& tx, cons
     CUB_ASSIGN_OR_RETURN(auto expr, where::Parse(req.options().where()));
     CUB_ASSIGN_OR_RETURN(auto m, where::Matcher::Create(*expr, ChangeOrderSchema()));
     matcher = std::move(m);
-    full_read = full_read || NeedsFullRead(*expr);
+    full_read = full_read || NamesSpaceIdList(*expr);
   }
   ListContext ctx{p};
   if (!req.space().empty() && req.space() != "*") {

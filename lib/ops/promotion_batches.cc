@@ -21,12 +21,10 @@ void PromotionBatches::Join() {
 
 absl::Status PromotionBatches::LoadAhead() {
   const size_t last = std::min(targets_.size(), next_ + batch_size_);
-  const std::vector<v1::Space> batch(targets_.begin() + next_, targets_.begin() + last);
+  std::vector<v1::Space> batch(targets_.begin() + next_, targets_.begin() + last);
   next_ = last;
-  CUB_ASSIGN_OR_RETURN(ahead_, LoadPromotion(tx_, opts_, batch));
-  merge_started_ = false;
-  if (MergeReadsDatabase(*ahead_)) return absl::OkStatus();
-  merge_started_ = true;
+  CUB_ASSIGN_OR_RETURN(ahead_, LoadPromotion(tx_, opts_, std::move(batch)));
+  if (MergeReadsDatabase(*ahead_)) return absl::OkStatus();  // merged by Next, in turn
   merging_ = std::thread([this] {
     try {
       merged_ = MergePromotion(tx_, opts_, *ahead_);
@@ -42,7 +40,8 @@ absl::StatusOr<std::vector<SpacePlan>> PromotionBatches::Next() {
     if (next_ >= targets_.size()) return std::vector<SpacePlan>();
     CUB_RETURN_IF_ERROR(LoadAhead());
   }
-  if (merge_started_) {
+  // The thread is joined only here (and by the destructor): joinable means it merged ahead_.
+  if (merging_.joinable()) {
     Join();
   } else {
     merged_ = MergePromotion(tx_, opts_, *ahead_);

@@ -55,7 +55,6 @@ class PromotionBatches {
   LoadedPromotionPtr ahead_;  // read, merged or being merged
   std::thread merging_;       // merging ahead_ into merged_, when joinable
   absl::StatusOr<std::vector<SpacePlan>> merged_;
-  bool merge_started_ = false;
 };
 
 }  // namespace cub::ops

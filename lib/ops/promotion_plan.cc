@@ -52,9 +52,9 @@ struct LoadedPromotion {
 void LoadedPromotionDeleter::operator()(LoadedPromotion* p) const { delete p; }
 
 absl::StatusOr<LoadedPromotionPtr> LoadPromotion(store::Tx& tx, const PlanOptions& opts,
-                                                 const std::vector<v1::Space>& targets) {
+                                                 std::vector<v1::Space> targets) {
   LoadedPromotionPtr out(new LoadedPromotion);
-  out->targets = targets;
+  out->targets = std::move(targets);
   CUB_ASSIGN_OR_RETURN(out->facts, LoadFacts(tx, opts, out->targets));
   out->spaces.reserve(out->targets.size());
   for (const auto& t : out->targets) out->spaces.push_back(ClassifySpace(opts, out->facts, t));

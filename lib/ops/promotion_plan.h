@@ -55,7 +55,7 @@ using LoadedPromotionPtr = std::unique_ptr<LoadedPromotion, LoadedPromotionDelet
 // The facts, each target classified, and the revisions the merge reads. Errors as
 // PlanPromotion's.
 absl::StatusOr<LoadedPromotionPtr> LoadPromotion(store::Tx& tx, const PlanOptions& opts,
-                                                 const std::vector<v1::Space>& targets);
+                                                 std::vector<v1::Space> targets);
 
 // Whether MergePromotion of `loaded` uses the transaction: it reads the Invocations of the
 // targets that validate their revisions. When false, MergePromotion does not touch `tx`, and
