@@ -17,7 +17,6 @@
 #include "cli/commands.h"
 #include "cli/completion.h"
 #include "cli/timeout.h"
-#include "lib/net/http_client.h"
 
 namespace cub::cli {
 namespace {
@@ -139,6 +138,7 @@ int Main(int argc, char** argv) {
 }  // namespace cub::cli
 
 int main(int argc, char** argv) {
-  cub::net::InitHttpClient();  // before any thread: libcurl's global state
+  // libcurl is not loaded here: the few commands that speak HTTP load it at their first request
+  // (lib/net/curl_api.h), and the rest start without its two dozen libraries.
   return cub::cli::Main(argc, argv);
 }

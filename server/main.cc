@@ -12,7 +12,7 @@
 
 int main(int argc, char** argv) {
   cub::server::LimitMallocArenas();  // before any thread: arenas are handed out as threads start
-  cub::net::InitHttpClient();        // before any thread: libcurl's global state
+  cub::net::InitHttpClient();        // at start: a missing libcurl shows now, not at a login
   CLI::App app{"cubd: the cub promotion server"};
   app.require_subcommand(1);
 

@@ -14,8 +14,8 @@
 // RESOURCE_EXHAUSTED when the body is too long; INVALID_ARGUMENT for a malformed URL.
 // A non-2xx status is not an error: the caller reads `status`.
 //
-// Thread-safe: each call uses its own handle. Call InitHttpClient() once from main() before
-// threads start (libcurl's global init is not thread-safe).
+// Thread-safe: each call uses its own handle. libcurl is loaded and initialised by the first
+// call (lib/net/curl_api.h), once per process, from any thread.
 #ifndef CUB_LIB_NET_HTTP_CLIENT_H_
 #define CUB_LIB_NET_HTTP_CLIENT_H_
 
@@ -50,7 +50,9 @@ struct HttpResponse {
   std::map<std::string, std::string> headers;
 };
 
-// Once per process, before any thread calls Fetch.
+// Loads libcurl now rather than at the first Fetch: a server calls it at start, so that a
+// missing library shows at once. A command line program does not, and only the commands that
+// speak HTTP pay for loading it.
 void InitHttpClient();
 
 absl::StatusOr<HttpResponse> Fetch(const HttpRequest& request);
