@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/store/pq.h"
@@ -37,6 +39,12 @@ const std::string kChangeOrderColumns = absl::StrCat(
     ", '') AS blocked_at,"
     " coalesce((SELECT bu.username FROM users bu WHERE bu.id = co.blocked_by), '') AS blocked_by");
 
+// The stored scope as text, element by element in stored order. `co.in_scope_space_ids::text[]`
+// printed the whole array at once: about 11 ms for 10,000 Spaces, against 5 ms this way.
+const std::string kInScopeIdsColumn =
+    "ARRAY(SELECT e.id::text FROM unnest(co.in_scope_space_ids) WITH ORDINALITY AS e(id, n)"
+    " ORDER BY e.n) AS in_scope_space_ids";
+
 const std::string kChangeOrderJoins =
     " JOIN spaces s ON s.id = co.space_id JOIN tags st ON st.id = co.start_tag_id"
     " JOIN tags et ON et.id = co.end_tag_id JOIN tags pt ON pt.id = co.publish_tag_id";
@@ -48,13 +56,19 @@ const std::string kChangeOrderJoins =
 // guesses 10 to 100 elements for the scope array, drove it from the scope's Units instead
 // (100,000 probes of the marks at 10,000 Spaces, 100 to 200 ms, whatever the marks).
 const std::string kChangeOrderSelect =
-    absl::StrCat("SELECT ", kChangeOrderColumns,
-                 ", co.in_scope_space_ids::text[] AS in_scope_space_ids,"
+    absl::StrCat("SELECT ", kChangeOrderColumns, ", ", kInScopeIdsColumn,
+                 ","
                  " ARRAY(WITH marked AS MATERIALIZED (SELECT DISTINCT u.space_id FROM tag_marks m"
                  " JOIN units u ON u.id = m.unit_id WHERE m.tag_id = co.publish_tag_id)"
                  " SELECT k.space_id::text FROM marked k"
                  " WHERE k.space_id IN (SELECT unnest(co.in_scope_space_ids)) ORDER BY 1)"
                  " AS resolved_space_ids FROM change_orders co",
+                 kChangeOrderJoins, " WHERE TRUE");
+
+// One ChangeOrder (FindChangeOrder): the same columns but the resolved Spaces, which
+// ReadResolvedSpaces reads in a statement of its own.
+const std::string kChangeOrderOneSelect =
+    absl::StrCat("SELECT ", kChangeOrderColumns, ", ", kInScopeIdsColumn, " FROM change_orders co",
                  kChangeOrderJoins, " WHERE TRUE");
 
 // A Basic list (ListChangeOrderBasics) in two parts: the page's keys first (filters, keyset and
@@ -147,6 +161,29 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   c.in_scope_space_ids = ReadTextArray(r["in_scope_space_ids"]);
   c.resolved_space_ids = ReadTextArray(r["resolved_space_ids"]);
   return c;
+}
+
+// The resolved Spaces of `c` (read by kChangeOrderOneSelect): those of its scope holding a Unit
+// its publish Tag marks, sorted. The Tag is a parameter of a statement of its own, so the plan
+// is made for that Tag: a Tag that marks a handful of Units (a ChangeOrder in its first Stage)
+// is read by probing them, one that marks the fleet by hashing. The correlated subquery of
+// kChangeOrderSelect, planned for an average Tag, hashed every Unit of the fleet even for the
+// first (28 of the 75 ms of SQL in a `changeorder get` at 10,000 Spaces, 0.3 ms this way). The
+// scope is intersected here, from the list already read, rather than sent back. Runs inside a
+// Guard: a database error throws.
+void ReadResolvedSpaces(Tx& tx, StoredChangeOrder& c) {
+  absl::flat_hash_set<std::string_view> scope(c.in_scope_space_ids.begin(),
+                                              c.in_scope_space_ids.end());
+  std::vector<std::string> resolved;
+  for (const auto& row :
+       Pq(tx).exec_params("SELECT DISTINCT u.space_id::text AS space_id FROM tag_marks m"
+                          " JOIN units u ON u.id = m.unit_id WHERE m.tag_id = $1::uuid",
+                          c.publish_tag_id)) {
+    std::string id = row[0].as<std::string>();
+    if (scope.contains(id)) resolved.push_back(std::move(id));
+  }
+  std::sort(resolved.begin(), resolved.end());
+  c.resolved_space_ids = std::move(resolved);
 }
 
 StoredChangeOrderBasic ChangeOrderBasicFromRow(const pqxx::row& r) {
@@ -315,13 +352,16 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
           " AND (slug = $2 OR id::text = $2) FOR UPDATE",
           space_id, ref);
     }
-    Query q(kChangeOrderSelect);
+    Query q(kChangeOrderOneSelect);
     std::string p = q.Param(ref);
     q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid AND (co.slug = ", p,
                           " OR co.id::text = ", p, ")"));
     pqxx::result r = q.Exec(tx);
     if (r.empty()) return std::nullopt;
-    std::vector<StoredChangeOrder> found = {ChangeOrderFromRow(r[0])};
+    std::vector<StoredChangeOrder> found(1);
+    ReadChangeOrderColumns(r[0], found[0]);
+    found[0].in_scope_space_ids = ReadTextArray(r[0]["in_scope_space_ids"]);
+    ReadResolvedSpaces(tx, found[0]);
     ReadReleaseStates(tx, found);
     return std::move(found[0]);
   });
