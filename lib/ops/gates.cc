@@ -84,8 +84,9 @@ absl::StatusOr<StageNames> StageMemberNames(store::Tx& tx, const ResolvedChangeO
   // (also for a ChangeOrder not stored yet).
   auto members = [&]() -> absl::StatusOr<StageNames> {
     if (!rco.co.id.empty()) {
-      CUB_ASSIGN_OR_RETURN(
-          auto stored, store::SpaceNamesInScopeEach(tx, rco.co.id, rco.co.version, wheres, &bad));
+      CUB_ASSIGN_OR_RETURN(auto stored, store::SpaceNamesInScopeEach(
+                                            tx, rco.co.id, rco.co.version,
+                                            rco.co.in_scope_space_ids.size(), wheres, &bad));
       if (stored) return *std::move(stored);
     }
     return store::SpaceNamesAmongEach(tx, rco.co.in_scope_space_ids, wheres, &bad);

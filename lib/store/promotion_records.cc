@@ -47,8 +47,7 @@ absl::StatusOr<std::vector<v1::PromotionRecord>> ListPromotionRecords(
       " AS at, statement_digest, envelope FROM promotion_records WHERE change_order_id = "));
   q.Append(absl::StrCat(q.Param(change_order_id), "::uuid"));
   if (!space.empty()) {
-    const std::string p = q.Param(space);
-    q.Append(absl::StrCat(" AND (space_slug = ", p, " OR space_id::text = ", p, ")"));
+    q.Append(absl::StrCat(" AND ", SlugOrId(q, "space_slug", "space_id", space)));
   }
   if (!page.after.empty()) {
     // The key is the ID; the sort columns before it are read back from its (append-only) row,

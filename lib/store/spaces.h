@@ -59,9 +59,10 @@ struct SpaceName {
   std::string slug;
 };
 
-// SpacesAmongEach, names only: at ten thousand Spaces in scope, reading and building every
-// Space (labels, annotations, component, release target) is most of a ChangeOrder's Explain,
-// which needs whole Spaces only for the Stage its gates are evaluated over.
+// SpacesAmongEach, names only, each list by slug compared bytewise: at ten thousand Spaces in
+// scope, reading and building every Space (labels, annotations, component, release target) is most
+// of a ChangeOrder's Explain, which needs whole Spaces only for the Stage its gates are evaluated
+// over.
 absl::StatusOr<std::vector<std::vector<SpaceName>>> SpaceNamesAmongEach(
     Tx& tx, const std::vector<std::string>& space_ids, const std::vector<std::string>& wheres,
     size_t* bad_where = nullptr);
@@ -69,9 +70,12 @@ absl::StatusOr<std::vector<std::vector<SpaceName>>> SpaceNamesAmongEach(
 // SpaceNamesAmongEach over the scope of ChangeOrder `change_order_id` as stored, read in SQL
 // rather than sent as a parameter (ten thousand IDs cost more to send and parse than the
 // statement takes to run), provided the ChangeOrder's version is still `version`: nullopt when
-// it is not (or it is gone), and the caller passes the scope it holds instead.
+// it is not (or it is gone), and the caller passes the scope it holds instead. `scope_size`, the
+// number of IDs in the scope the caller holds, chooses how the Spaces are found: a scope that is
+// a large part of all Spaces is read by scanning them once, a smaller one by probing the primary
+// key per ID.
 absl::StatusOr<std::optional<std::vector<std::vector<SpaceName>>>> SpaceNamesInScopeEach(
-    Tx& tx, const std::string& change_order_id, int64_t version,
+    Tx& tx, const std::string& change_order_id, int64_t version, size_t scope_size,
     const std::vector<std::string>& wheres, size_t* bad_where = nullptr);
 
 // The names of every Space in the scope of ChangeOrder `change_order_id` as stored, by slug, on

@@ -34,6 +34,30 @@ pqxx::result Query::Exec(Tx& tx) const {
   return Pq(tx).exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
 }
 
+namespace {
+
+// Whether `ref` is a UUID as PostgreSQL prints one: lower-case hex digits, dashed 8-4-4-4-12.
+bool IsPrintedUuid(std::string_view ref) {
+  if (ref.size() != 36) return false;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const char c = ref[i];
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string SlugOrId(Query& q, std::string_view slug_column, std::string_view id_column,
+                     const std::string& ref) {
+  const std::string slug = q.Param(ref);
+  const std::string id = q.Param(IsPrintedUuid(ref) ? ref : std::string());
+  std::string out = "(";
+  out.append(slug_column).append(" = ").append(slug).append(" OR ").append(id_column);
+  return out.append(" = NULLIF(").append(id).append(", '')::uuid)");
+}
+
 std::string TextArrayLiteral(const std::vector<std::string>& values) {
   return PgArrayLiteral(values);
 }

@@ -38,6 +38,14 @@ class Query {
   std::vector<std::string> params_;
 };
 
+// "(<slug_column> = $A OR <id_column> = NULLIF($B, '')::uuid)": the row `ref` names by its slug
+// or by its ID. $B is `ref` only when it is written as PostgreSQL prints a UUID (36 characters,
+// lower case) and empty otherwise, so the ID is compared as a uuid, through an index: comparing
+// `<id_column>::text = ref` instead converted every row's ID (3 ms a call at 10,000 Spaces).
+// The rows matched are the same.
+std::string SlugOrId(Query& q, std::string_view slug_column, std::string_view id_column,
+                     const std::string& ref);
+
 // PostgreSQL text[] literal for `values`, each element quoted and escaped.
 std::string TextArrayLiteral(const std::vector<std::string>& values);
 // Reads a text[] column.

@@ -5,7 +5,9 @@
 // false, a where that selects nothing, a Space outside the IDs given, no IDs at all, and a where
 // that does not compile (refused, with its index). SpaceNamesInScopeEach, the same over a
 // ChangeOrder's scope as stored, answers alike while the ChangeOrder's version is the one given,
-// and not at all (nullopt) once it has changed; so does SpaceNamesInScope, every Space in scope.
+// and not at all (nullopt) once it has changed, whether it probes the Spaces per ID (a scope
+// small beside the Spaces) or scans them (a large one: kLargeScope says so); so does
+// SpaceNamesInScope, every Space in scope.
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -19,6 +21,11 @@
 
 namespace cub {
 namespace {
+
+// A scope size that makes SpaceNamesInScopeEach scan every Space rather than probe per ID (any
+// scope of 1,000 or more, against the handful of Spaces here). The size passed is the caller's
+// count of the scope it holds: it chooses the plan, never the answer.
+constexpr size_t kLargeScope = 1000;
 
 struct Fixture {
   std::string url = testing::FreshDatabaseUrl("stage_names");
@@ -105,14 +112,18 @@ TEST_CASE("SpaceNamesAmongEach names what SpacesAmongEach reads, where by where"
             auto pairs = store::SpaceSlugsAmong(tx, f.ids);
             REQUIRE(pairs.ok());
             CHECK(Names(**every) == *pairs);
-            auto in_scope = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version, wheres);
-            REQUIRE(in_scope.ok());
-            REQUIRE(in_scope->has_value());
-            REQUIRE((*in_scope)->size() == wheres.size());
-            for (size_t i = 0; i < wheres.size(); ++i) {
-              INFO(wheres[i]);
-              CHECK(Names((*names)[i]) == Names((*whole)[i]));
-              CHECK(Names((**in_scope)[i]) == Names((*whole)[i]));
+            for (size_t scope_size : {f.ids.size(), kLargeScope}) {
+              INFO("scope size " << scope_size);
+              auto in_scope =
+                  store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version, scope_size, wheres);
+              REQUIRE(in_scope.ok());
+              REQUIRE(in_scope->has_value());
+              REQUIRE((*in_scope)->size() == wheres.size());
+              for (size_t i = 0; i < wheres.size(); ++i) {
+                INFO(wheres[i]);
+                CHECK(Names((*names)[i]) == Names((*whole)[i]));
+                CHECK(Names((**in_scope)[i]) == Names((*whole)[i]));
+              }
             }
             CHECK(Slugs((*names)[0]) == std::vector<std::string>{"prod-a", "prod-b"});
             CHECK(Slugs((*names)[1]) == std::vector<std::string>{"dev"});
@@ -164,9 +175,6 @@ TEST_CASE("SpaceNamesInScopeEach answers for the version given, nullopt once it 
             store::ChangeOrderChanges empty;
             empty.in_scope_space_ids = std::vector<std::string>{};
             REQUIRE(store::UpdateChangeOrder(tx, f.co.id, empty).ok());
-            auto stale = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version, wheres);
-            REQUIRE(stale.ok());
-            CHECK_FALSE(stale->has_value());
             auto stale_every = store::SpaceNamesInScope(tx, f.co.id, f.co.version);
             REQUIRE(stale_every.ok());
             CHECK_FALSE(stale_every->has_value());
@@ -174,17 +182,25 @@ TEST_CASE("SpaceNamesInScopeEach answers for the version given, nullopt once it 
             REQUIRE(no_names.ok());
             REQUIRE(no_names->has_value());
             CHECK((*no_names)->empty());
-            auto none = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version + 1, wheres);
-            REQUIRE(none.ok());
-            REQUIRE(none->has_value());
-            REQUIRE((*none)->size() == 1);
-            CHECK((**none)[0].empty());
-            auto gone =
-                store::SpaceNamesInScopeEach(tx, "00000000-0000-0000-0000-0000000000ff", 1, wheres);
-            REQUIRE(gone.ok());
-            CHECK_FALSE(gone->has_value());
+            for (size_t scope_size : {size_t{0}, kLargeScope}) {
+              INFO("scope size " << scope_size);
+              auto stale =
+                  store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version, scope_size, wheres);
+              REQUIRE(stale.ok());
+              CHECK_FALSE(stale->has_value());
+              auto none =
+                  store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version + 1, scope_size, wheres);
+              REQUIRE(none.ok());
+              REQUIRE(none->has_value());
+              REQUIRE((*none)->size() == 1);
+              CHECK((**none)[0].empty());
+              auto gone = store::SpaceNamesInScopeEach(tx, "00000000-0000-0000-0000-0000000000ff",
+                                                       1, scope_size, wheres);
+              REQUIRE(gone.ok());
+              CHECK_FALSE(gone->has_value());
+            }
             size_t bad = 99;
-            auto broken = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version + 1,
+            auto broken = store::SpaceNamesInScopeEach(tx, f.co.id, f.co.version + 1, kLargeScope,
                                                        {"Labels.Stage = 'prod'", "Nope = 1"}, &bad);
             CHECK_FALSE(broken.ok());
             CHECK(bad == 1);

@@ -4,8 +4,10 @@
 // after the call runs; nothing is thrown past lib/store. Rows are read by column name, so a
 // round trip returns every field as it was written.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/test_db.h"
@@ -208,6 +210,71 @@ TEST_CASE("ReadTextArray reads plain and quoted elements alike") {
         std::vector<std::string>{"x y", "p,q", "NULL", "", "say \"hi\"", "back\\slash", "{b}"});
   CHECK(got[2] == std::vector<std::string>{"0c8af1bd-5bee-4970-bc27-9b2562a9d8c4"});
   CHECK(got[3].empty());
+}
+
+TEST_CASE("a Space is found by its slug or by its ID as printed, nothing else") {
+  Fixture f;
+  bool returned = false;
+  auto find = [&](const std::string& ref) {
+    std::optional<v1::Space> found;
+    REQUIRE(f.Call(
+                 [&](store::Tx& tx) -> absl::Status {
+                   auto s = store::FindSpace(tx, ref);
+                   if (!s.ok()) return s.status();
+                   found = *s;
+                   return absl::OkStatus();
+                 },
+                 &returned)
+                .ok());
+    return found ? found->space_id() : std::string("none");
+  };
+  CHECK(find("home") == f.space.space_id());
+  CHECK(find(f.space.space_id()) == f.space.space_id());
+  // The ID is compared as PostgreSQL prints it, as when it was compared as text: upper case or
+  // anything that only looks like an ID names no Space, and is no error either.
+  std::string upper = f.space.space_id();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  CHECK(find(upper) == "none");
+  CHECK(find(kNoSuchId) == "none");
+  CHECK(find("not-a-uuid") == "none");
+  CHECK(find("") == "none");
+}
+
+TEST_CASE("the names of a Space list are by slug, compared bytewise") {
+  Fixture f;
+  bool returned = false;
+  std::vector<std::string> ids = {f.space.space_id()};
+  REQUIRE(f.Call(
+               [&](store::Tx& tx) -> absl::Status {
+                 for (const char* slug : {"b-2", "b10", "B1", "a-z", "b1"}) {
+                   auto s = store::InsertSpace(tx, {slug, "", {{"Stage", "prod"}}, {}});
+                   if (!s.ok()) return s.status();
+                   ids.push_back(s->space_id());
+                 }
+                 return absl::OkStatus();
+               },
+               &returned)
+              .ok());
+  std::vector<std::vector<store::SpaceName>> names;
+  REQUIRE(f.Call(
+               [&](store::Tx& tx) -> absl::Status {
+                 auto got = store::SpaceNamesAmongEach(
+                     tx, ids, {"Labels.Stage = 'prod'", "Labels.Stage = 'dev'", ""});
+                 if (!got.ok()) return got.status();
+                 names = *got;
+                 return absl::OkStatus();
+               },
+               &returned)
+              .ok());
+  auto slugs = [](const std::vector<store::SpaceName>& list) {
+    std::vector<std::string> out;
+    for (const auto& n : list) out.push_back(n.slug);
+    return out;
+  };
+  REQUIRE(names.size() == 3);
+  CHECK(slugs(names[0]) == std::vector<std::string>{"B1", "a-z", "b-2", "b1", "b10"});
+  CHECK(slugs(names[1]) == std::vector<std::string>{"home"});
+  CHECK(slugs(names[2]) == std::vector<std::string>{"B1", "a-z", "b-2", "b1", "b10", "home"});
 }
 
 TEST_CASE("what the store wrote reads back field by field") {
