@@ -2,7 +2,6 @@
 #include "cli/output.h"
 
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/config/yaml.h"
+#include "lib/util/proto_json.h"
 
 namespace cub::cli {
 namespace {
@@ -156,16 +156,7 @@ std::string Table::RenderRows() const {
   return all.substr(all.find('\n') + 1);  // the columns stay as wide as with the header
 }
 
-std::string MessageToCompactJson(const Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = false;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = false;
-  std::string out;
-  auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
-  if (!status.ok()) return "{}";  // Only fails for unresolvable Any types, which we don't use.
-  return out;
-}
+std::string MessageToCompactJson(const Message& message) { return util::ProtoJson(message); }
 
 namespace {
 

@@ -66,7 +66,8 @@ struct Table {
   std::string RenderWith(const std::vector<size_t>& widths, bool with_header) const;
 };
 
-// The compact JSON text of `message` (json_name keys, default-valued fields included).
+// The compact JSON text of `message` (json_name keys, default-valued fields included), as
+// util::ProtoJson prints it.
 std::string MessageToCompactJson(const google::protobuf::Message& message);
 
 // Re-indents JSON as PrettyJsonText (lib/util/json.h) writes it: two-space indents, one member
