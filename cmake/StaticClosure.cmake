@@ -1,16 +1,19 @@
-# cub_static_closure(<out-var> <ok-var> <shared-ok> <target>...)
+# cub_static_closure(<out-var> <ok-var> <keep-shared> <target>...)
 #
 # Everything <target>... link against, transitively, as the items of one link line, with each
 # shared library replaced by the static archive beside it (libX.so.N -> libX.a) where there is
 # one. Why: `cub` is a short-lived process, and loading the sixty shared libraries of gRPC,
 # abseil and protobuf (mapping them and resolving their symbols) was most of its start-up.
 #
-# <ok-var> is set FALSE when some library has no archive and its name does not match the regular
-# expression <shared-ok>: linking half of a library family statically and half dynamically
-# would give the process two copies of its globals, so the caller then links as usual.
+# Libraries whose name matches the regular expression <keep-shared> stay shared even where an
+# archive exists: those a library opened at run time needs too (libcurl, which lib/net loads
+# with dlopen, brings libssl, libcrypto and libz), so that the process holds one copy of each.
+# <ok-var> is set FALSE when some other library has no archive, or an item is of a kind this
+# does not handle: linking half of a library family statically and half dynamically would give
+# the process two copies of its globals, so the caller then links as usual.
 # Project targets are linked as their files; the system's own libraries (c, m, dl, rt, pthread)
 # and linker flags pass through as given.
-function(cub_static_closure out ok_var shared_ok)
+function(cub_static_closure out ok_var keep_shared)
   set(items "")
   set(ok TRUE)
   set(seen "")
@@ -34,6 +37,9 @@ function(cub_static_closure out ok_var shared_ok)
       if(NOT imported)
         if(type STREQUAL "STATIC_LIBRARY")
           list(APPEND items "$<TARGET_FILE:${item}>")
+        else()
+          message(STATUS "cub_static_closure: ${item} is a ${type}, not handled")
+          set(ok FALSE)
         endif()
         get_target_property(deps "${item}" LINK_LIBRARIES)
       else()
@@ -58,15 +64,16 @@ function(cub_static_closure out ok_var shared_ok)
         list(APPEND queue ${deps})
       endif()
     elseif(item MATCHES "^(.*)/lib([^/]+)\\.so(\\.[0-9.]+)?$")
-      set(archive "${CMAKE_MATCH_1}/lib${CMAKE_MATCH_2}.a")
-      if(EXISTS "${archive}")
+      set(name "${CMAKE_MATCH_2}")
+      set(archive "${CMAKE_MATCH_1}/lib${name}.a")
+      if(name MATCHES "${keep_shared}")
+        list(APPEND items "${item}")
+      elseif(EXISTS "${archive}")
         list(APPEND items "${archive}")
       else()
         list(APPEND items "${item}")
-        if(NOT CMAKE_MATCH_2 MATCHES "${shared_ok}")
-          message(STATUS "cub_static_closure: no static archive for ${item}")
-          set(ok FALSE)
-        endif()
+        message(STATUS "cub_static_closure: no static archive for ${item}")
+        set(ok FALSE)
       endif()
     elseif(item MATCHES "^\\$<")
       # Another generator expression (a platform's extra library): CMake evaluates it as given.
@@ -79,14 +86,14 @@ function(cub_static_closure out ok_var shared_ok)
       # A library by name (re2 or -lre2, say): its archive when the linker's directories have one.
       string(REGEX REPLACE "^-l" "" name "${item}")
       find_library(_cub_archive_${name} NAMES lib${name}.a)
-      if(_cub_archive_${name})
+      if(name MATCHES "${keep_shared}")
+        list(APPEND items "${item}")
+      elseif(_cub_archive_${name})
         list(APPEND items "${_cub_archive_${name}}")
       else()
         list(APPEND items "${item}")
-        if(NOT name MATCHES "${shared_ok}")
-          message(STATUS "cub_static_closure: no static archive for ${item}")
-          set(ok FALSE)
-        endif()
+        message(STATUS "cub_static_closure: no static archive for ${item}")
+        set(ok FALSE)
       endif()
     endif()
   endwhile()
