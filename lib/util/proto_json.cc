@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/util/utf8.h"
 
 namespace cub::util {
 namespace {
@@ -18,9 +21,15 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-// `s` as a JSON string: quotes, backslashes and control characters escaped, the rest (UTF-8,
-// which proto3 strings are) as it is.
+// `s` as a JSON string: quotes, backslashes and control characters escaped, the rest as it
+// is. A proto3 string is UTF-8 whenever it came off the wire; one a program set may not be, and
+// then each byte that starts no valid sequence prints as U+FFFD, so the document stays valid.
 void AppendString(std::string_view s, std::string& out) {
+  if (!IsValidUtf8(s)) {
+    const std::string valid = ValidUtf8(s);
+    AppendString(valid, out);
+    return;
+  }
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   size_t plain = 0;  // start of the run not yet copied
@@ -61,10 +70,9 @@ void AppendString(std::string_view s, std::string& out) {
   out += '"';
 }
 
-// A floating-point value: the shortest text that reads back as the same value, or the quoted
-// names JSON has no number for.
-template <typename T>
-void AppendFloating(T v, std::string& out) {
+// A double: the shortest text that reads back as the same value, or the quoted names JSON has
+// no number for.
+void AppendFloating(double v, std::string& out) {
   if (std::isnan(v)) {
     out += "\"NaN\"";
   } else if (std::isinf(v)) {
@@ -74,6 +82,19 @@ void AppendFloating(T v, std::string& out) {
     auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
     out.append(buf, ec == std::errc() ? end - buf : 0);
   }
+}
+
+// A float, as protobuf prints one: with 6 significant digits when they read back as the same
+// float, else 9, so that a reader taking the text as a double sees the value protobuf shows.
+void AppendFloating(float v, std::string& out) {
+  if (std::isnan(v) || std::isinf(v)) {
+    AppendFloating(static_cast<double>(v), out);
+    return;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  if (std::strtof(buf, nullptr) != v) std::snprintf(buf, sizeof(buf), "%.9g", v);
+  out += buf;
 }
 
 void AppendMessage(const Message& m, std::string& out);

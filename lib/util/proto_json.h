@@ -5,7 +5,9 @@
 // JSON is defined by: every field under its json_name, scalars, repeated fields and maps even
 // when empty, a singular message or oneof member only when set, 64-bit integers quoted, enums by
 // name (by number when the value has none), bytes in base64, NaN and the infinities as strings.
-// Map entries are sorted by key; floating-point values print in their shortest exact form.
+// Map entries are sorted by key; a double prints in its shortest exact form, a float as protobuf
+// prints it; a string that is not valid UTF-8 (which only a program, not the wire, can give a
+// message) has U+FFFD for each bad byte, where protobuf drops them.
 //
 // Why not protobuf's printer: it serializes the message, parses it back against a type resolver
 // and, to print defaults, builds a tree with a node per value before writing anything. For a

@@ -2,7 +2,8 @@
 // always_print_primitive_fields, the API's JSON): the two documents, parsed, are equal for the
 // API's messages as cub prints them and for a proto3 message built here with a field of every
 // kind (each scalar type, enum, bytes, nested message, repeated, map, oneof, optional), set and
-// unset, with strings that need escaping and floating-point values JSON has no number for.
+// unset, with strings that need escaping and floating-point values JSON has no number for; and
+// a string that is not UTF-8 (protobuf drops its bad bytes) prints as a valid document.
 #include "lib/util/proto_json.h"
 
 #include <catch2/catch.hpp>
@@ -199,11 +200,21 @@ TEST_CASE("a field of every kind prints as protobuf prints it, set or not") {
   r->SetString(m.get(), field("renamed_field"), "r");
   CheckSameAsProtobuf(*m);
 
-  for (double v : {std::numeric_limits<double>::quiet_NaN(), HUGE_VAL, -HUGE_VAL, 1e300, -0.0}) {
+  for (double v : {std::numeric_limits<double>::quiet_NaN(), HUGE_VAL, -HUGE_VAL, 1e300, -0.0,
+                   1.2345678, 16777217.0}) {
     r->SetDouble(m.get(), field("dbl"), v);
     r->SetFloat(m.get(), field("flt"), static_cast<float>(v));
     CheckSameAsProtobuf(*m);
   }
+}
+
+TEST_CASE("a string that is not UTF-8 still prints as a valid document") {
+  v1::Space space;
+  space.set_slug(std::string("bad \xff\xc3 end", 10));  // set by a program: never off the wire
+  const std::string json = util::ProtoJson(space);
+  const auto parsed = nlohmann::json::parse(json, nullptr, false);
+  REQUIRE_FALSE(parsed.is_discarded());
+  CHECK(parsed["Slug"] == "bad \xef\xbf\xbd\xef\xbf\xbd end");
 }
 
 }  // namespace
