@@ -347,15 +347,14 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
   return Guard([&]() -> absl::StatusOr<std::optional<StoredChangeOrder>> {
     if (for_update) {
       // Lock first, then read, so what is read is what the lock holder left.
-      Pq(tx).exec_params(
-          "SELECT 1 FROM change_orders WHERE space_id = $1::uuid"
-          " AND (slug = $2 OR id::text = $2) FOR UPDATE",
-          space_id, ref);
+      Query lock("SELECT 1 FROM change_orders co WHERE co.space_id = ");
+      lock.Append(absl::StrCat(lock.Param(space_id), "::uuid AND ",
+                               SlugOrId(lock, "co.slug", "co.id", ref), " FOR UPDATE"));
+      lock.Exec(tx);
     }
     Query q(kChangeOrderOneSelect);
-    std::string p = q.Param(ref);
-    q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid AND (co.slug = ", p,
-                          " OR co.id::text = ", p, ")"));
+    q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid AND ",
+                          SlugOrId(q, "co.slug", "co.id", ref)));
     pqxx::result r = q.Exec(tx);
     if (r.empty()) return std::nullopt;
     std::vector<StoredChangeOrder> found(1);

@@ -106,7 +106,7 @@ absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx, const std::vector<std
     Query q(kSpaceSelect);
     q.Append(absl::StrCat(" AND s.id = ANY(", q.Param(TextArrayLiteral(ids)), "::uuid[])"));
     CUB_RETURN_IF_ERROR(q.AndWhere(where, SpaceSchema()));
-    q.Append(" ORDER BY s.slug");
+    q.Append(" ORDER BY s.slug COLLATE \"C\"");
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     return SpacesFromResult(r);
   });
@@ -148,7 +148,7 @@ absl::StatusOr<std::vector<std::vector<v1::Space>>> SpacesAmongEach(
     CUB_ASSIGN_OR_RETURN(std::string matches, MatchColumns(q, 2, wheres, bad_where));
     q.Append(absl::StrCat("SELECT ", matches, matches.empty() ? "" : ", ",
                           kSpaceSelect.substr(std::string_view("SELECT ").size()),
-                          " AND s.id = ANY(", ids, "::uuid[]) ORDER BY s.slug"));
+                          " AND s.id = ANY(", ids, "::uuid[]) ORDER BY s.slug COLLATE \"C\""));
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     Out out(wheres.size());
     for (const auto& row : r) {
@@ -285,7 +285,7 @@ absl::StatusOr<std::optional<std::vector<SpaceName>>> SpaceNamesInScope(
     pqxx::result r = Pq(tx).exec_params(
         "SELECT s.id::text AS space_id, s.slug FROM change_orders co"
         " LEFT JOIN spaces s ON s.id = ANY(co.in_scope_space_ids)"
-        " WHERE co.id = $1::uuid AND co.version = $2::bigint ORDER BY s.slug",
+        " WHERE co.id = $1::uuid AND co.version = $2::bigint ORDER BY s.slug COLLATE \"C\"",
         change_order_id, version);
     if (r.empty()) return Out();
     std::vector<SpaceName> names;
@@ -302,9 +302,10 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SpaceSlugsAmong
   using Out = std::vector<std::pair<std::string, std::string>>;
   return Guard([&]() -> absl::StatusOr<Out> {
     Out out;
-    for (const auto& row : Pq(tx).exec_params("SELECT s.id::text AS space_id, s.slug FROM spaces s"
-                                              " WHERE s.id = ANY($1::uuid[]) ORDER BY s.slug",
-                                              TextArrayLiteral(space_ids))) {
+    for (const auto& row :
+         Pq(tx).exec_params("SELECT s.id::text AS space_id, s.slug FROM spaces s"
+                            " WHERE s.id = ANY($1::uuid[]) ORDER BY s.slug COLLATE \"C\"",
+                            TextArrayLiteral(space_ids))) {
       out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
     }
     return out;

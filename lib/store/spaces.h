@@ -40,7 +40,9 @@ absl::StatusOr<std::vector<v1::Space>> ListSpaces(Tx& tx, const Caller& caller,
                                                   std::string_view filter_where,
                                                   const Keyset& page = {});
 
-// The Spaces among `space_ids` that match `where` (may be empty), by slug, whoever asks.
+// The Spaces among `space_ids` that match `where` (may be empty), whoever asks. These lists of
+// Spaces and names (not the paged ListSpaces) are by slug compared bytewise (COLLATE "C"),
+// whatever the database's collation, so that they agree with one another.
 absl::StatusOr<std::vector<v1::Space>> SpacesAmong(Tx& tx,
                                                    const std::vector<std::string>& space_ids,
                                                    std::string_view where);

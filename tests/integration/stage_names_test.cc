@@ -8,6 +8,7 @@
 // and not at all (nullopt) once it has changed, whether it probes the Spaces per ID (a scope
 // small beside the Spaces) or scans them (a large one: kLargeScope says so); so does
 // SpaceNamesInScope, every Space in scope.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 #include "lib/store/migrations.h"
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
+#include "lib/store/units.h"
 
 namespace cub {
 namespace {
@@ -206,6 +208,53 @@ TEST_CASE("SpaceNamesInScopeEach answers for the version given, nullopt once it 
             CHECK(bad == 1);
             return absl::OkStatus();
           }).ok());
+}
+
+TEST_CASE("a ChangeOrder read alone resolves the Spaces a list of it resolves") {
+  Fixture f;
+  // The publish Tag marks a Unit in dev, in prod-a and in outside (not in scope); dev is
+  // listed twice in the scope.
+  REQUIRE(store::WithTransaction(*f.db, [&](store::Tx& tx) -> absl::Status {
+            auto tag = store::FindTag(tx, f.co.space_id, "c-publish");
+            if (!tag.ok()) return tag.status();
+            for (const char* slug : {"dev", "prod-a", "outside"}) {
+              auto space = store::FindSpace(tx, slug);
+              if (!space.ok()) return space.status();
+              auto unit =
+                  store::InsertUnit(tx, {(*space)->space_id(), "app", "Kubernetes/YAML", {}, {}});
+              if (!unit.ok()) return unit.status();
+              store::NewRevision nr;
+              nr.data = "a: 1\n";
+              nr.data_hash = "sha256:abc";
+              auto rev = store::AppendRevision(tx, unit->unit_id(), nr);
+              if (!rev.ok()) return rev.status();
+              auto marked = store::MarkRevision(tx, **tag, *unit, 1, false);
+              if (!marked.ok()) return marked.status();
+            }
+            store::ChangeOrderChanges scope;
+            std::vector<std::string> ids = f.ids;
+            ids.push_back(ids[2]);  // dev again
+            scope.in_scope_space_ids = ids;
+            return store::UpdateChangeOrder(tx, f.co.id, scope);
+          }).ok());
+  std::vector<std::string> alone, listed, expected;
+  REQUIRE(store::WithTransaction(*f.db, [&](store::Tx& tx) -> absl::Status {
+            auto one = store::FindChangeOrder(tx, f.co.space_id, "c");
+            if (!one.ok()) return one.status();
+            REQUIRE(one->has_value());
+            alone = (*one)->resolved_space_ids;
+            store::Caller admin;
+            admin.admin = true;
+            auto all = store::ListChangeOrders(tx, admin, f.co.space_id);
+            if (!all.ok()) return all.status();
+            REQUIRE(all->size() == 1);
+            listed = (*all)[0].resolved_space_ids;
+            expected = {f.ids[1], f.ids[2]};  // prod-a and dev
+            return absl::OkStatus();
+          }).ok());
+  std::sort(expected.begin(), expected.end());
+  CHECK(alone == expected);
+  CHECK(listed == expected);
 }
 
 }  // namespace
