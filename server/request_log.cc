@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "lib/util/json.h"
 
 namespace cub::server {
 namespace {
@@ -18,34 +19,9 @@ std::string FormatLogTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", t, absl::UTCTimeZone());
 }
 
+// The JSON string literal of `s` (lib/util/json.h), for absl's string_view.
 void AppendJsonString(std::string& out, absl::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += static_cast<char>(c);  // UTF-8 passes as is
-        }
-    }
-  }
-  out += '"';
+  ::cub::AppendJsonString(out, std::string_view(s.data(), s.size()));
 }
 
 bool NeedsQuotes(absl::string_view s) {

@@ -155,11 +155,11 @@ void ReadChangeOrderColumns(const pqxx::row& r, StoredChangeOrder& c) {
   c.blocked_by = r["blocked_by"].as<std::string>();
 }
 
+// A row of kChangeOrderOneSelect, or of kChangeOrderSelect less its resolved Spaces.
 StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
   StoredChangeOrder c;
   ReadChangeOrderColumns(r, c);
   c.in_scope_space_ids = ReadTextArray(r["in_scope_space_ids"]);
-  c.resolved_space_ids = ReadTextArray(r["resolved_space_ids"]);
   return c;
 }
 
@@ -357,9 +357,7 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
                           SlugOrId(q, "co.slug", "co.id", ref)));
     pqxx::result r = q.Exec(tx);
     if (r.empty()) return std::nullopt;
-    std::vector<StoredChangeOrder> found(1);
-    ReadChangeOrderColumns(r[0], found[0]);
-    found[0].in_scope_space_ids = ReadTextArray(r[0]["in_scope_space_ids"]);
+    std::vector<StoredChangeOrder> found = {ChangeOrderFromRow(r[0])};
     ReadResolvedSpaces(tx, found[0]);
     ReadReleaseStates(tx, found);
     return std::move(found[0]);
@@ -384,7 +382,10 @@ absl::StatusOr<std::vector<StoredChangeOrder>> ListChangeOrders(Tx& tx, const Ca
     Query q(kChangeOrderSelect);
     AndListed(q, caller, space_id, page);
     std::vector<StoredChangeOrder> out;
-    for (const auto& row : q.Exec(tx)) out.push_back(ChangeOrderFromRow(row));
+    for (const auto& row : q.Exec(tx)) {
+      out.push_back(ChangeOrderFromRow(row));
+      out.back().resolved_space_ids = ReadTextArray(row["resolved_space_ids"]);
+    }
     ReadReleaseStates(tx, out);
     return out;
   });

@@ -18,6 +18,41 @@ std::string PrettyJsonText(const Json& json) {
 
 std::string JsonQuote(std::string_view s) { return JsonText(Json(s)); }
 
+void AppendJsonString(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  size_t plain = 0;  // the start of the run not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + plain, i - plain);
+    plain = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xf];
+    }
+  }
+  out.append(s.data() + plain, s.size() - plain);
+  out += '"';
+}
+
 absl::StatusOr<Json> ParseJson(std::string_view text) {
   // nlohmann keeps the last of duplicate keys; a callback sees each key as it is read and
   // records the first one an enclosing object already has.

@@ -33,6 +33,12 @@ std::string PrettyJsonText(const Json& json);
 // message unambiguously.
 std::string JsonQuote(std::string_view s);
 
+// Appends `s` as a JSON string literal, quotes included, without building a Json: '"' and '\\'
+// escaped, \n \r \t, other control characters as \u00xx, every other byte as it is (so `s`
+// must be UTF-8 for the result to be). For writers that stream JSON of their own: the JSON log
+// lines, util::ProtoJson.
+void AppendJsonString(std::string& out, std::string_view s);
+
 // Reads one RFC 8259 JSON text (surrounding whitespace allowed). An object that names a key
 // twice is refused, not read as its last value.
 // Errors: InvalidArgument "<nlohmann's description>", which names the byte offset.

@@ -11,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "lib/util/json.h"
 #include "lib/util/utf8.h"
 
 namespace cub::util {
@@ -21,53 +22,15 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-// `s` as a JSON string: quotes, backslashes and control characters escaped, the rest as it
-// is. A proto3 string is UTF-8 whenever it came off the wire; one a program set may not be, and
-// then each byte that starts no valid sequence prints as U+FFFD, so the document stays valid.
+// `s` as a JSON string (AppendJsonString). A proto3 string is UTF-8 whenever it came off the
+// wire; one a program set may not be, and then each byte that starts no valid sequence prints
+// as U+FFFD, so that the document stays valid.
 void AppendString(std::string_view s, std::string& out) {
-  if (!IsValidUtf8(s)) {
-    const std::string valid = ValidUtf8(s);
-    AppendString(valid, out);
-    return;
+  if (IsValidUtf8(s)) {
+    AppendJsonString(out, s);
+  } else {
+    AppendJsonString(out, ValidUtf8(s));
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  size_t plain = 0;  // start of the run not yet copied
-  for (size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) continue;
-    out.append(s.data() + plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xf];
-    }
-  }
-  out.append(s.data() + plain, s.size() - plain);
-  out += '"';
 }
 
 // A double: the shortest text that reads back as the same value, or the quoted names JSON has
@@ -214,7 +177,7 @@ void AppendMessage(const Message& m, std::string& out) {
   bool first = true;
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
-    if (!f->is_repeated() && !PrintedUnset(f) && !r->HasField(m, f)) continue;
+    if (!PrintedUnset(f) && !r->HasField(m, f)) continue;
     if (!first) out += ',';
     first = false;
     AppendString(f->json_name(), out);

@@ -106,3 +106,15 @@ TEST_CASE("ParseJson reads RFC 8259 JSON and refuses duplicate keys", "[json]") 
   CHECK_FALSE(cub::ParseJson("").ok());
   CHECK_FALSE(cub::ParseJson("{} {}").ok());
 }
+
+TEST_CASE("AppendJsonString escapes what a JSON string must, and reads back as the text") {
+  std::string out = "x";
+  cub::AppendJsonString(out, "a\"b\\c\nd\re\tf\x01g\x1f h \xc3\xa9\x7f");
+  CHECK(out == "x\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\\u001f h \xc3\xa9\x7f\"");
+  auto back = cub::ParseJson(out.substr(1));
+  REQUIRE(back.ok());
+  CHECK(back->get<std::string>() == "a\"b\\c\nd\re\tf\x01g\x1f h \xc3\xa9\x7f");
+  std::string empty;
+  cub::AppendJsonString(empty, "");
+  CHECK(empty == "\"\"");
+}
