@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <string_view>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "lib/store/pq.h"
 #include "lib/util/json.h"
 #include "lib/util/pg_array.h"
 #include "lib/util/status_macros.h"
-#include "lib/workflow/names.h"
 
 namespace cub::store {
 
@@ -36,12 +34,26 @@ pqxx::result Query::Exec(Tx& tx) const {
   return Pq(tx).exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
 }
 
+namespace {
+
+// Whether `ref` is a UUID as PostgreSQL prints one: lower-case hex digits, dashed 8-4-4-4-12.
+// (workflow::IsUuid also takes upper case, and lib/store may not depend on lib/workflow.)
+bool IsPrintedUuid(std::string_view ref) {
+  if (ref.size() != 36) return false;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const char c = ref[i];
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string SlugOrId(Query& q, std::string_view slug_column, std::string_view id_column,
                      const std::string& ref) {
   const std::string slug = q.Param(ref);
-  // PostgreSQL prints an ID in lower case, and `id::text = ref` matched only that form.
-  const bool printed_id = workflow::IsUuid(ref) && absl::AsciiStrToLower(ref) == ref;
-  const std::string id = q.Param(printed_id ? ref : std::string());
+  const std::string id = q.Param(IsPrintedUuid(ref) ? ref : std::string());
   std::string out = "(";
   out.append(slug_column).append(" = ").append(slug).append(" OR ").append(id_column);
   return out.append(" = NULLIF(").append(id).append(", '')::uuid)");
