@@ -280,7 +280,9 @@ void ReadReleaseStates(Tx& tx, std::vector<StoredChangeOrder>& cos) {
     by_id[c.id] = &c;
     ids.push_back(c.id);
   }
-  for (const auto& row : Pq(tx).exec_params(kReleaseStateSelect, TextArrayLiteral(ids))) {
+  Query q(kReleaseStateSelect);
+  q.Param(TextArrayLiteral(ids));  // $1
+  for (const auto& row : q.Prepared().Exec(tx)) {
     auto it = by_id.find(row["id"].as<std::string>());
     if (it == by_id.end()) continue;
     StoredChangeOrder& c = *it->second;
@@ -350,11 +352,12 @@ absl::StatusOr<std::optional<StoredChangeOrder>> FindChangeOrder(Tx& tx,
       Query lock("SELECT 1 FROM change_orders co WHERE co.space_id = ");
       lock.Append(absl::StrCat(lock.Param(space_id), "::uuid AND ",
                                SlugOrId(lock, "co.slug", "co.id", ref), " FOR UPDATE"));
-      lock.Exec(tx);
+      lock.Prepared().Exec(tx);
     }
     Query q(kChangeOrderOneSelect);
     q.Append(absl::StrCat(" AND co.space_id = ", q.Param(space_id), "::uuid AND ",
-                          SlugOrId(q, "co.slug", "co.id", ref)));
+                          SlugOrId(q, "co.slug", "co.id", ref)))
+        .Prepared();
     pqxx::result r = q.Exec(tx);
     if (r.empty()) return std::nullopt;
     std::vector<StoredChangeOrder> found = {ChangeOrderFromRow(r[0])};

@@ -29,7 +29,8 @@ std::optional<StoredWorkflow> WorkflowIn(Tx& tx, const std::string& space_id,
   Query q(kWorkflowSelect);
   std::string p = q.Param(ref);
   q.Append(absl::StrCat(" AND w.space_id = ", q.Param(space_id), "::uuid AND (w.slug = ", p,
-                        " OR w.id::text = ", p, ")"));
+                        " OR w.id::text = ", p, ")"))
+      .Prepared();
   pqxx::result r = q.Exec(tx);
   if (r.empty()) return std::nullopt;
   return WorkflowFromRow(r[0]);

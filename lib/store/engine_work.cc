@@ -161,11 +161,11 @@ absl::StatusOr<std::optional<double>> SecondsUntilDue(Tx& tx) {
 
 absl::StatusOr<v1::EngineState> EngineStateOf(Tx& tx, const std::string& change_order_id) {
   return Guard([&]() -> absl::StatusOr<v1::EngineState> {
-    pqxx::result r =
-        Pq(tx).exec_params(absl::StrCat("SELECT due_at <= now() AS pending, ", Rfc3339("due_at"),
-                                        " AS due_at, attempts, last_error FROM engine_work"
-                                        " WHERE change_order_id = $1::uuid"),
-                           change_order_id);
+    Query q(absl::StrCat("SELECT due_at <= now() AS pending, ", Rfc3339("due_at"),
+                         " AS due_at, attempts, last_error FROM engine_work"
+                         " WHERE change_order_id = $1::uuid"));
+    q.Param(change_order_id);  // $1
+    pqxx::result r = q.Prepared().Exec(tx);
     v1::EngineState out;
     if (r.empty()) return out;
     out.set_pending(r[0]["pending"].as<bool>());

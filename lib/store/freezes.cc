@@ -96,7 +96,7 @@ absl::StatusOr<std::vector<StoredFreeze>> ListFreezes(Tx& tx, const Caller& call
 absl::StatusOr<std::vector<StoredFreeze>> AllFreezes(Tx& tx) {
   return Guard([&]() -> absl::StatusOr<std::vector<StoredFreeze>> {
     Query q(kFreezeSelect);
-    q.Append(" ORDER BY s.slug, f.slug");
+    q.Append(" ORDER BY s.slug, f.slug").Prepared();
     return Rows(tx, q);
   });
 }

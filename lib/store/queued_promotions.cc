@@ -86,7 +86,8 @@ absl::StatusOr<std::optional<StoredQueuedPromotion>> FindQueuedPromotion(
 absl::StatusOr<std::vector<StoredQueuedPromotion>> QueuedPromotionsOf(
     Tx& tx, const std::string& change_order_id) {
   Query q(kQueuedSelect);
-  q.Append(absl::StrCat(" AND q.change_order_id = ", q.Param(change_order_id), "::uuid"));
+  q.Append(absl::StrCat(" AND q.change_order_id = ", q.Param(change_order_id), "::uuid"))
+      .Prepared();
   return RunQueued(tx, q);
 }
 

@@ -77,7 +77,7 @@ absl::StatusOr<v1::Space> InsertSpace(Tx& tx, const NewSpace& ns) {
 absl::StatusOr<std::optional<v1::Space>> FindSpace(Tx& tx, const std::string& ref) {
   return Guard([&]() -> absl::StatusOr<std::optional<v1::Space>> {
     Query q(kSpaceSelect);
-    q.Append(absl::StrCat(" AND ", SlugOrId(q, "s.slug", "s.id", ref)));
+    q.Append(absl::StrCat(" AND ", SlugOrId(q, "s.slug", "s.id", ref))).Prepared();
     CUB_ASSIGN_OR_RETURN(pqxx::result r, q.Run(tx));
     if (r.empty()) return std::nullopt;
     return SpaceFromRow(r[0]);

@@ -1,6 +1,7 @@
 #include "lib/store/sql.h"
 
 #include <algorithm>
+#include <functional>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -31,7 +32,21 @@ absl::Status Query::AndWhere(std::string_view expr, const where::Schema& schema)
 }
 
 pqxx::result Query::Exec(Tx& tx) const {
-  return Pq(tx).exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
+  pqxx::transaction_base& t = Pq(tx);
+  if (prepared_) {
+    // libpqxx sends the definition to the server at its first run on each connection, and
+    // again after a reconnect; defining it again with the same text is a no-op.
+    const std::string name =
+        absl::StrCat("cub_", absl::Hex(std::hash<std::string>{}(sql_), absl::kZeroPad16));
+    bool defined = true;
+    try {
+      t.conn().prepare(name, sql_);
+    } catch (const pqxx::argument_error&) {
+      defined = false;  // another text with the same hash: this one runs unprepared
+    }
+    if (defined) return t.exec_prepared(name, pqxx::prepare::make_dynamic_params(params_));
+  }
+  return t.exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
 }
 
 namespace {
@@ -70,8 +85,13 @@ std::vector<std::string> ReadTextArray(const pqxx::field& f) {
   // lies between the commas. pqxx::array_parser scans glyph by glyph, some 10 ms for the
   // 10,000 Space IDs of a fleet-wide ChangeOrder's scope.
   const std::string_view text(f.c_str(), f.size());
-  if (text.size() >= 2 && text.front() == '{' && text.back() == '}' &&
-      text.find_first_of("\"\\{}", 1) == text.size() - 1) {
+  // Each character is looked for on its own: find() is memchr, while find_first_of() tests the
+  // text a character at a time (2 to 3 ms for those 10,000 IDs).
+  const auto inner_has = [&text](char c) {
+    return text.substr(1, text.size() - 2).find(c) != std::string_view::npos;
+  };
+  if (text.size() >= 2 && text.front() == '{' && text.back() == '}' && !inner_has('"') &&
+      !inner_has('\\') && !inner_has('{') && !inner_has('}')) {
     const std::string_view inner = text.substr(1, text.size() - 2);
     if (inner.empty()) return out;
     out.reserve(std::count(inner.begin(), inner.end(), ',') + 1);

@@ -25,6 +25,16 @@ class Query {
   Query& Append(std::string_view sql);
   // Compiles `expr` against `schema` and appends "AND (<sql>)"; no-op for an empty expr.
   absl::Status AndWhere(std::string_view expr, const where::Schema& schema);
+  // Runs the statement prepared on the connection (named by its text's hash) rather than sent
+  // whole each time: PostgreSQL then parses it once per connection and, from the sixth run on,
+  // may keep one generic plan instead of planning each call (about 1 ms for each of the wider
+  // reads of a ChangeOrder or a Space). Only for a statement whose best plan does not hinge on
+  // its values: a Tag marking twenty Units or a hundred thousand, or an array of one ID or ten
+  // thousand, want different plans, and a generic plan would give them one.
+  Query& Prepared() {
+    prepared_ = true;
+    return *this;
+  }
   // Runs the statement and returns its rows; throws libpqxx's exceptions, so it is called
   // only inside a store function's Guard (lib/store/pq.h).
   pqxx::result Exec(Tx& tx) const;
@@ -36,6 +46,7 @@ class Query {
  private:
   std::string sql_;
   std::vector<std::string> params_;
+  bool prepared_ = false;
 };
 
 // "(<slug_column> = $A OR <id_column> = NULLIF($B, '')::uuid)": the row `ref` names by its slug

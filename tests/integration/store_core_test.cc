@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <pqxx/pqxx>
 #include <string>
 
 #include "harness/test_db.h"
@@ -179,6 +180,80 @@ TEST_CASE("Query::Run returns the rows, or the failing statement's status") {
                &returned)
               .ok());
   CHECK(one == 1);
+}
+
+TEST_CASE("a prepared Query answers as an unprepared one, and is prepared on its connection") {
+  Fixture f;
+  bool returned = false;
+  const auto slug_of = [](store::Tx& tx, const std::string& ref,
+                          bool prepared) -> absl::StatusOr<std::string> {
+    store::Query q("SELECT s.slug FROM spaces s WHERE ");
+    q.Append(store::SlugOrId(q, "s.slug", "s.id", ref));
+    if (prepared) q.Prepared();
+    auto r = q.Run(tx);
+    if (!r.ok()) return r.status();
+    return r->empty() ? std::string("(none)") : (*r)[0][0].as<std::string>();
+  };
+  // Past the sixth run, where PostgreSQL may switch to a generic plan, with values that vary.
+  for (int run = 0; run < 8; ++run) {
+    const std::string ref = run % 3 == 0 ? f.space.space_id() : run % 3 == 1 ? "home" : "nope";
+    std::string plain, prepared;
+    int64_t named = 0;
+    REQUIRE(f.Call(
+                 [&](store::Tx& tx) -> absl::Status {
+                   auto a = slug_of(tx, ref, false);
+                   auto b = slug_of(tx, ref, true);
+                   if (!a.ok()) return a.status();
+                   if (!b.ok()) return b.status();
+                   plain = *a;
+                   prepared = *b;
+                   auto n = store::Query(
+                                "SELECT count(*) FROM pg_prepared_statements"
+                                " WHERE name LIKE 'cub\\_%'")
+                                .Run(tx);
+                   if (!n.ok()) return n.status();
+                   named = (*n)[0][0].as<int64_t>();
+                   return absl::OkStatus();
+                 },
+                 &returned)
+                .ok());
+    CHECK(prepared == plain);
+    CHECK(prepared == (ref == "nope" ? "(none)" : "home"));
+    CHECK(named >= 1);
+  }
+
+  // A value the statement refuses is the same error as unprepared; the connection goes on.
+  absl::Status bad = f.Call(
+      [&](store::Tx& tx) {
+        store::Query q("SELECT ");
+        q.Append(q.Param("not-a-uuid") + "::uuid AS id").Prepared();
+        return q.Run(tx).status();
+      },
+      &returned);
+  CHECK(returned);
+  CHECK(bad.code() == absl::StatusCode::kInvalidArgument);
+
+  // A schema change (as the owner, as migrations run) invalidates the plans PostgreSQL cached
+  // on cubd's connections; the statement is planned again.
+  {
+    pqxx::connection owner(f.url);
+    pqxx::work w(owner);
+    w.exec("ALTER TABLE spaces ADD COLUMN prepared_test int");
+    w.commit();
+  }
+  for (int run = 0; run < 3; ++run) {
+    std::string got;
+    REQUIRE(f.Call(
+                 [&](store::Tx& tx) -> absl::Status {
+                   auto b = slug_of(tx, "home", true);
+                   if (!b.ok()) return b.status();
+                   got = *b;
+                   return absl::OkStatus();
+                 },
+                 &returned)
+                .ok());
+    CHECK(got == "home");
+  }
 }
 
 TEST_CASE("ReadTextArray reads plain and quoted elements alike") {
