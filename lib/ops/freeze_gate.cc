@@ -79,12 +79,15 @@ absl::StatusOr<GateReport> FreezeFindings(store::Tx& tx,
                                           const std::string& noun) {
   GateReport out;
   if (spaces.empty()) return out;
-  std::vector<std::string> ids;
-  for (const auto& s : spaces) ids.push_back(s.space_id);
   CUB_ASSIGN_OR_RETURN(auto freezes, store::AllFreezes(tx));
+  std::vector<std::string> ids;  // built for the first freeze in force: there rarely is one
   for (const auto& f : freezes) {
     FreezeState st = StateOf(f, now);
     if (!st.in_force) continue;
+    if (ids.empty()) {
+      ids.reserve(spaces.size());
+      for (const auto& s : spaces) ids.push_back(s.space_id);
+    }
     CUB_ASSIGN_OR_RETURN(std::set<std::string> covered, CoveredAmong(tx, f, ids));
     for (const auto& s : spaces) {
       if (covered.count(s.space_id)) out.findings.push_back(Finding(f, st, s, prefix, noun));
