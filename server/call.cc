@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "lib/util/proto_text.h"
+#include "lib/util/short_list.h"
 #include "server/request_log.h"
 
 namespace cub::server {
@@ -29,12 +30,29 @@ std::string BearerToken(const grpc::ServerContext* ctx) {
 // (gRPC 1.51 says "unknown"; a network client is always "ipv4:", "ipv6:" or "unix:").
 bool IsInProcessPeer(absl::string_view peer) { return peer == "unknown" || peer == "inproc"; }
 
+// A status message travels percent-encoded in the grpc-message header, which clients refuse
+// past 8 KiB by default: the client then reports "received initial metadata size exceeds
+// limit" and the message is lost. One that would encode to more than 6 KiB is cut to 2 KiB,
+// which encodes to 6 KiB at most.
+constexpr size_t kMaxEncodedStatusMessage = 6 << 10;
+constexpr size_t kCutStatusMessage = 2 << 10;
+
+std::string StatusMessageToSend(absl::string_view message) {
+  size_t encoded = 0;
+  for (char c : message) {
+    const auto b = static_cast<unsigned char>(c);
+    encoded += b < 0x20 || b > 0x7E || b == '%' ? 3 : 1;  // gRPC's percent-encoding
+  }
+  if (encoded <= kMaxEncodedStatusMessage) return std::string(message);
+  return CapMessage(std::string_view(message.data(), message.size()), kCutStatusMessage);
+}
+
 }  // namespace
 
 grpc::Status ToGrpc(const absl::Status& s) {
   if (s.ok()) return grpc::Status::OK;
   // absl and gRPC share the canonical code numbering.
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), StatusMessageToSend(s.message()));
 }
 
 int64_t MaxRequestBytes(const EdgeLimits& limits) { return limits.max_unit_bytes + (1 << 20); }

@@ -74,6 +74,9 @@ class CallGate {
   Metrics* metrics_ = nullptr;
 };
 
+// `s` as gRPC sends it: the same code, and the same message unless that would encode to more
+// than 6 KiB, past what clients accept in a header; then its first 2 KiB, ending in
+// " ... (N more bytes)".
 grpc::Status ToGrpc(const absl::Status& s);
 
 // The address failed authentication is counted against: the peer's IP address without the

@@ -34,6 +34,7 @@
 #include "lib/store/spaces.h"
 #include "lib/store/tags.h"
 #include "lib/util/json.h"
+#include "lib/util/short_list.h"
 #include "lib/util/status_macros.h"
 #include "lib/where/where.h"
 #include "lib/workflow/parse.h"
@@ -305,7 +306,7 @@ absl::StatusOr<std::optional<int64_t>> AgreedStart(
   if (cursors.size() > 1) {
     std::vector<std::string> parts;
     for (const auto& [num, who] : cursors) {
-      parts.push_back(absl::StrCat("revision ", num, " in ", absl::StrJoin(who, ", ")));
+      parts.push_back(absl::StrCat("revision ", num, " in ", ShortList(who)));
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "unit '", u.slug, "': the Spaces that follow it have merged up to different revisions (",

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "lib/domain/vocabulary.h"
 #include "lib/ops/access.h"
 #include "lib/ops/input.h"
@@ -15,24 +14,18 @@
 #include "lib/store/spaces.h"
 #include "lib/store/units.h"
 #include "lib/store/variants.h"
+#include "lib/util/short_list.h"
 #include "lib/util/status_macros.h"
 
 namespace cub::ops {
 namespace {
 
-// How many names a refusal lists before it says how many more there are.
-constexpr size_t kNamesShown = 20;
-
 // 'a', 'b', 'c' (and 7 more)
 std::string QuotedNames(const std::vector<std::string>& names) {
-  std::vector<std::string> shown;
-  for (size_t i = 0; i < names.size() && i < kNamesShown; ++i) {
-    shown.push_back(absl::StrCat("'", names[i], "'"));
-  }
-  std::string out = absl::StrJoin(shown, ", ");
-  if (names.size() > kNamesShown)
-    absl::StrAppend(&out, " (and ", names.size() - kNamesShown, " more)");
-  return out;
+  std::vector<std::string> quoted;
+  quoted.reserve(names.size());
+  for (const auto& name : names) quoted.push_back(absl::StrCat("'", name, "'"));
+  return ShortList(quoted);
 }
 
 // Refuses a batch with no slug, too many, an invalid or a repeated one, or bad label keys,

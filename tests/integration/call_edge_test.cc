@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cub/v1/auth.grpc.pb.h"
+#include "cub/v1/space.grpc.pb.h"
 #include "cub/v1/unit.grpc.pb.h"
 #include "harness/test_db.h"
 #include "lib/ops/users.h"
@@ -236,6 +237,41 @@ TEST_CASE("Large text is refused at the edge with RESOURCE_EXHAUSTED", "[edge][d
   ctx2.AddMetadata("authorization", "Bearer " + s.token);
   st = stub->CreateUnit(&ctx2, req, &resp);
   CHECK(st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
+// A refusal's message longer than a client takes in a header (8 KiB by default) is cut by cubd,
+// so that the client still reads the code and the start of the message rather than a transport
+// error ("received initial metadata size exceeds limit").
+TEST_CASE("A refusal too long for a header arrives cut, with its code", "[edge][db]") {
+  Server s(EdgeLimits{});
+  auto stub = v1::SpaceService::NewStub(s.channel);
+  const auto get = [&](const std::string& name) {
+    v1::GetSpaceRequest req;
+    req.set_space(name);
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", "Bearer " + s.token);
+    v1::Space resp;
+    return stub->GetSpace(&ctx, req, &resp);
+  };
+  const std::string long_name(20000, 'n');
+  grpc::Status st = get(long_name);
+  CHECK(st.error_code() == grpc::StatusCode::NOT_FOUND);
+  CHECK_THAT(st.error_message(), Catch::StartsWith("space 'nnnn"));
+  CHECK_THAT(st.error_message(), Catch::EndsWith(" more bytes)"));
+  CHECK(st.error_message().size() <= 2048);
+  // Non-ASCII text encodes to three bytes a byte: cut sooner, never inside a character.
+  std::string wide;
+  for (int i = 0; i < 1500; ++i) wide += "\xc3\xa9";  // U+00E9, 3000 bytes in all
+  st = get(wide);
+  CHECK(st.error_code() == grpc::StatusCode::NOT_FOUND);
+  CHECK_THAT(st.error_message(), Catch::EndsWith(" more bytes)"));
+  const std::string msg = st.error_message();
+  const size_t tail = msg.rfind(" ... (");
+  REQUIRE(tail != std::string::npos);
+  CHECK((tail - std::string("space '").size()) % 2 == 0);  // whole characters only
+  // A message that fits is sent whole.
+  st = get("short");
+  CHECK(st.error_message() == "space 'short' not found");
 }
 
 }  // namespace
