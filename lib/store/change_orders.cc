@@ -169,14 +169,16 @@ StoredChangeOrder ChangeOrderFromRow(const pqxx::row& r) {
 // is read by probing them, one that marks the fleet by hashing. The correlated subquery of
 // kChangeOrderSelect, planned for an average Tag, hashed every Unit of the fleet even for the
 // first (28 of the 75 ms of SQL in a `changeorder get` at 10,000 Spaces, 0.3 ms this way). The
-// scope is intersected here, from the list already read, rather than sent back. Runs inside a
-// Guard: a database error throws.
+// scope is intersected here, from the list already read, rather than sent back. DISTINCT works
+// on the uuid, which PostgreSQL prints as the text the scope holds: on text it sorted or hashed
+// 37-byte strings (a Tag that marks 100,000 Units: 185 ms against 131). Runs inside a Guard: a
+// database error throws.
 void ReadResolvedSpaces(Tx& tx, StoredChangeOrder& c) {
   absl::flat_hash_set<std::string_view> scope(c.in_scope_space_ids.begin(),
                                               c.in_scope_space_ids.end());
   std::vector<std::string> resolved;
   for (const auto& row :
-       Pq(tx).exec_params("SELECT DISTINCT u.space_id::text AS space_id FROM tag_marks m"
+       Pq(tx).exec_params("SELECT DISTINCT u.space_id FROM tag_marks m"
                           " JOIN units u ON u.id = m.unit_id WHERE m.tag_id = $1::uuid",
                           c.publish_tag_id)) {
     std::string id = row[0].as<std::string>();
