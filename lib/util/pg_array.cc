@@ -11,10 +11,18 @@ std::string PgArrayLiteral(const std::vector<std::string>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ',';
     out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
+    // Runs between the characters to escape are appended whole: appending byte by byte was 5%
+    // of cubd's time in a 10,000-Space promotion, whose batches send each revision's data here.
+    const char* run = values[i].data();
+    const char* const end = run + values[i].size();
+    for (const char* p = run; p != end; ++p) {
+      if (*p == '"' || *p == '\\') {
+        out.append(run, static_cast<size_t>(p - run));
+        out += '\\';
+        run = p;  // the character itself goes out with the next run
+      }
     }
+    out.append(run, static_cast<size_t>(end - run));
     out += '"';
   }
   out += '}';
