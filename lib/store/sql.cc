@@ -31,22 +31,24 @@ absl::Status Query::AndWhere(std::string_view expr, const where::Schema& schema)
   return absl::OkStatus();
 }
 
-pqxx::result Query::Exec(Tx& tx) const {
-  pqxx::transaction_base& t = Pq(tx);
-  if (prepared_) {
-    // libpqxx sends the definition to the server at its first run on each connection, and
-    // again after a reconnect; defining it again with the same text is a no-op.
-    const std::string name =
-        absl::StrCat("cub_", absl::Hex(std::hash<std::string>{}(sql_), absl::kZeroPad16));
-    bool defined = true;
-    try {
-      t.conn().prepare(name, sql_);
-    } catch (const pqxx::argument_error&) {
-      defined = false;  // another text with the same hash: this one runs unprepared
-    }
-    if (defined) return t.exec_prepared(name, pqxx::prepare::make_dynamic_params(params_));
+std::string PreparedName(Tx& tx, const std::string& sql) {
+  // libpqxx sends the definition to the server at its first run on each connection, and again
+  // after a reconnect; defining it again with the same text is a no-op.
+  std::string name =
+      absl::StrCat("cub_", absl::Hex(std::hash<std::string>{}(sql), absl::kZeroPad16));
+  try {
+    Pq(tx).conn().prepare(name, sql);
+  } catch (const std::exception&) {
+    return std::string();  // another text with the same hash: this one runs unprepared
   }
-  return t.exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
+  return name;
+}
+
+pqxx::result Query::Exec(Tx& tx) const {
+  if (prepared_) {
+    return ExecPrepared(tx, sql_, pqxx::prepare::make_dynamic_params(params_));
+  }
+  return Pq(tx).exec_params(sql_, pqxx::prepare::make_dynamic_params(params_));
 }
 
 namespace {

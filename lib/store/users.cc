@@ -67,8 +67,9 @@ absl::StatusOr<std::optional<v1::User>> FindUserByName(Tx& tx, const std::string
 
 absl::StatusOr<std::optional<v1::User>> FindUserById(Tx& tx, const std::string& user_id) {
   return Guard([&]() -> absl::StatusOr<std::optional<v1::User>> {
-    pqxx::result r = Pq(tx).exec_params(
-        absl::StrCat("SELECT ", kUserColumns, " FROM users u WHERE u.id = $1::uuid"), user_id);
+    static const std::string kById =
+        absl::StrCat("SELECT ", kUserColumns, " FROM users u WHERE u.id = $1::uuid");
+    pqxx::result r = ExecPrepared(tx, kById, user_id);
     if (r.empty()) return std::nullopt;
     return UserFromRow(r[0]);
   });
