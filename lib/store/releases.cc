@@ -502,21 +502,22 @@ absl::StatusOr<std::map<std::string, CarryingRelease>> ReleasesCarrying(
     if (space_ids.empty()) return out;
     // The same test of carrying as SpacesReleasing, over every Release of the Spaces; the
     // newest carrying one per Space is kept, with its rank among all of the Space's Releases.
-    pqxx::result r = Pq(tx).exec_params(
-        absl::StrCat(
-            "WITH ranked AS ("
-            "  SELECT r.id, r.space_id, row_number() OVER (PARTITION BY r.space_id"
-            "                     ORDER BY r.published_at DESC, r.release_num DESC) AS rn"
-            "  FROM releases r WHERE r.space_id = ANY($3::uuid[])),"
-            " carrying AS ("
-            "  SELECT DISTINCT ON (c.space_id) c.id, c.rn FROM ranked c"
-            " WHERE ",
-            kReleaseCarriesChange,
-            "  ORDER BY c.space_id, c.rn)"
-            " SELECT (SELECT k.rn FROM carrying k WHERE k.id = r.id) = 1 AS latest_carrying, ",
-            kReleaseSelect.substr(std::string_view("SELECT ").size()),
-            " AND r.id IN (SELECT id FROM carrying)"),
-        start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
+    // Prepared, as SpacesWithTarget: planning it for 10,000 Spaces took 10 ms.
+    static const std::string kCarrying = absl::StrCat(
+        "WITH ranked AS ("
+        "  SELECT r.id, r.space_id, row_number() OVER (PARTITION BY r.space_id"
+        "                     ORDER BY r.published_at DESC, r.release_num DESC) AS rn"
+        "  FROM releases r WHERE r.space_id = ANY($3::uuid[])),"
+        " carrying AS ("
+        "  SELECT DISTINCT ON (c.space_id) c.id, c.rn FROM ranked c"
+        " WHERE ",
+        kReleaseCarriesChange,
+        "  ORDER BY c.space_id, c.rn)"
+        " SELECT (SELECT k.rn FROM carrying k WHERE k.id = r.id) = 1 AS latest_carrying, ",
+        kReleaseSelect.substr(std::string_view("SELECT ").size()),
+        " AND r.id IN (SELECT id FROM carrying)");
+    pqxx::result r =
+        ExecPrepared(tx, kCarrying, start_tag_id, publish_tag_id, TextArrayLiteral(space_ids));
     std::vector<v1::Release> releases = ReadReleases(tx, r);
     std::set<std::string> newest;
     for (const auto& row : r) {
@@ -599,10 +600,12 @@ absl::StatusOr<bool> ChangeOrderReleasedIn(Tx& tx, const std::string& space_id,
 absl::StatusOr<std::set<std::string>> SpacesWithTarget(Tx& tx,
                                                        const std::vector<std::string>& space_ids) {
   return Guard([&]() -> absl::StatusOr<std::set<std::string>> {
-    pqxx::result r = Pq(tx).exec_params(
+    // Prepared: planned with a constant array, the selectivity of `= ANY` is estimated element
+    // by element (10 ms for 10,000 IDs); the generic plan probes the index whatever the length.
+    static const std::string kWithTarget =
         "SELECT id::text AS space_id FROM spaces WHERE id = ANY($1::uuid[])"
-        " AND release_target_id IS NOT NULL",
-        TextArrayLiteral(space_ids));
+        " AND release_target_id IS NOT NULL";
+    pqxx::result r = ExecPrepared(tx, kWithTarget, TextArrayLiteral(space_ids));
     std::set<std::string> out;
     for (const auto& row : r) out.insert(row["space_id"].as<std::string>());
     return out;
