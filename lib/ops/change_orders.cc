@@ -497,6 +497,11 @@ absl::StatusOr<v1::Tag> NewChangeOrderTag(store::Tx& tx, const v1::Space& base,
 // Spaces that took the change but have not released it, and Final once the last Stage has it.
 absl::Status FillPendingApprovals(store::Tx& tx, const ResolvedChangeOrder& rco,
                                   v1::ChangeOrder& view) {
+  // Only attestations become pending requirements. A workflow none of whose gates names one
+  // has none to list, and explaining it would read every Stage's members and evaluate every
+  // other gate over them only to drop the findings (16 of the 30 ms of cubd's time for a
+  // ChangeOrder blocked before a 10,000-Space Stage).
+  if (!rco.workflow || !workflow::GatesOnAttestation(*rco.workflow)) return absl::OkStatus();
   CUB_ASSIGN_OR_RETURN(Explanation e, Explain(tx, rco));
   FillPendingRequirements(e, view);
   return absl::OkStatus();

@@ -1,5 +1,6 @@
 #include "lib/workflow/model.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -67,6 +68,20 @@ const AttestationPrerequisite* FindAttestationPrerequisite(const Workflow& w,
     if (a.name == name) return &a;
   }
   return nullptr;
+}
+
+bool GatesOnAttestation(const Workflow& w) {
+  const auto attestation = [&w](const std::string& name) {
+    return !IsBuiltinPrerequisite(name) && FindCustomPrerequisite(w, name) == nullptr &&
+           FindAttestationPrerequisite(w, name) != nullptr;
+  };
+  const auto any = [&](const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(), attestation);
+  };
+  if (any(w.final.prerequisites)) return true;
+  return std::any_of(w.stages.begin(), w.stages.end(), [&](const Stage& s) {
+    return any(s.prerequisites) || any(s.release_prerequisites);
+  });
 }
 
 namespace {

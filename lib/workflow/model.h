@@ -122,6 +122,12 @@ const CustomPrerequisite* FindCustomPrerequisite(const Workflow& w, std::string_
 const AttestationPrerequisite* FindAttestationPrerequisite(const Workflow& w,
                                                            std::string_view name);
 
+// Whether a gate of `w` (a Stage's Prerequisites or ReleasePrerequisites, or Final's) names an
+// attestation prerequisite: a name that is neither built in nor a custom prerequisite (those
+// are looked up first) and that AttestationPrerequisites declares. Without one, no evaluation
+// of `w` can ask anybody for an approval.
+bool GatesOnAttestation(const Workflow& w);
+
 // Reads a MaxAge: an Abseil duration ("72h", "90m", "1h30m", "3600s"), positive and finite.
 // Empty text gives absl::InfiniteDuration() (no limit). InvalidArgument otherwise, e.g.
 // "MaxAge '3d' is not a duration: use a number with a unit h, m or s, such as 72h".

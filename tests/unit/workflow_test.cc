@@ -1033,3 +1033,40 @@ TEST_CASE("flags: --stage-soak-time sets, replaces and clears a Stage's SoakTime
 
 }  // namespace
 }  // namespace cub::workflow
+
+namespace cub::workflow {
+namespace {
+
+TEST_CASE("GatesOnAttestation finds an attestation named by any gate, as evaluation resolves it") {
+  CHECK_FALSE(GatesOnAttestation(MustParse(kAcmeMainLine)));
+  CHECK(GatesOnAttestation(MustParse(kApprovals)));
+
+  Workflow w;
+  w.stages.push_back(Stage{});
+  w.stages[0].name = "prod";
+  w.stages[0].where_space = "Labels.Stage = 'Production'";
+  w.stages[0].prerequisites = {"Healthy"};
+  AttestationPrerequisite a;
+  a.name = "sign-off";
+  w.attestation_prerequisites.push_back(a);
+  CHECK_FALSE(GatesOnAttestation(w));  // declared, named by no gate
+
+  w.final.prerequisites = {"sign-off"};
+  CHECK(GatesOnAttestation(w));
+  w.final.prerequisites.clear();
+  w.stages[0].release_prerequisites = {"sign-off"};
+  CHECK(GatesOnAttestation(w));
+  w.stages[0].release_prerequisites.clear();
+  w.stages[0].prerequisites = {"Healthy", "sign-off"};
+  CHECK(GatesOnAttestation(w));
+
+  // A custom prerequisite of the same name is looked up first: no approval is asked for.
+  CustomPrerequisite c;
+  c.name = "sign-off";
+  c.expression = "cel:true";
+  w.custom_prerequisites.push_back(c);
+  CHECK_FALSE(GatesOnAttestation(w));
+}
+
+}  // namespace
+}  // namespace cub::workflow
