@@ -121,7 +121,7 @@ void ConnectionPool::Release(std::unique_ptr<Connection> conn) {
   Counters& counters = CountersOf(this);
   std::lock_guard<std::mutex> lock(mu_);
   counters.in_use.fetch_sub(1, std::memory_order_relaxed);
-  if (conn && conn->pq.is_open()) {
+  if (conn && conn->pq.is_open() && !conn->discard) {
     idle_.push_back(std::move(conn));
   } else {
     --open_;

@@ -7,6 +7,7 @@
 #include <exception>
 #include <pqxx/pqxx>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -22,6 +23,9 @@ class Connection {
   // Connects and sets the session up for cubd's statements (SetUpSession).
   explicit Connection(const std::string& url) : pq(url) { SetUpSession(pq); }
   pqxx::connection pq;
+  // Set when the session holds state that can no longer be used (a prepared statement whose
+  // result type a schema change altered): the pool closes the connection rather than keep it.
+  bool discard = false;
 
   // Turns PostgreSQL's JIT compilation off for the session. cubd's statements are set-based
   // over arrays (unnest) whose row counts the planner cannot see, or over tables just filled in
@@ -33,11 +37,13 @@ class Connection {
 
 namespace internal {
 
-// The libpqxx transaction (a pqxx::work) a Tx stands for.
+// The libpqxx transaction (a pqxx::work) a Tx stands for, and the pooled connection it runs
+// on (null for a transaction on a connection of its own).
 class PqTx {
  public:
-  explicit PqTx(pqxx::transaction_base& t) : t(t) {}
+  explicit PqTx(pqxx::transaction_base& t, Connection* conn = nullptr) : t(t), conn(conn) {}
   pqxx::transaction_base& t;
+  Connection* conn;
 };
 
 }  // namespace internal
@@ -57,6 +63,33 @@ auto Guard(Fn&& fn) -> decltype(fn()) {
     return fn();
   } catch (const std::exception& e) {
     return StatusFromException(e);
+  }
+}
+
+// Defines `sql` as a prepared statement on the transaction's connection, named "cub_" and the
+// hash of its text (a no-op once defined: libpqxx sends it at its first run there), and returns
+// that name; empty when another text already holds the name, which is then run unprepared.
+// Throws nothing.
+std::string PreparedName(Tx& tx, const std::string& sql);
+
+// Marks the transaction's pooled connection to be closed when `e` is PostgreSQL refusing a
+// prepared statement whose result type changed under it (SQLSTATE 0A000, "cached plan must not
+// change result type", after a migration altered a column it returns): the statement would fail
+// the same way on every later run there, so the next transaction gets a new connection.
+void DiscardIfPlanChanged(Tx& tx, const std::exception& e);
+
+// Runs `sql` with `args` as a prepared statement (see Query::Prepared for which statements may
+// be); throws libpqxx's exceptions, so it is called inside a store function's Guard.
+template <typename... Args>
+pqxx::result ExecPrepared(Tx& tx, const std::string& sql, Args&&... args) {
+  const std::string name = PreparedName(tx, sql);
+  pqxx::transaction_base& t = Pq(tx);
+  if (name.empty()) return t.exec_params(sql, std::forward<Args>(args)...);
+  try {
+    return t.exec_prepared(name, std::forward<Args>(args)...);
+  } catch (const std::exception& e) {
+    DiscardIfPlanChanged(tx, e);
+    throw;
   }
 }
 

@@ -44,6 +44,13 @@ std::string PreparedName(Tx& tx, const std::string& sql) {
   return name;
 }
 
+void DiscardIfPlanChanged(Tx& tx, const std::exception& e) {
+  const auto* sql = dynamic_cast<const pqxx::sql_error*>(&e);
+  if (sql != nullptr && sql->sqlstate() == "0A000" && tx.impl().conn != nullptr) {
+    tx.impl().conn->discard = true;
+  }
+}
+
 pqxx::result Query::Exec(Tx& tx) const {
   if (prepared_) {
     return ExecPrepared(tx, sql_, pqxx::prepare::make_dynamic_params(params_));

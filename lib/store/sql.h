@@ -9,11 +9,9 @@
 #include <map>
 #include <pqxx/pqxx>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lib/store/pq.h"
 #include "lib/store/transaction.h"
 #include "lib/where/where.h"
 
@@ -50,22 +48,6 @@ class Query {
   std::vector<std::string> params_;
   bool prepared_ = false;
 };
-
-// Defines `sql` as a prepared statement on the transaction's connection, named "cub_" and the
-// hash of its text (a no-op once defined: libpqxx sends it at its first run there), and returns
-// that name; empty when another text already holds the name, which is then run unprepared.
-// Throws nothing.
-std::string PreparedName(Tx& tx, const std::string& sql);
-
-// Runs `sql` with `args` as a prepared statement (see Query::Prepared for which statements may
-// be); throws libpqxx's exceptions, so it is called inside a store function's Guard.
-template <typename... Args>
-pqxx::result ExecPrepared(Tx& tx, const std::string& sql, Args&&... args) {
-  const std::string name = PreparedName(tx, sql);
-  pqxx::transaction_base& t = Pq(tx);
-  if (name.empty()) return t.exec_params(sql, std::forward<Args>(args)...);
-  return t.exec_prepared(name, std::forward<Args>(args)...);
-}
 
 // "(<slug_column> = $A OR <id_column> = NULLIF($B, '')::uuid)": the row `ref` names by its slug
 // or by its ID. $B is `ref` only when it is written as PostgreSQL prints a UUID (36 characters,

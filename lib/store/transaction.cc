@@ -12,7 +12,7 @@ absl::Status RunOnce(ConnectionPool& pool, bool read_only,
   CUB_ASSIGN_OR_RETURN(auto lease, pool.Acquire());
   try {
     pqxx::work work(lease.conn().pq);
-    internal::PqTx impl(work);
+    internal::PqTx impl(work, &lease.conn());
     Tx tx(impl);
     if (read_only) work.exec0("SET TRANSACTION READ ONLY");
     absl::Status s = fn(tx);
