@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/cel/functions.h"
+#include "lib/util/utf8.h"
 
 namespace cub::cel::internal {
 
@@ -187,9 +188,7 @@ class Evaluator {
   Value Fail(const Expr& e, const Msg& msg) {
     std::string text = absl::StrCat(source_.Location(e.offset), ": ", msg);
     if (text.size() > kMaxErrorBytes) {
-      size_t cut = kMaxErrorBytes;
-      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-      text.resize(cut);  // on a UTF-8 character boundary
+      text.resize(Utf8CutPoint(text, kMaxErrorBytes));  // on a UTF-8 character boundary
       text += "...";
     }
     if (!Allocate(static_cast<int64_t>(text.size()))) return Stopped();

@@ -1,6 +1,7 @@
 #include "lib/util/short_list.h"
 
 #include "absl/strings/str_cat.h"
+#include "lib/util/utf8.h"
 
 namespace cub {
 
@@ -17,9 +18,7 @@ std::string ShortList(const std::vector<std::string>& items, size_t shown) {
 std::string CapMessage(std::string_view message, size_t max_bytes) {
   if (message.size() <= max_bytes) return std::string(message);
   // The tail's length is bounded by the digits of message.size(); 40 bytes is ample.
-  size_t cut = max_bytes > 40 ? max_bytes - 40 : 0;
-  // Back off continuation bytes (10xxxxxx) so that no character is split.
-  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  const size_t cut = Utf8CutPoint(message, max_bytes > 40 ? max_bytes - 40 : 0);
   std::string out(message.substr(0, cut));
   absl::StrAppend(&out, " ... (", message.size() - cut, " more bytes)");
   return out;

@@ -48,6 +48,11 @@ size_t CodePointCount(std::string_view s) {
   return n;
 }
 
+size_t Utf8CutPoint(std::string_view s, size_t pos) {
+  while (pos > 0 && pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80) --pos;
+  return pos;
+}
+
 size_t FindInvalidUtf8(std::string_view s) {
   size_t i = 0;
   char32_t cp;

@@ -26,6 +26,10 @@ bool NextCodePoint(std::string_view s, size_t* pos, char32_t* cp);
 // (as PostgreSQL counts characters of a UTF-8 database, and CEL's size() of a string).
 size_t CodePointCount(std::string_view s);
 
+// `pos` moved back, if it falls inside a character, to where that character starts (over
+// continuation bytes 10xxxxxx): where `s` can be cut without splitting one. `pos` <= s.size().
+size_t Utf8CutPoint(std::string_view s, size_t pos);
+
 // The offset of the first invalid sequence, or npos when all of `s` is valid UTF-8.
 size_t FindInvalidUtf8(std::string_view s);
 inline bool IsValidUtf8(std::string_view s) { return FindInvalidUtf8(s) == std::string_view::npos; }

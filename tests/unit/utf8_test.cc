@@ -54,3 +54,22 @@ TEST_CASE("CodePointCount counts characters, a stray byte as one") {
 
 }  // namespace
 }  // namespace cub
+
+namespace cub {
+namespace {
+
+TEST_CASE("Utf8CutPoint backs off to the start of a character") {
+  const std::string s =
+      "a\xc3\xa9"
+      "b\xe2\x82\xac";  // a é b €
+  CHECK(Utf8CutPoint(s, 0) == 0);
+  CHECK(Utf8CutPoint(s, 1) == 1);
+  CHECK(Utf8CutPoint(s, 2) == 1);  // inside é
+  CHECK(Utf8CutPoint(s, 3) == 3);
+  CHECK(Utf8CutPoint(s, 5) == 4);  // inside €
+  CHECK(Utf8CutPoint(s, 6) == 4);
+  CHECK(Utf8CutPoint(s, s.size()) == s.size());
+}
+
+}  // namespace
+}  // namespace cub
