@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -132,7 +134,24 @@ absl::StatusOr<PromotionSpaces> ChoosePromotionSpaces(store::Tx& tx, const Princ
 
 // Writes the plans that did not fail: all in one batch; should that fail, Space by Space, each
 // under its own savepoint, so one Space's failure does not take the others down.
-void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
+// Notes in `heads` what `w`, written, leaves at each Unit's head: the revision its new head
+// names, with that revision's DataHash (a head it moves to a revision it did not write is not
+// noted, and is read when the records are written).
+void NoteHeads(const store::PromotionWrites& w, LandedHeads& heads) {
+  absl::flat_hash_map<std::pair<std::string_view, int64_t>, std::string_view> hash_of;
+  hash_of.reserve(w.revisions.size());
+  for (const auto& r : w.revisions) hash_of[{r.unit_id, r.num}] = r.data_hash;
+  for (const auto& [unit_id, head] : w.heads) {
+    auto h = hash_of.find(std::pair<std::string_view, int64_t>(unit_id, head));
+    if (h == hash_of.end()) {
+      heads.erase(unit_id);
+      continue;
+    }
+    heads[unit_id] = LandedHead{head, std::string(h->second)};
+  }
+}
+
+void Land(store::Tx& tx, std::vector<SpacePlan>& plans, LandedHeads& heads) {
   // One batch of every Space's rows. The plans keep their own only if a retry may need them:
   // while the batch is built they are moved, and rebuilt from it only when it fails.
   store::PromotionWrites all;
@@ -146,7 +165,10 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
   }
   if (all.empty()) return;
   // On failure, find out below which Spaces fail.
-  if (tx.Savepoint(true, [&] { return store::WritePromotion(tx, all); }).ok()) return;
+  if (tx.Savepoint(true, [&] { return store::WritePromotion(tx, all); }).ok()) {
+    NoteHeads(all, heads);
+    return;
+  }
   std::array<size_t, 6> begin{};
   for (const auto& [i, end] : ranges) {
     auto take = [](auto& from, size_t b, size_t e) {
@@ -168,7 +190,9 @@ void Land(store::Tx& tx, std::vector<SpacePlan>& plans) {
     if (!s.ok()) {
       SetStatus(plan.report, PromotionStatus::kFailed);
       plan.report.set_error(absl::StrCat("its writes failed: ", s.message()));
+      continue;
     }
+    NoteHeads(plan.writes, heads);
   }
 }
 
@@ -407,8 +431,10 @@ absl::StatusOr<std::vector<SpacePlan>> PlanWhole(store::Tx& tx, const PlanOption
 }
 
 // AutoUpdate Links follow what the promotion wrote (the landed plans' Units), as they follow
-// any write.
-absl::Status Follow(store::Tx& tx, const Principal& p, const std::vector<SpacePlan>& plans) {
+// any write. A Unit they write has a head other than the one the promotion left: it leaves
+// `heads`, to be read again.
+absl::Status Follow(store::Tx& tx, const Principal& p, const std::vector<SpacePlan>& plans,
+                    LandedHeads& heads) {
   std::vector<std::string> written;
   for (const auto& plan : plans) {
     if (StatusOf(plan.report) != PromotionStatus::kPromoted) continue;
@@ -417,7 +443,10 @@ absl::Status Follow(store::Tx& tx, const Principal& p, const std::vector<SpacePl
     }
   }
   if (written.empty()) return absl::OkStatus();
-  return FollowAutoUpdates(tx, p, std::move(written));
+  std::vector<std::string> followed;
+  CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, std::move(written), &followed));
+  for (const auto& id : followed) heads.erase(id);
+  return absl::OkStatus();
 }
 
 // Target Spaces planned and landed together by the merge planner. A whole-Stage promote of
@@ -432,12 +461,10 @@ constexpr size_t kPromoteBatch = 500;
 // Units at once, each batch merged while the one before is checked and landed
 // (lib/ops/promotion_batches.h); the other planners take the whole set as one batch. Once a
 // batch is refused, the rest are still planned (not landed) so that the refusal names every
-// blocked Unit, and the transaction is rolled back.
-absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principal& p,
-                                                   const std::string& stage_name,
-                                                   const PlanOptions& opts,
-                                                   const std::vector<v1::Space>& allowed,
-                                                   bool dry_run, GateReport& gates) {
+// blocked Unit, and the transaction is rolled back. `heads` receives the heads written.
+absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(
+    store::Tx& tx, const Principal& p, const std::string& stage_name, const PlanOptions& opts,
+    const std::vector<v1::Space>& allowed, bool dry_run, GateReport& gates, LandedHeads& heads) {
   const domain::UpdateType type = opts.rco->update_type;
   const bool merges = type != domain::UpdateType::kInvoke && !domain::CopiesFromSources(type);
   PlanOptions batch_opts = opts;
@@ -456,7 +483,7 @@ absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principa
     CUB_ASSIGN_OR_RETURN(GateReport found, PromotionBlockFindings(tx, *opts.rco, stage_name, part));
     refused = refused || !found.ok();
     blocks.Append(std::move(found));
-    if (!refused && !dry_run) Land(tx, part);
+    if (!refused && !dry_run) Land(tx, part, heads);
     for (auto& plan : part) {
       plan.writes = store::PromotionWrites();
       plans.push_back(std::move(plan));
@@ -475,7 +502,7 @@ absl::StatusOr<std::vector<SpacePlan>> PlanAndLand(store::Tx& tx, const Principa
   }
   if (refused) return GateRefusal(blocks.FailureMessages());
   gates.Append(std::move(blocks));
-  if (!dry_run) CUB_RETURN_IF_ERROR(Follow(tx, p, plans));
+  if (!dry_run) CUB_RETURN_IF_ERROR(Follow(tx, p, plans, heads));
   return plans;
 }
 
@@ -687,8 +714,9 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     CUB_ASSIGN_OR_RETURN(std::vector<v1::Space> into_spaces, SpacesNamed(tx, into.spaces));
     CUB_ASSIGN_OR_RETURN(SpacesByAccess by_access, SplitByAccess(tx, p, into_spaces, resolved));
     // Blocked content: Force does not pass it (lib/ops/block_gate.h).
-    CUB_ASSIGN_OR_RETURN(
-        auto plans, PlanAndLand(tx, p, stage_name, opts, by_access.allowed, req.dry_run(), gates));
+    LandedHeads heads;
+    CUB_ASSIGN_OR_RETURN(auto plans, PlanAndLand(tx, p, stage_name, opts, by_access.allowed,
+                                                 req.dry_run(), gates, heads));
     v1::PromotionFailure failure = Tally(by_access.denied, plans, req.dry_run(), out);
     if (req.dry_run()) return out;
     CUB_RETURN_IF_ERROR(RecordOutcome(tx, p, co, req, stage_name, std::move(failure), out));
@@ -701,7 +729,8 @@ absl::StatusOr<v1::PromoteResponse> Promote(store::ConnectionPool& db, const Pri
     // The record lists the freezes passed with the gates.
     gates.Append(std::move(frozen));
     CUB_RETURN_IF_ERROR(RecordPromotions(tx, p, rco, stage_name, req, by,
-                                         EvidenceOf(rco, into.stage, std::move(gates)), out));
+                                         EvidenceOf(rco, into.stage, std::move(gates)), out,
+                                         heads));
     CUB_ASSIGN_OR_RETURN(auto stage, AdvanceStage(tx, rco));
     out.set_stage(stage);
     return out;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -44,10 +45,13 @@ std::string SpaceDigest(const std::vector<RecordedUnit>& units) {
   return Sha256Hex(lines);
 }
 
-Json Strings(const std::vector<std::string>& v) {
-  Json out = Json::array();
-  for (const auto& s : v) out.push_back(s);
-  return out;
+void AppendStrings(std::string& out, const std::vector<std::string>& v) {
+  out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendJsonQuote(out, v[i]);
+  }
+  out += ']';
 }
 
 }  // namespace
@@ -78,12 +82,21 @@ using GateKey = std::tuple<std::string, std::string, std::string>;  // stage, ga
 // evaluation order) and the held / not held count per gate over every Space. A record's
 // GateSummary is the totals less its own Space's, so writing n records costs O(n) in findings,
 // not O(n) each: the blocked-content gate alone finds one finding per promoted Space, and
-// counting all of them again for each record made a whole-Stage promote quadratic.
+// counting all of them again for each record made a whole-Stage promote quadratic. While the
+// findings are few, every record carries all of them, written once here.
 class EvidenceIndex {
  public:
   explicit EvidenceIndex(const PromotionEvidence& e) : evidence_(e) {
     const auto& all = e.findings;
-    if (all.size() <= kFullEvidenceFindings) return;
+    if (all.size() <= kFullEvidenceFindings) {
+      all_gates_ = "[";
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (i > 0) all_gates_ += ',';
+        all_gates_ += JsonText(FindingJson(all[i]));
+      }
+      all_gates_ += ']';
+      return;
+    }
     for (size_t i = 0; i < all.size(); ++i) {
       const GateFinding& g = all[i];
       by_space_[g.space_id].push_back(i);
@@ -92,22 +105,27 @@ class EvidenceIndex {
     }
   }
 
-  // The findings a record of `space_id` carries in full, and the count per gate of the rest.
-  void Fill(const std::string& space_id, Json& gates, Json& summary) const {
+  // Appends the predicate's "Gates" array for a record of `space_id` (the findings it carries
+  // in full), and its "GateSummary" member with a leading comma when there are others to count.
+  void Append(const std::string& space_id, std::string& out) const {
     const auto& all = evidence_.findings;
     if (all.size() <= kFullEvidenceFindings) {
-      for (const auto& g : all) gates.push_back(FindingJson(g));
+      out += all_gates_;
       return;
     }
     std::map<GateKey, std::pair<int, int>> own;
+    out += '[';
     if (auto it = by_space_.find(space_id); it != by_space_.end()) {
-      for (size_t i : it->second) {
-        const GateFinding& g = all[i];
-        gates.push_back(FindingJson(g));
+      for (size_t k = 0; k < it->second.size(); ++k) {
+        const GateFinding& g = all[it->second[k]];
+        if (k > 0) out += ',';
+        out += JsonText(FindingJson(g));
         auto& c = own[GateKey{g.stage, g.gate, g.kind}];
         (g.held ? c.first : c.second) += 1;
       }
     }
+    out += ']';
+    bool first = true;
     for (const auto& [key, total] : totals_) {
       std::pair<int, int> rest = total;
       if (auto o = own.find(key); o != own.end()) {
@@ -116,63 +134,92 @@ class EvidenceIndex {
       }
       // A gate only this Space was judged on has no others to count.
       if (rest.first + rest.second == 0) continue;
-      summary.push_back(Json{{"Stage", std::get<0>(key)},
-                             {"Gate", std::get<1>(key)},
-                             {"Kind", std::get<2>(key)},
-                             {"Held", rest.first},
-                             {"NotHeld", rest.second}});
+      out += first ? ",\"GateSummary\":[" : ",";
+      first = false;
+      out += "{\"Stage\":";
+      AppendJsonQuote(out, std::get<0>(key));
+      out += ",\"Gate\":";
+      AppendJsonQuote(out, std::get<1>(key));
+      out += ",\"Kind\":";
+      AppendJsonQuote(out, std::get<2>(key));
+      absl::StrAppend(&out, ",\"Held\":", rest.first, ",\"NotHeld\":", rest.second, "}");
     }
+    if (!first) out += ']';
   }
 
  private:
   const PromotionEvidence& evidence_;
+  std::string all_gates_;  // while the findings are few
   std::map<std::string, std::vector<size_t>> by_space_;
   std::map<GateKey, std::pair<int, int>> totals_;
 };
 
-std::string StatementOf(const PromotionRecordFacts& f, const EvidenceIndex* index) {
-  std::vector<sign::Subject> subjects;
-  subjects.push_back({SpaceSubject(f.space), SpaceDigest(f.units)});
-  Json units = Json::array();
-  for (const auto& u : f.units) {
-    subjects.push_back(
-        {absl::StrCat(f.space, "/", u.slug, "@", u.revision_num), DigestHex(u.data_hash)});
-    Json ju = Json::object();
-    ju["Unit"] = u.slug;
-    ju["UnitID"] = u.unit_id;
-    ju["Action"] = u.action;
-    ju["RevisionNum"] = u.revision_num;
-    ju["DataHash"] = u.data_hash;
-    units.push_back(std::move(ju));
+// The statement's predicate, written member by member as JsonText would write the Json of
+// them (tests/unit/promotion_records_test.cc holds the two to the same bytes): a 10,000-Space
+// promote writes 10,000 of these, and building a Json of each, then copying and printing it,
+// was most of the time its records took.
+std::string PredicateText(const PromotionRecordFacts& f, const EvidenceIndex* index) {
+  std::string p = "{\"ChangeOrder\":";
+  AppendJsonQuote(p, f.change_order);
+  p += ",\"ChangeOrderID\":";
+  AppendJsonQuote(p, f.change_order_id);
+  p += ",\"Stage\":";
+  AppendJsonQuote(p, f.stage);
+  p += ",\"Space\":{\"ID\":";
+  AppendJsonQuote(p, f.space_id);
+  p += ",\"Slug\":";
+  AppendJsonQuote(p, f.space);
+  p += "},\"PromotedBy\":";
+  AppendJsonQuote(p, f.promoted_by);
+  p += ",\"QueuedBy\":";
+  AppendJsonQuote(p, f.queued_by);
+  p += f.by_engine ? ",\"ByEngine\":true" : ",\"ByEngine\":false";
+  p += ",\"PromotedAt\":";
+  AppendJsonQuote(p, FormatRfc3339(f.at));
+  p += f.forced ? ",\"Forced\":true" : ",\"Forced\":false";
+  p += ",\"ForceReason\":";
+  AppendJsonQuote(p, f.force_reason);
+  p += ",\"OverriddenGates\":";
+  AppendStrings(p, f.overridden_gates);
+  p += ",\"Units\":[";
+  for (size_t i = 0; i < f.units.size(); ++i) {
+    const RecordedUnit& u = f.units[i];
+    if (i > 0) p += ',';
+    p += "{\"Unit\":";
+    AppendJsonQuote(p, u.slug);
+    p += ",\"UnitID\":";
+    AppendJsonQuote(p, u.unit_id);
+    p += ",\"Action\":";
+    AppendJsonQuote(p, u.action);
+    absl::StrAppend(&p, ",\"RevisionNum\":", u.revision_num, ",\"DataHash\":");
+    AppendJsonQuote(p, u.data_hash);
+    p += '}';
   }
-  Json gates = Json::array();
-  Json evaluated = Json::array();
-  Json summary = Json::array();
+  p += "],\"GatesEvaluated\":";
   if (index != nullptr) {
     // The gates are read over the Stage before, so every Space of a promotion shares them: in
     // full while they are few, otherwise this Space's own findings in full and the rest counted
     // per gate, so that a record stays small however large the Stages (not one copy of a
     // 1,000-Space evaluation in each of 1,000 records).
-    index->Fill(f.space_id, gates, summary);
-    evaluated = Strings(f.evidence->gates);
+    AppendStrings(p, f.evidence->gates);
+    p += ",\"Gates\":";
+    index->Append(f.space_id, p);
+  } else {
+    p += "[],\"Gates\":[]";
   }
-  Json pred = Json::object();
-  pred["ChangeOrder"] = f.change_order;
-  pred["ChangeOrderID"] = f.change_order_id;
-  pred["Stage"] = f.stage;
-  pred["Space"] = {{"ID", f.space_id}, {"Slug", f.space}};
-  pred["PromotedBy"] = f.promoted_by;
-  pred["QueuedBy"] = f.queued_by;
-  pred["ByEngine"] = f.by_engine;
-  pred["PromotedAt"] = FormatRfc3339(f.at);
-  pred["Forced"] = f.forced;
-  pred["ForceReason"] = f.force_reason;
-  pred["OverriddenGates"] = Strings(f.overridden_gates);
-  pred["Units"] = std::move(units);
-  pred["GatesEvaluated"] = std::move(evaluated);
-  pred["Gates"] = std::move(gates);
-  if (!summary.empty()) pred["GateSummary"] = std::move(summary);
-  return sign::Statement(subjects, kPromotionPredicate, pred);
+  p += '}';
+  return p;
+}
+
+std::string StatementOf(const PromotionRecordFacts& f, const EvidenceIndex* index) {
+  std::vector<sign::Subject> subjects;
+  subjects.reserve(f.units.size() + 1);
+  subjects.push_back({SpaceSubject(f.space), SpaceDigest(f.units)});
+  for (const auto& u : f.units) {
+    subjects.push_back(
+        {absl::StrCat(f.space, "/", u.slug, "@", u.revision_num), DigestHex(u.data_hash)});
+  }
+  return sign::StatementText(subjects, kPromotionPredicate, PredicateText(f, index));
 }
 
 // Builds and signs the records of a batch of promoted Spaces on a thread of its own (which
@@ -204,7 +251,8 @@ class RecordBuilder {
 
  private:
   void Build() {
-    std::map<std::string, const store::UnitHead*> head_of;
+    absl::flat_hash_map<std::string_view, const store::UnitHead*> head_of;
+    head_of.reserve(heads_.size());
     for (const auto& h : heads_) head_of[h.unit_id] = &h;
     rows_.assign(batch_.size(), store::NewPromotionRecord());
     ParallelFor(batch_.size(), /*min_per_thread=*/32, /*max_threads=*/0,
@@ -213,7 +261,7 @@ class RecordBuilder {
 
   store::NewPromotionRecord Record(
       const v1::PromotedSpace& s,
-      const std::map<std::string, const store::UnitHead*>& head_of) const {
+      const absl::flat_hash_map<std::string_view, const store::UnitHead*>& head_of) const {
     PromotionRecordFacts mine = f_;
     mine.space_id = s.space_id();
     mine.space = s.space();
@@ -269,7 +317,7 @@ std::string PromotionStatement(const PromotionRecordFacts& f) {
 absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
                               const std::string& stage, const v1::PromoteRequest& req,
                               const PromoteBy& by, const PromotionEvidence& evidence,
-                              const v1::PromoteResponse& out) {
+                              const v1::PromoteResponse& out, const LandedHeads& landed) {
   if (req.dry_run()) return absl::OkStatus();
   std::vector<const v1::PromotedSpace*> promoted;
   for (const auto& s : out.spaces()) {
@@ -304,25 +352,41 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
   // In batches of Spaces: the heads read, the records signed and inserted, then let go. A
   // record is a few KB of signed JSON, and a 10,000-Space Stage's records (with the array
   // parameters built from them) are otherwise held all at once. A batch is built and signed
-  // on other threads while this one reads the next batch's heads and inserts the batch before.
+  // on other threads while this one reads the next batch's heads, then inserts the batch.
+  // The heads the promotion wrote are known; only the others (Units it did not write, which
+  // are few) are read, in one statement a batch.
   auto heads_of = [&](size_t first) -> absl::StatusOr<std::vector<store::UnitHead>> {
-    std::vector<std::string> unit_ids;
+    std::vector<store::UnitHead> heads;
+    std::vector<std::string> unknown;
     for (size_t i = first; i < std::min(promoted.size(), first + kRecordBatch); ++i) {
       for (const auto& u : promoted[i]->units()) {
-        if (!u.unit_id().empty()) unit_ids.push_back(u.unit_id());
+        if (u.unit_id().empty()) continue;
+        if (auto h = landed.find(u.unit_id()); h != landed.end()) {
+          store::UnitHead head;
+          head.unit_id = u.unit_id();
+          head.revision_num = h->second.revision_num;
+          head.data_hash = h->second.data_hash;
+          heads.push_back(std::move(head));
+        } else {
+          unknown.push_back(u.unit_id());
+        }
       }
     }
-    return store::UnitHeads(tx, unit_ids);
+    if (unknown.empty()) return heads;
+    CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> read, store::UnitHeads(tx, unknown));
+    for (auto& h : read) heads.push_back(std::move(h));
+    return heads;
   };
   RecordBuilder builder(f, index, signer, at);
   CUB_ASSIGN_OR_RETURN(std::vector<store::UnitHead> heads, heads_of(0));
   builder.Start(promoted, 0, std::move(heads));
   for (size_t first = 0; first < promoted.size(); first += kRecordBatch) {
-    std::vector<store::NewPromotionRecord> rows = builder.Finish();
-    if (first + kRecordBatch < promoted.size()) {
+    const bool more = first + kRecordBatch < promoted.size();
+    if (more) {
       CUB_ASSIGN_OR_RETURN(heads, heads_of(first + kRecordBatch));
-      builder.Start(promoted, first + kRecordBatch, std::move(heads));
     }
+    std::vector<store::NewPromotionRecord> rows = builder.Finish();
+    if (more) builder.Start(promoted, first + kRecordBatch, std::move(heads));
     CUB_RETURN_IF_ERROR(store::InsertPromotionRecords(tx, rows));
   }
   return absl::OkStatus();

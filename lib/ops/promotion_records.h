@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -86,15 +87,24 @@ std::string PromotionStatement(const PromotionRecordFacts& f);
 // a string if it is not JSON).
 Json FindingJson(const GateFinding& g);
 
+// What a promotion left at a Unit's head, as it wrote it: the revision and its DataHash.
+struct LandedHead {
+  int64_t revision_num = 0;
+  std::string data_hash;
+};
+// By Unit ID. RecordPromotions reads from the database only the heads of Units not in it.
+using LandedHeads = absl::flat_hash_map<std::string, LandedHead>;
+
 // Signs and stores the record of each Space `out` reports Promoted (a dry run, a queued
 // promotion, Spaces that had the change already or failed record nothing). `req` says whether
 // it was forced and why; `by` who asks and carries the key ring (by.keys), whose current key
-// signs. When there is something to record: INTERNAL without a ring, FAILED_PRECONDITION
-// SigningKeyNotReady while it has no signing key.
+// signs. `landed` holds the heads the promotion wrote (it must not name a Unit written since,
+// by an AutoUpdate Link for one); the others are read. When there is something to record:
+// INTERNAL without a ring, FAILED_PRECONDITION SigningKeyNotReady while it has no signing key.
 absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedChangeOrder& rco,
                               const std::string& stage, const v1::PromoteRequest& req,
                               const PromoteBy& by, const PromotionEvidence& evidence,
-                              const v1::PromoteResponse& out);
+                              const v1::PromoteResponse& out, const LandedHeads& landed = {});
 
 // Checks a stored record's envelope: the signature by one of `keys`' trusted keys (the
 // overload with `public_key_pem`: by that key), the payload type,

@@ -291,7 +291,8 @@ absl::Status Resolve(store::Tx& tx, const Principal& p, const v1::Space& space,
 }
 
 absl::Status FollowAutoUpdates(store::Tx& tx, const Principal& p,
-                               std::vector<std::string> written_unit_ids) {
+                               std::vector<std::string> written_unit_ids,
+                               std::vector<std::string>* followed) {
   UpstreamDocs cache;
   std::map<std::string, v1::Space> spaces;
   // How each Unit written here was reached ("a -> b -> c"), for the message about a cycle.
@@ -326,6 +327,7 @@ absl::Status FollowAutoUpdates(store::Tx& tx, const Principal& p,
         if (from.empty()) from = first.to_unit_slug();
         trail[first.from_unit_id()] = absl::StrCat(from, " -> ", first.from_unit_slug());
         next.push_back(first.from_unit_id());
+        if (followed != nullptr) followed->push_back(first.from_unit_id());
       }
       i = j;
     }

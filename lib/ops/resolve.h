@@ -56,9 +56,11 @@ absl::Status Resolve(store::Tx& tx, const Principal& p, const v1::Space& space,
 // Space who could read the upstream, so the writer of the upstream needs no role downstream.
 // The revisions are authored by `p`. A downstream Unit held by an open ChangeSet is skipped
 // (its Links keep their cursors and catch up on the next resolve or upgrade). Any other failure
-// fails the write that triggered it, naming the Link.
+// fails the write that triggered it, naming the Link. With `followed`, the IDs of the Units it
+// wrote are appended there.
 absl::Status FollowAutoUpdates(store::Tx& tx, const Principal& p,
-                               std::vector<std::string> written_unit_ids);
+                               std::vector<std::string> written_unit_ids,
+                               std::vector<std::string>* followed = nullptr);
 
 // The paths that `unit`'s Protect TransformPaths Links hold against an upgrade whose upstream
 // states are `states` (and the Unit's own head among them): for each such Link that has resolved

@@ -54,15 +54,23 @@ std::string Pae(std::string_view payload_type, std::string_view payload) {
 }
 
 std::string Envelope::ToJson() const {
-  Json sigs = Json::array();
-  for (const Signature& sig : signatures) {
-    sigs.push_back({{"keyid", sig.keyid}, {"sig", Base64Encode(sig.sig)}});
+  // The bytes JsonText writes for {"payloadType", "payload", "signatures": [{"keyid", "sig"}]},
+  // without copying the payload into a Json first.
+  std::string out = "{\"payloadType\":";
+  AppendJsonQuote(out, payload_type);
+  out += ",\"payload\":";
+  AppendJsonQuote(out, Base64Encode(payload));
+  out += ",\"signatures\":[";
+  for (size_t i = 0; i < signatures.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"keyid\":";
+    AppendJsonQuote(out, signatures[i].keyid);
+    out += ",\"sig\":";
+    AppendJsonQuote(out, Base64Encode(signatures[i].sig));
+    out += '}';
   }
-  Json env = Json::object();
-  env["payloadType"] = payload_type;
-  env["payload"] = Base64Encode(payload);
-  env["signatures"] = std::move(sigs);
-  return JsonText(env);
+  out += "]}";
+  return out;
 }
 
 absl::StatusOr<Envelope> Envelope::FromJson(std::string_view json) {

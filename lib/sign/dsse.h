@@ -48,7 +48,7 @@ struct Envelope {
   std::vector<Signature> signatures;
 
   // Compact JSON with the keys in this order: payloadType, payload, signatures (each with
-  // keyid, then sig), written by JsonText. Binary fields in standard base64 with padding.
+  // keyid, then sig), as JsonText writes them. Binary fields in standard base64 with padding.
   std::string ToJson() const;
 
   // Reads the JSON form. Follows DSSE's parsing rules: payloadType, payload, signatures and

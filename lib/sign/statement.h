@@ -40,6 +40,12 @@ struct Subject {
 std::string Statement(const std::vector<Subject>& subjects, std::string_view predicate_type,
                       const Json& predicate);
 
+// As Statement, with the predicate already written: `predicate_json` is placed as it is, so
+// the result is Statement's when it is JsonText of the predicate. For signers that write the
+// predicates of many statements without building a Json for each.
+std::string StatementText(const std::vector<Subject>& subjects, std::string_view predicate_type,
+                          std::string_view predicate_json);
+
 }  // namespace cub::sign
 
 #endif  // CUB_LIB_SIGN_STATEMENT_H_

@@ -18,6 +18,19 @@ std::string PrettyJsonText(const Json& json) {
 
 std::string JsonQuote(std::string_view s) { return JsonText(Json(s)); }
 
+void AppendJsonQuote(std::string& out, std::string_view s) {
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      out += JsonQuote(s);
+      return;
+    }
+  }
+  out += '"';
+  out.append(s.data(), s.size());
+  out += '"';
+}
+
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';

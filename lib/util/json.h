@@ -33,6 +33,11 @@ std::string PrettyJsonText(const Json& json);
 // message unambiguously.
 std::string JsonQuote(std::string_view s);
 
+// Appends JsonQuote(s): the same bytes, without building a Json for the text of printable
+// ASCII (ids, slugs, digests, base64), which needs no escaping; anything else goes through
+// JsonText. For writers that assemble a document JsonText would write, member by member.
+void AppendJsonQuote(std::string& out, std::string_view s);
+
 // Appends `s` as a JSON string literal, quotes included, without building a Json: '"' and '\\'
 // escaped, \n \r \t, other control characters as \u00xx, every other byte as it is (so `s`
 // must be UTF-8 for the result to be). For writers that stream JSON of their own: the JSON log

@@ -77,6 +77,39 @@ expect_contains "$OUT" "replicas: 5"
 expect_ok cub changeorder get --space base2 chain-v2 -o json
 expect_eq Resolved "$(jget State)"
 
+section "a promotion's record names what an AutoUpdate Link wrote after it"
+# v4/web-mirror takes the change itself, then again through its AutoUpdate Link once v4/web
+# has taken it: its record must name that later head, not the one the promotion wrote.
+expect_ok cub space create base4
+expect_ok cub unit create --space base4 web "$E2E_TMP/b1.yaml"
+expect_ok cub unit create --space base4 web-mirror "$E2E_TMP/b1.yaml"
+expect_ok cub variant create v4 base4
+expect_ok cub link create mirror web-mirror web --space v4 --update-type MergeUnits \
+  --auto-update --upstream-revision-num 1
+expect_ok cub function set --space base4 --unit web -- set-replicas 3
+for u in web web-mirror; do
+  expect_ok cub function set --space base4 --unit "$u" -- \
+    set-container-image web ghcr.io/acme/web:v4
+done
+expect_ok cub changeorder create --space base4 co4 --description "web v4, three replicas"
+expect_ok cub variant promote v4 --change-order base4/co4 -o json
+expect_ok cub unit data --space v4 web-mirror
+expect_contains "$OUT" "replicas: 3"
+heads=$("$E2E_PSQL" -X -q -A -t -v ON_ERROR_STOP=1 "$E2E_DB_URL" -c "
+  SELECT string_agg(u.slug || '@' || u.head_revision_num || ' ' || r.data_hash, ',' ORDER BY u.slug)
+  FROM units u JOIN spaces s ON s.id = u.space_id
+  JOIN revisions r ON r.unit_id = u.id AND r.revision_num = u.head_revision_num
+  WHERE s.slug = 'v4'")
+expect_contains "$heads" "web-mirror@3 " "the Link wrote a revision after the promotion's"
+expect_ok cub changeorder records --space base4 co4 -o json
+recorded=$(python3 -c '
+import base64, json, sys
+(r,) = json.loads(sys.argv[1])
+st = json.loads(base64.b64decode(json.loads(r["Envelope"])["payload"]))
+print(",".join(u["Unit"] + "@" + str(u["RevisionNum"]) + " " + u["DataHash"]
+               for u in st["predicate"]["Units"]))' "$OUT")
+expect_eq "$heads" "$recorded" "the record names each Unit's head"
+
 section "followers that disagree on the start are refused"
 expect_ok cub function set --space base2 --unit web -- set-replicas 3
 expect_ok cub variant create dev3 base2 --stage Development

@@ -2,9 +2,12 @@
 #include "lib/ops/promotion_records.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "lib/sign/base64.h"
 #include "lib/sign/dsse.h"
 #include "lib/sign/statement.h"
 #include "lib/util/json.h"
@@ -142,6 +145,130 @@ TEST_CASE("a large evaluation is summarized per gate beyond this Space's own fin
   CHECK(p["GateSummary"][0]["Gate"] == "Healthy");
   CHECK(p["GateSummary"][0]["Held"] == 150);
   CHECK(p["GateSummary"][0]["NotHeld"] == 50);
+}
+
+// The statement as a Json document, member by member, and printed by JsonText: what
+// PromotionStatement writes directly, byte for byte.
+std::string StatementByJson(const PromotionRecordFacts& f) {
+  auto strings = [](const std::vector<std::string>& v) {
+    Json out = Json::array();
+    for (const auto& s : v) out.push_back(s);
+    return out;
+  };
+  std::vector<sign::Subject> subjects;
+  std::string lines;
+  for (const auto& u : f.units)
+    absl::StrAppend(&lines, u.slug, " ", u.revision_num, " ", u.data_hash, "\n");
+  subjects.push_back({"space/" + f.space, Sha256Hex(lines)});
+  Json units = Json::array();
+  for (const auto& u : f.units) {
+    subjects.push_back(
+        {absl::StrCat(f.space, "/", u.slug, "@", u.revision_num), u.data_hash.substr(7)});
+    Json ju = Json::object();
+    ju["Unit"] = u.slug;
+    ju["UnitID"] = u.unit_id;
+    ju["Action"] = u.action;
+    ju["RevisionNum"] = u.revision_num;
+    ju["DataHash"] = u.data_hash;
+    units.push_back(std::move(ju));
+  }
+  Json gates = Json::array();
+  Json summary = Json::array();
+  if (f.evidence != nullptr && f.evidence->findings.size() <= kFullEvidenceFindings) {
+    for (const auto& g : f.evidence->findings) gates.push_back(FindingJson(g));
+  } else if (f.evidence != nullptr) {
+    std::map<std::tuple<std::string, std::string, std::string>, std::pair<int, int>> rest;
+    for (const auto& g : f.evidence->findings) {
+      if (g.space_id == f.space_id) {
+        gates.push_back(FindingJson(g));
+        continue;
+      }
+      auto& c = rest[{g.stage, g.gate, g.kind}];
+      (g.held ? c.first : c.second) += 1;
+    }
+    for (const auto& [key, n] : rest) {
+      summary.push_back(Json{{"Stage", std::get<0>(key)},
+                             {"Gate", std::get<1>(key)},
+                             {"Kind", std::get<2>(key)},
+                             {"Held", n.first},
+                             {"NotHeld", n.second}});
+    }
+  }
+  Json pred = Json::object();
+  pred["ChangeOrder"] = f.change_order;
+  pred["ChangeOrderID"] = f.change_order_id;
+  pred["Stage"] = f.stage;
+  pred["Space"] = {{"ID", f.space_id}, {"Slug", f.space}};
+  pred["PromotedBy"] = f.promoted_by;
+  pred["QueuedBy"] = f.queued_by;
+  pred["ByEngine"] = f.by_engine;
+  pred["PromotedAt"] = "2027-01-15T08:00:00Z";
+  pred["Forced"] = f.forced;
+  pred["ForceReason"] = f.force_reason;
+  pred["OverriddenGates"] = strings(f.overridden_gates);
+  pred["Units"] = std::move(units);
+  pred["GatesEvaluated"] = f.evidence ? strings(f.evidence->gates) : Json::array();
+  pred["Gates"] = std::move(gates);
+  if (!summary.empty()) pred["GateSummary"] = std::move(summary);
+  return sign::Statement(subjects, kPromotionPredicate, pred);
+}
+
+TEST_CASE("the statement is written as JsonText writes its Json, whatever its text holds") {
+  auto f = Facts(nullptr);
+  CHECK(PromotionStatement(f) == StatementByJson(f));
+  // Text that needs escaping, text beyond ASCII, and a byte that is not UTF-8 (printed as
+  // U+FFFD by both).
+  f.force_reason = "say \"why\"\\ on\nmany\tlines\x01, d\xC3\xA9j\xC3\xA0 vu \xFF";
+  f.overridden_gates = {"gate \"Healthy\"", "", "\x7F"};
+  f.units[0].slug = "api-\xE2\x9C\x93";
+  f.units[1].slug = "web-\xFF";  // nothing to escape, but not UTF-8
+  CHECK(PromotionStatement(f) == StatementByJson(f));
+
+  PromotionEvidence few;
+  few.gates = {"Healthy", "two-approvers"};
+  GateFinding g;
+  g.stage = "prod";
+  g.gate = "two-approvers";
+  g.kind = std::string(kGateAttestation);
+  g.space = "acme-staging";
+  g.space_id = "s1";
+  g.held = true;
+  g.message = "needs \"bob\"";
+  g.evidence_json = R"({"Votes":[{"User":"bob"}]})";
+  few.findings = {g, g};
+  few.findings[1].evidence_json = "not json";
+  f.evidence = &few;
+  CHECK(PromotionStatement(f) == StatementByJson(f));
+
+  PromotionEvidence many;
+  many.gates = {"Healthy", "content"};
+  for (int i = 0; i < 100; ++i) {
+    GateFinding h;
+    h.stage = i % 3 == 0 ? "staging" : "prod";
+    h.gate = i % 2 == 0 ? "Healthy" : "content";
+    h.kind = "Builtin";
+    h.space_id = i == 7 || i == 8 ? f.space_id : absl::StrCat("space-", i);
+    h.held = i % 5 != 0;
+    many.findings.push_back(h);
+  }
+  f.evidence = &many;
+  CHECK(PromotionStatement(f) == StatementByJson(f));
+}
+
+TEST_CASE("an envelope is written as JsonText writes its Json") {
+  sign::Envelope env;
+  env.payload_type = std::string(sign::kInTotoPayloadType);
+  env.payload = "{\"a\":\"\xFF\"}";
+  env.signatures = {{"key-1", std::string("\x01\x02\xFE", 3)}, {"key \"2\"", "sig"}};
+  Json sigs = Json::array();
+  for (const auto& sig : env.signatures) {
+    sigs.push_back({{"keyid", sig.keyid}, {"sig", sign::Base64Encode(sig.sig)}});
+  }
+  Json j = Json::object();
+  j["payloadType"] = env.payload_type;
+  j["payload"] = sign::Base64Encode(env.payload);
+  j["signatures"] = std::move(sigs);
+  CHECK(env.ToJson() == JsonText(j));
 }
 
 TEST_CASE("a record verifies with the server's key and names its Space and ChangeOrder") {
