@@ -43,7 +43,10 @@ constexpr char kLockUnits[] =
 // statistics of tag_marks know nothing of a new ChangeOrder's Tags, and a promotion adds
 // thousands of marks to them while it runs. As LEFT JOINs, the planner took each Tag's marks
 // for one row and scanned all of them (materialized) once per Unit: 32 s a batch at 10,000
-// Spaces, on a database analyzed before the Tags had marks.
+// Spaces, on a database analyzed before the Tags had marks. Each Space's Units are read by the
+// (space_id, slug) index in a LATERAL subquery the planner cannot flatten (OFFSET 0): with
+// `space_id = ANY`, it scanned every Unit of the fleet in parallel for a batch of 500 Spaces
+// (60 to 110 ms a batch at 10,000 Spaces, against about 50).
 constexpr char kPromotionUnits[] =
     "SELECT u.id, u.space_id, u.slug, u.toolchain_type, u.labels::text AS labels_json,"
     " u.annotations::text AS annotations_json, u.head_revision_num, u.protected_paths,"
@@ -54,7 +57,9 @@ constexpr char kPromotionUnits[] =
     " AS end_mark,"
     " (SELECT m.revision_num FROM tag_marks m WHERE m.tag_id = $4::uuid AND m.unit_id = u.id)"
     " AS publish_mark"
-    " FROM units u WHERE u.space_id = ANY($1::uuid[]) ORDER BY u.space_id, u.slug";
+    " FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS id) AS t"
+    " CROSS JOIN LATERAL (SELECT * FROM units x WHERE x.space_id = t.id OFFSET 0) AS u"
+    " ORDER BY u.space_id, u.slug";
 
 PromotionUnit PromotionUnitFromRow(const pqxx::row& r) {
   PromotionUnit u;
