@@ -9,7 +9,8 @@ namespace cub::server {
 // pool, the signing workers) keep an arena of its own, and memory freed in one is not reused
 // by another: a 10,000-Space promote peaked at 260 MB with the default and 175 MB with two
 // arenas, no slower (docs/performance.md). Call before any thread starts; does nothing where
-// the C library is not glibc.
+// the C library is not glibc, nor where cubd is linked with tcmalloc (CMakeLists.txt), whose
+// mallopt accepts the call and ignores it.
 void LimitMallocArenas();
 
 }  // namespace cub::server

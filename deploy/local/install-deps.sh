@@ -13,6 +13,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libpqxx-dev libpq-dev libcli11-dev catch2 libssl-dev libfyaml-dev libre2-dev libjq-dev libgit2-dev libboost-dev
   nlohmann-json3-dev libcurl4-openssl-dev zlib1g-dev
+  libgoogle-perftools-dev  # tcmalloc, cubd's allocator (CMakeLists.txt, CUB_TCMALLOC)
   nodejs npm  # the tests' OpenID provider (tests/oidc, oidc-provider from npm)
   postgresql-15 clang-format universal-ctags curl git ca-certificates iproute2
   tzdata  # time zones for recurring freeze windows (absl::LoadTimeZone)
