@@ -144,10 +144,10 @@ void NoteHeads(const store::PromotionWrites& w, LandedHeads& heads) {
   for (const auto& [unit_id, head] : w.heads) {
     auto h = hash_of.find(std::pair<std::string_view, int64_t>(unit_id, head));
     if (h == hash_of.end()) {
-      heads.erase(unit_id);
+      heads.Forget(unit_id);
       continue;
     }
-    heads[unit_id] = LandedHead{head, std::string(h->second)};
+    heads.Note(unit_id, head, h->second);
   }
 }
 
@@ -445,7 +445,7 @@ absl::Status Follow(store::Tx& tx, const Principal& p, const std::vector<SpacePl
   if (written.empty()) return absl::OkStatus();
   std::vector<std::string> followed;
   CUB_RETURN_IF_ERROR(FollowAutoUpdates(tx, p, std::move(written), &followed));
-  for (const auto& id : followed) heads.erase(id);
+  for (const auto& id : followed) heads.Forget(id);
   return absl::OkStatus();
 }
 

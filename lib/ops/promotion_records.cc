@@ -361,11 +361,11 @@ absl::Status RecordPromotions(store::Tx& tx, const Principal& p, const ResolvedC
     for (size_t i = first; i < std::min(promoted.size(), first + kRecordBatch); ++i) {
       for (const auto& u : promoted[i]->units()) {
         if (u.unit_id().empty()) continue;
-        if (auto h = landed.find(u.unit_id()); h != landed.end()) {
+        if (std::optional<LandedHeads::Head> h = landed.Find(u.unit_id())) {
           store::UnitHead head;
           head.unit_id = u.unit_id();
-          head.revision_num = h->second.revision_num;
-          head.data_hash = h->second.data_hash;
+          head.revision_num = h->revision_num;
+          head.data_hash = std::move(h->data_hash);
           heads.push_back(std::move(head));
         } else {
           unknown.push_back(u.unit_id());

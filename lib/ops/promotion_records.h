@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cub/v1/changeorder.pb.h"
 #include "lib/ops/change_orders.h"
 #include "lib/ops/gate_report.h"
+#include "lib/ops/landed_heads.h"
 #include "lib/ops/principal.h"
 #include "lib/ops/promote.h"
 #include "lib/sign/key_ring.h"
@@ -86,14 +86,6 @@ std::string PromotionStatement(const PromotionRecordFacts& f);
 // Held, then Message, Needs and Earliest when set, then Evidence (evidence_json parsed; kept as
 // a string if it is not JSON).
 Json FindingJson(const GateFinding& g);
-
-// What a promotion left at a Unit's head, as it wrote it: the revision and its DataHash.
-struct LandedHead {
-  int64_t revision_num = 0;
-  std::string data_hash;
-};
-// By Unit ID. RecordPromotions reads from the database only the heads of Units not in it.
-using LandedHeads = absl::flat_hash_map<std::string, LandedHead>;
 
 // Signs and stores the record of each Space `out` reports Promoted (a dry run, a queued
 // promotion, Spaces that had the change already or failed record nothing). `req` says whether

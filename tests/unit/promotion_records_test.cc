@@ -147,6 +147,34 @@ TEST_CASE("a large evaluation is summarized per gate beyond this Space's own fin
   CHECK(p["GateSummary"][0]["NotHeld"] == 50);
 }
 
+// An in-toto statement as a Json document, printed by JsonText.
+std::string StatementJson(const std::vector<sign::Subject>& subjects, const std::string& type,
+                          Json predicate) {
+  Json subject = Json::array();
+  for (const auto& s : subjects) {
+    Json one = Json::object();
+    if (!s.name.empty()) one["name"] = s.name;
+    one["digest"] = {{"sha256", s.sha256_hex}};
+    subject.push_back(std::move(one));
+  }
+  Json statement = Json::object();
+  statement["_type"] = "https://in-toto.io/Statement/v1";
+  statement["subject"] = std::move(subject);
+  statement["predicateType"] = type;
+  statement["predicate"] = std::move(predicate);
+  return JsonText(statement);
+}
+
+TEST_CASE("a statement is written as JsonText writes its Json") {
+  const std::vector<sign::Subject> subjects = {{"space/a\"b", std::string(64, 'c')},
+                                               {"", std::string(64, 'd')}};
+  Json pred = {{"K", "v\n"}, {"N", 3}};
+  CHECK(sign::StatementText(subjects, "https://x/\u00e9", JsonText(pred)) ==
+        StatementJson(subjects, "https://x/\u00e9", pred));
+  CHECK(sign::Statement(subjects, "t", pred) == StatementJson(subjects, "t", pred));
+  CHECK(sign::Statement({}, "t", Json::object()) == StatementJson({}, "t", Json::object()));
+}
+
 // The statement as a Json document, member by member, and printed by JsonText: what
 // PromotionStatement writes directly, byte for byte.
 std::string StatementByJson(const PromotionRecordFacts& f) {
@@ -210,7 +238,7 @@ std::string StatementByJson(const PromotionRecordFacts& f) {
   pred["GatesEvaluated"] = f.evidence ? strings(f.evidence->gates) : Json::array();
   pred["Gates"] = std::move(gates);
   if (!summary.empty()) pred["GateSummary"] = std::move(summary);
-  return sign::Statement(subjects, kPromotionPredicate, pred);
+  return StatementJson(subjects, kPromotionPredicate, std::move(pred));
 }
 
 TEST_CASE("the statement is written as JsonText writes its Json, whatever its text holds") {
@@ -253,6 +281,11 @@ TEST_CASE("the statement is written as JsonText writes its Json, whatever its te
   }
   f.evidence = &many;
   CHECK(PromotionStatement(f) == StatementByJson(f));
+  f.space_id = "a Space with no findings of its own";
+  CHECK(PromotionStatement(f) == StatementByJson(f));
+  for (auto& h : many.findings) h.space_id = f.space_id;  // only its own: no GateSummary
+  CHECK(PromotionStatement(f) == StatementByJson(f));
+  CHECK(PromotionStatement(f).find("GateSummary") == std::string::npos);
 }
 
 TEST_CASE("an envelope is written as JsonText writes its Json") {
