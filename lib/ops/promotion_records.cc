@@ -45,15 +45,6 @@ std::string SpaceDigest(const std::vector<RecordedUnit>& units) {
   return Sha256Hex(lines);
 }
 
-void AppendStrings(std::string& out, const std::vector<std::string>& v) {
-  out += '[';
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendJsonQuote(out, v[i]);
-  }
-  out += ']';
-}
-
 }  // namespace
 
 Json FindingJson(const GateFinding& g) {
@@ -105,27 +96,28 @@ class EvidenceIndex {
     }
   }
 
-  // Appends the predicate's "Gates" array for a record of `space_id` (the findings it carries
-  // in full), and its "GateSummary" member with a leading comma when there are others to count.
-  void Append(const std::string& space_id, std::string& out) const {
+  // Writes the predicate's "Gates" for a record of `space_id` (the findings it carries in
+  // full) and, when there are others to count, its "GateSummary".
+  void Write(const std::string& space_id, JsonObjectWriter& pred) const {
     const auto& all = evidence_.findings;
     if (all.size() <= kFullEvidenceFindings) {
-      out += all_gates_;
+      pred.Raw("Gates", all_gates_);
       return;
     }
     std::map<GateKey, std::pair<int, int>> own;
-    out += '[';
+    std::string& gates = pred.Key("Gates");
+    gates += '[';
     if (auto it = by_space_.find(space_id); it != by_space_.end()) {
       for (size_t k = 0; k < it->second.size(); ++k) {
         const GateFinding& g = all[it->second[k]];
-        if (k > 0) out += ',';
-        out += JsonText(FindingJson(g));
+        if (k > 0) gates += ',';
+        gates += JsonText(FindingJson(g));
         auto& c = own[GateKey{g.stage, g.gate, g.kind}];
         (g.held ? c.first : c.second) += 1;
       }
     }
-    out += ']';
-    bool first = true;
+    gates += ']';
+    std::string summary;
     for (const auto& [key, total] : totals_) {
       std::pair<int, int> rest = total;
       if (auto o = own.find(key); o != own.end()) {
@@ -134,17 +126,16 @@ class EvidenceIndex {
       }
       // A gate only this Space was judged on has no others to count.
       if (rest.first + rest.second == 0) continue;
-      out += first ? ",\"GateSummary\":[" : ",";
-      first = false;
-      out += "{\"Stage\":";
-      AppendJsonQuote(out, std::get<0>(key));
-      out += ",\"Gate\":";
-      AppendJsonQuote(out, std::get<1>(key));
-      out += ",\"Kind\":";
-      AppendJsonQuote(out, std::get<2>(key));
-      absl::StrAppend(&out, ",\"Held\":", rest.first, ",\"NotHeld\":", rest.second, "}");
+      summary += summary.empty() ? '[' : ',';
+      JsonObjectWriter(summary)
+          .String("Stage", std::get<0>(key))
+          .String("Gate", std::get<1>(key))
+          .String("Kind", std::get<2>(key))
+          .Int("Held", rest.first)
+          .Int("NotHeld", rest.second)
+          .Close();
     }
-    if (!first) out += ']';
+    if (!summary.empty()) pred.Raw("GateSummary", summary + ']');
   }
 
  private:
@@ -159,55 +150,44 @@ class EvidenceIndex {
 // promote writes 10,000 of these, and building a Json of each, then copying and printing it,
 // was most of the time its records took.
 std::string PredicateText(const PromotionRecordFacts& f, const EvidenceIndex* index) {
-  std::string p = "{\"ChangeOrder\":";
-  AppendJsonQuote(p, f.change_order);
-  p += ",\"ChangeOrderID\":";
-  AppendJsonQuote(p, f.change_order_id);
-  p += ",\"Stage\":";
-  AppendJsonQuote(p, f.stage);
-  p += ",\"Space\":{\"ID\":";
-  AppendJsonQuote(p, f.space_id);
-  p += ",\"Slug\":";
-  AppendJsonQuote(p, f.space);
-  p += "},\"PromotedBy\":";
-  AppendJsonQuote(p, f.promoted_by);
-  p += ",\"QueuedBy\":";
-  AppendJsonQuote(p, f.queued_by);
-  p += f.by_engine ? ",\"ByEngine\":true" : ",\"ByEngine\":false";
-  p += ",\"PromotedAt\":";
-  AppendJsonQuote(p, FormatRfc3339(f.at));
-  p += f.forced ? ",\"Forced\":true" : ",\"Forced\":false";
-  p += ",\"ForceReason\":";
-  AppendJsonQuote(p, f.force_reason);
-  p += ",\"OverriddenGates\":";
-  AppendStrings(p, f.overridden_gates);
-  p += ",\"Units\":[";
+  std::string p;
+  JsonObjectWriter pred(p);
+  pred.String("ChangeOrder", f.change_order)
+      .String("ChangeOrderID", f.change_order_id)
+      .String("Stage", f.stage);
+  JsonObjectWriter(pred.Key("Space")).String("ID", f.space_id).String("Slug", f.space).Close();
+  pred.String("PromotedBy", f.promoted_by)
+      .String("QueuedBy", f.queued_by)
+      .Bool("ByEngine", f.by_engine)
+      .String("PromotedAt", FormatRfc3339(f.at))
+      .Bool("Forced", f.forced)
+      .String("ForceReason", f.force_reason)
+      .Strings("OverriddenGates", f.overridden_gates);
+  std::string& units = pred.Key("Units");
+  units += '[';
   for (size_t i = 0; i < f.units.size(); ++i) {
     const RecordedUnit& u = f.units[i];
-    if (i > 0) p += ',';
-    p += "{\"Unit\":";
-    AppendJsonQuote(p, u.slug);
-    p += ",\"UnitID\":";
-    AppendJsonQuote(p, u.unit_id);
-    p += ",\"Action\":";
-    AppendJsonQuote(p, u.action);
-    absl::StrAppend(&p, ",\"RevisionNum\":", u.revision_num, ",\"DataHash\":");
-    AppendJsonQuote(p, u.data_hash);
-    p += '}';
+    if (i > 0) units += ',';
+    JsonObjectWriter(units)
+        .String("Unit", u.slug)
+        .String("UnitID", u.unit_id)
+        .String("Action", u.action)
+        .Int("RevisionNum", u.revision_num)
+        .String("DataHash", u.data_hash)
+        .Close();
   }
-  p += "],\"GatesEvaluated\":";
+  units += ']';
   if (index != nullptr) {
     // The gates are read over the Stage before, so every Space of a promotion shares them: in
     // full while they are few, otherwise this Space's own findings in full and the rest counted
     // per gate, so that a record stays small however large the Stages (not one copy of a
     // 1,000-Space evaluation in each of 1,000 records).
-    AppendStrings(p, f.evidence->gates);
-    p += ",\"Gates\":";
-    index->Append(f.space_id, p);
+    pred.Strings("GatesEvaluated", f.evidence->gates);
+    index->Write(f.space_id, pred);
   } else {
-    p += "[],\"Gates\":[]";
+    pred.Raw("GatesEvaluated", "[]").Raw("Gates", "[]");
   }
-  p += '}';
+  pred.Close();
   return p;
 }
 

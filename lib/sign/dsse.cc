@@ -54,22 +54,21 @@ std::string Pae(std::string_view payload_type, std::string_view payload) {
 }
 
 std::string Envelope::ToJson() const {
-  // The bytes JsonText writes for {"payloadType", "payload", "signatures": [{"keyid", "sig"}]},
-  // without copying the payload into a Json first.
-  std::string out = "{\"payloadType\":";
-  AppendJsonQuote(out, payload_type);
-  out += ",\"payload\":";
-  AppendJsonQuote(out, Base64Encode(payload));
-  out += ",\"signatures\":[";
+  // Written directly, without copying the payload into a Json first.
+  std::string out;
+  JsonObjectWriter env(out);
+  env.String("payloadType", payload_type).String("payload", Base64Encode(payload));
+  std::string& list = env.Key("signatures");
+  list += '[';
   for (size_t i = 0; i < signatures.size(); ++i) {
-    if (i > 0) out += ',';
-    out += "{\"keyid\":";
-    AppendJsonQuote(out, signatures[i].keyid);
-    out += ",\"sig\":";
-    AppendJsonQuote(out, Base64Encode(signatures[i].sig));
-    out += '}';
+    if (i > 0) list += ',';
+    JsonObjectWriter(list)
+        .String("keyid", signatures[i].keyid)
+        .String("sig", Base64Encode(signatures[i].sig))
+        .Close();
   }
-  out += "]}";
+  list += ']';
+  env.Close();
   return out;
 }
 

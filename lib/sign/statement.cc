@@ -9,27 +9,20 @@ std::string Statement(const std::vector<Subject>& subjects, std::string_view pre
 
 std::string StatementText(const std::vector<Subject>& subjects, std::string_view predicate_type,
                           std::string_view predicate_json) {
-  // The bytes JsonText writes for the Json {"_type", "subject", "predicateType", "predicate"}.
-  std::string out = "{\"_type\":";
-  AppendJsonQuote(out, kInTotoStatementType);
-  out += ",\"subject\":[";
+  std::string out;
+  JsonObjectWriter statement(out);
+  statement.String("_type", kInTotoStatementType);
+  std::string& list = statement.Key("subject");
+  list += '[';
   for (size_t i = 0; i < subjects.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '{';
-    if (!subjects[i].name.empty()) {
-      out += "\"name\":";
-      AppendJsonQuote(out, subjects[i].name);
-      out += ',';
-    }
-    out += "\"digest\":{\"sha256\":";
-    AppendJsonQuote(out, subjects[i].sha256_hex);
-    out += "}}";
+    if (i > 0) list += ',';
+    JsonObjectWriter subject(list);
+    if (!subjects[i].name.empty()) subject.String("name", subjects[i].name);
+    JsonObjectWriter(subject.Key("digest")).String("sha256", subjects[i].sha256_hex).Close();
+    subject.Close();
   }
-  out += "],\"predicateType\":";
-  AppendJsonQuote(out, predicate_type);
-  out += ",\"predicate\":";
-  out.append(predicate_json.data(), predicate_json.size());
-  out += '}';
+  list += ']';
+  statement.String("predicateType", predicate_type).Raw("predicate", predicate_json).Close();
   return out;
 }
 

@@ -31,6 +31,31 @@ void AppendJsonQuote(std::string& out, std::string_view s) {
   out += '"';
 }
 
+std::string& JsonObjectWriter::Key(std::string_view key) {
+  if (!first_) out_ += ',';
+  first_ = false;
+  AppendJsonQuote(out_, key);
+  out_ += ':';
+  return out_;
+}
+
+JsonObjectWriter& JsonObjectWriter::Int(std::string_view key, int64_t value) {
+  absl::StrAppend(&Key(key), value);
+  return *this;
+}
+
+JsonObjectWriter& JsonObjectWriter::Strings(std::string_view key,
+                                            const std::vector<std::string>& values) {
+  std::string& out = Key(key);
+  out += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendJsonQuote(out, values[i]);
+  }
+  out += ']';
+  return *this;
+}
+
 void AppendJsonString(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';

@@ -10,9 +10,11 @@
 #ifndef CUB_LIB_UTIL_JSON_H_
 #define CUB_LIB_UTIL_JSON_H_
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -37,6 +39,39 @@ std::string JsonQuote(std::string_view s);
 // ASCII (ids, slugs, digests, base64), which needs no escaping; anything else goes through
 // JsonText. For writers that assemble a document JsonText would write, member by member.
 void AppendJsonQuote(std::string& out, std::string_view s);
+
+// Writes one JSON object into `out`, member by member, as JsonText writes an ordered Json of
+// the same members: no whitespace, members in the order written, strings by AppendJsonQuote.
+// For documents of a fixed layout written many times (signed statements), where building a
+// Json of each costs more than the text. Close() ends the object (the destructor does not);
+// a member's value may be an object of its own, written by a writer over Key()'s text.
+class JsonObjectWriter {
+ public:
+  explicit JsonObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
+
+  JsonObjectWriter& String(std::string_view key, std::string_view value) {
+    AppendJsonQuote(Key(key), value);
+    return *this;
+  }
+  JsonObjectWriter& Int(std::string_view key, int64_t value);
+  JsonObjectWriter& Bool(std::string_view key, bool value) {
+    Key(key) += value ? "true" : "false";
+    return *this;
+  }
+  JsonObjectWriter& Strings(std::string_view key, const std::vector<std::string>& values);
+  // `json`, one compact JSON value, placed as it is.
+  JsonObjectWriter& Raw(std::string_view key, std::string_view json) {
+    Key(key).append(json.data(), json.size());
+    return *this;
+  }
+  // Starts the member `key`; its value is to be appended to the text returned.
+  std::string& Key(std::string_view key);
+  void Close() { out_ += '}'; }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
 
 // Appends `s` as a JSON string literal, quotes included, without building a Json: '"' and '\\'
 // escaped, \n \r \t, other control characters as \u00xx, every other byte as it is (so `s`

@@ -118,3 +118,26 @@ TEST_CASE("AppendJsonString escapes what a JSON string must, and reads back as t
   cub::AppendJsonString(empty, "");
   CHECK(empty == "\"\"");
 }
+
+TEST_CASE("JsonObjectWriter writes the bytes JsonText writes for the same members") {
+  const std::string odd = "q\"\\\b\f\n\x01 \xc3\xa9 \xff";  // escapes, UTF-8, not UTF-8
+  std::string out;
+  cub::JsonObjectWriter w(out);
+  w.String("s", odd).Int("n", -42).Bool("t", true).Bool("f", false);
+  w.Strings("list", {"a", odd, ""}).Strings("none", {}).Raw("raw", R"({"x":[1]})");
+  cub::JsonObjectWriter(w.Key(odd)).String("in", "side").Close();
+  w.Close();
+  cub::Json j = cub::Json::object();
+  j["s"] = odd;
+  j["n"] = -42;
+  j["t"] = true;
+  j["f"] = false;
+  j["list"] = {"a", odd, ""};
+  j["none"] = cub::Json::array();
+  j["raw"] = {{"x", {1}}};
+  j[odd] = {{"in", "side"}};
+  CHECK(out == cub::JsonText(j));
+  std::string empty;
+  cub::JsonObjectWriter(empty).Close();
+  CHECK(empty == "{}");
+}

@@ -50,9 +50,8 @@ v1::PromotionRecord Record(const sign::SigningKey& key, const std::string& state
   return r;
 }
 
-TEST_CASE("the statement names the Space, its Units, the ChangeOrder, who and the gates") {
-  PromotionEvidence e;
-  e.gates = {"Healthy", "two-approvers"};
+// The held approval gate of acme-staging, with bob's vote as its evidence.
+GateFinding HeldApproval() {
   GateFinding held;
   held.stage = "prod";
   held.gate = "two-approvers";
@@ -61,6 +60,13 @@ TEST_CASE("the statement names the Space, its Units, the ChangeOrder, who and th
   held.space_id = "s1";
   held.held = true;
   held.evidence_json = R"({"Votes":[{"AttestationID":"a1","User":"bob"}]})";
+  return held;
+}
+
+TEST_CASE("the statement names the Space, its Units, the ChangeOrder, who and the gates") {
+  PromotionEvidence e;
+  e.gates = {"Healthy", "two-approvers"};
+  GateFinding held = HeldApproval();
   GateFinding forced;
   forced.gate = "Healthy";
   forced.message = "requires Healthy";
@@ -254,15 +260,8 @@ TEST_CASE("the statement is written as JsonText writes its Json, whatever its te
 
   PromotionEvidence few;
   few.gates = {"Healthy", "two-approvers"};
-  GateFinding g;
-  g.stage = "prod";
-  g.gate = "two-approvers";
-  g.kind = std::string(kGateAttestation);
-  g.space = "acme-staging";
-  g.space_id = "s1";
-  g.held = true;
+  GateFinding g = HeldApproval();
   g.message = "needs \"bob\"";
-  g.evidence_json = R"({"Votes":[{"User":"bob"}]})";
   few.findings = {g, g};
   few.findings[1].evidence_json = "not json";
   f.evidence = &few;
