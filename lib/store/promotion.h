@@ -127,7 +127,9 @@ struct PromotionWrites {
 
 // Writes `w` in at most six statements. A constraint violation comes back as a Status, the
 // transaction then unusable until the caller rolls back to a savepoint (Tx::Savepoint) and
-// retries in smaller batches.
+// retries in smaller batches. The head and cursor updates run with hash and merge joins
+// turned off (SET LOCAL); on success both are set back to the values they had, and on
+// failure the rollback to the savepoint undoes it.
 absl::Status WritePromotion(Tx& tx, const PromotionWrites& w);
 
 }  // namespace cub::store

@@ -14,6 +14,7 @@
 #include "lib/store/change_sets.h"
 #include "lib/store/errors.h"
 #include "lib/store/migrations.h"
+#include "lib/store/pq.h"
 #include "lib/store/promotion.h"
 #include "lib/store/transaction.h"
 
@@ -128,6 +129,37 @@ TEST_CASE("WritePromotion returns a mark of a missing Tag as FAILED_PRECONDITION
   w.marks.push_back({kNoSuchId, kNoSuchId, 1});
   absl::Status s = f.InTx([&](store::Tx& tx) { return store::WritePromotion(tx, w); });
   CHECK(s.code() == absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE("WritePromotion leaves the planner's join settings as it found them") {
+  Fixture f;
+  store::PromotionWrites w;
+  w.heads.push_back({kNoSuchId, 2});  // no such Unit or Link: the updates match nothing
+  w.cursors.push_back({kNoSuchId, 2});
+  auto joins = [](store::Tx& tx) {
+    return store::Pq(tx)
+        .exec1(
+            "SELECT current_setting('enable_hashjoin') || '/' ||"
+            " current_setting('enable_mergejoin')")[0]
+        .as<std::string>();
+  };
+  absl::Status s = f.InTx([&](store::Tx& tx) {
+    CHECK(store::WritePromotion(tx, w).ok());
+    CHECK(joins(tx) == "on/on");
+    // A write that fails under a savepoint: its rollback undoes the setting with the rows.
+    store::PromotionWrites bad = w;
+    bad.marks.push_back({kNoSuchId, kNoSuchId, 1});
+    CHECK(tx.Savepoint(true, [&] { return store::WritePromotion(tx, bad); }).code() ==
+          absl::StatusCode::kFailedPrecondition);
+    CHECK(joins(tx) == "on/on");
+    // A session that turned hash joins off keeps them off.
+    store::Pq(tx).exec0("SET enable_hashjoin = off");
+    CHECK(store::WritePromotion(tx, w).ok());
+    CHECK(joins(tx) == "off/on");
+    store::Pq(tx).exec0("RESET enable_hashjoin");
+    return absl::OkStatus();
+  });
+  CHECK(s.ok());
 }
 
 }  // namespace
