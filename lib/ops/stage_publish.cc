@@ -457,8 +457,9 @@ absl::Status SignRecords(const ReleaseEnv& env, const std::string& published_by,
 
 // Releases are signed and inserted this many at a time. A whole Stage's signed records, with
 // the insert's array parameters and libpq's copy of them, were most of a 10,000-Space publish's
-// peak (550 of 740 MB in use, by a heap profile).
-constexpr size_t kRecordBatch = 500;
+// peak (550 of 740 MB in use, by a heap profile): about 55 KB a Release. A thousand keeps a
+// Stage of up to a thousand Spaces in one batch, as fast as before.
+constexpr size_t kRecordBatch = 1000;
 
 absl::StatusOr<std::vector<std::string>> RecordReleases(
     store::Tx& tx, const ReleaseEnv& env, const Principal& p,

@@ -90,7 +90,7 @@ struct ReleaseToRecord {
 // Numbers (per Space, under each Space's release-number lock), signs and writes every Release of
 // `releases` (at most one per Space) with one time of publication, appends a Published event for
 // each and wakes the ChangeOrders in their Spaces. Returns the Release IDs in the order given.
-// Signs and writes them 500 at a time, so a whole Stage's signed records are never held at
+// Signs and writes them 1,000 at a time, so a whole Stage's signed records are never held at
 // once. Nothing is handed to a Target here.
 absl::StatusOr<std::vector<std::string>> RecordReleases(
     store::Tx& tx, const ReleaseEnv& env, const Principal& p,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A Stage published in several batches: cubd signs and writes a Stage's Releases 500 at a time
-# (lib/ops/stage_publish.cc), so a Stage of 1,003 Spaces takes three. Every Space must get its
+# A Stage published in several batches: cubd signs and writes a Stage's Releases 1,000 at a
+# time (lib/ops/stage_publish.cc), so a Stage of 1,003 Spaces takes two. Every Space must get its
 # own Release, numbered, in the one Git commit, with its provenance and its sealed approval
 # naming its own Space and the votes cast there, whichever batch it fell in.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -66,7 +66,7 @@ expect_eq "$n" "$(db -c "
   JOIN attestations a ON a.id = (v->>'AttestationID')::uuid AND a.space_id = r.space_id")" \
   "sealed votes cast in the Release's own Space"
 # One Space from each batch, checked by the CLI.
-for s in prod-0001 prod-0501 prod-1003; do
+for s in prod-0001 prod-1000 prod-1001 prod-1003; do
   expect_ok cub release verify --space "$s" --release 1
   expect_contains "$OUT" "sealed approvals verify"
 done
