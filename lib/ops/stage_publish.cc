@@ -459,7 +459,7 @@ absl::Status SignRecords(const ReleaseEnv& env, const std::string& published_by,
 // the insert's array parameters and libpq's copy of them, were most of a 10,000-Space publish's
 // peak (550 of 740 MB in use, by a heap profile): about 55 KB a Release. A thousand keeps a
 // Stage of up to a thousand Spaces in one batch, as fast as before.
-constexpr size_t kRecordBatch = 1000;
+constexpr size_t kReleaseBatch = 1000;
 
 absl::StatusOr<std::vector<std::string>> RecordReleases(
     store::Tx& tx, const ReleaseEnv& env, const Principal& p,
@@ -475,8 +475,8 @@ absl::StatusOr<std::vector<std::string>> RecordReleases(
   CUB_ASSIGN_OR_RETURN(auto seals, JudgeSeals(tx, releases, &judged));
   std::vector<std::string> ids;
   ids.reserve(releases.size());
-  for (size_t first = 0; first < releases.size(); first += kRecordBatch) {
-    const size_t last = std::min(releases.size(), first + kRecordBatch);
+  for (size_t first = 0; first < releases.size(); first += kReleaseBatch) {
+    const size_t last = std::min(releases.size(), first + kReleaseBatch);
     std::vector<store::NewReleaseWithFiles> rows;
     std::vector<store::NewEvent> events;
     rows.reserve(last - first);
