@@ -80,12 +80,8 @@ class EvidenceIndex {
   explicit EvidenceIndex(const PromotionEvidence& e) : evidence_(e) {
     const auto& all = e.findings;
     if (all.size() <= kFullEvidenceFindings) {
-      all_gates_ = "[";
-      for (size_t i = 0; i < all.size(); ++i) {
-        if (i > 0) all_gates_ += ',';
-        all_gates_ += JsonText(FindingJson(all[i]));
-      }
-      all_gates_ += ']';
+      AppendJsonArray(all_gates_, all.size(),
+                      [&](std::string& out, size_t i) { out += JsonText(FindingJson(all[i])); });
       return;
     }
     for (size_t i = 0; i < all.size(); ++i) {
@@ -105,18 +101,15 @@ class EvidenceIndex {
       return;
     }
     std::map<GateKey, std::pair<int, int>> own;
-    std::string& gates = pred.Key("Gates");
-    gates += '[';
-    if (auto it = by_space_.find(space_id); it != by_space_.end()) {
-      for (size_t k = 0; k < it->second.size(); ++k) {
-        const GateFinding& g = all[it->second[k]];
-        if (k > 0) gates += ',';
-        gates += JsonText(FindingJson(g));
-        auto& c = own[GateKey{g.stage, g.gate, g.kind}];
-        (g.held ? c.first : c.second) += 1;
-      }
-    }
-    gates += ']';
+    static const std::vector<size_t> kNone;
+    auto it = by_space_.find(space_id);
+    const std::vector<size_t>& mine = it == by_space_.end() ? kNone : it->second;
+    pred.Array("Gates", mine.size(), [&](std::string& gates, size_t k) {
+      const GateFinding& g = all[mine[k]];
+      gates += JsonText(FindingJson(g));
+      auto& c = own[GateKey{g.stage, g.gate, g.kind}];
+      (g.held ? c.first : c.second) += 1;
+    });
     std::string summary;
     for (const auto& [key, total] : totals_) {
       std::pair<int, int> rest = total;
@@ -163,11 +156,8 @@ std::string PredicateText(const PromotionRecordFacts& f, const EvidenceIndex* in
       .Bool("Forced", f.forced)
       .String("ForceReason", f.force_reason)
       .Strings("OverriddenGates", f.overridden_gates);
-  std::string& units = pred.Key("Units");
-  units += '[';
-  for (size_t i = 0; i < f.units.size(); ++i) {
+  pred.Array("Units", f.units.size(), [&](std::string& units, size_t i) {
     const RecordedUnit& u = f.units[i];
-    if (i > 0) units += ',';
     JsonObjectWriter(units)
         .String("Unit", u.slug)
         .String("UnitID", u.unit_id)
@@ -175,8 +165,7 @@ std::string PredicateText(const PromotionRecordFacts& f, const EvidenceIndex* in
         .Int("RevisionNum", u.revision_num)
         .String("DataHash", u.data_hash)
         .Close();
-  }
-  units += ']';
+  });
   if (index != nullptr) {
     // The gates are read over the Stage before, so every Space of a promotion shares them: in
     // full while they are few, otherwise this Space's own findings in full and the rest counted

@@ -57,18 +57,16 @@ std::string Envelope::ToJson() const {
   // Written directly, without copying the payload into a Json first.
   std::string out;
   JsonObjectWriter env(out);
-  env.String("payloadType", payload_type).String("payload", Base64Encode(payload));
-  std::string& list = env.Key("signatures");
-  list += '[';
-  for (size_t i = 0; i < signatures.size(); ++i) {
-    if (i > 0) list += ',';
-    JsonObjectWriter(list)
-        .String("keyid", signatures[i].keyid)
-        .String("sig", Base64Encode(signatures[i].sig))
-        .Close();
-  }
-  list += ']';
-  env.Close();
+  env.String("payloadType", payload_type)
+      .String("payload", Base64Encode(payload))
+      .Array("signatures", signatures.size(),
+             [&](std::string& list, size_t i) {
+               JsonObjectWriter(list)
+                   .String("keyid", signatures[i].keyid)
+                   .String("sig", Base64Encode(signatures[i].sig))
+                   .Close();
+             })
+      .Close();
   return out;
 }
 

@@ -11,18 +11,19 @@ std::string StatementText(const std::vector<Subject>& subjects, std::string_view
                           std::string_view predicate_json) {
   std::string out;
   JsonObjectWriter statement(out);
-  statement.String("_type", kInTotoStatementType);
-  std::string& list = statement.Key("subject");
-  list += '[';
-  for (size_t i = 0; i < subjects.size(); ++i) {
-    if (i > 0) list += ',';
-    JsonObjectWriter subject(list);
-    if (!subjects[i].name.empty()) subject.String("name", subjects[i].name);
-    JsonObjectWriter(subject.Key("digest")).String("sha256", subjects[i].sha256_hex).Close();
-    subject.Close();
-  }
-  list += ']';
-  statement.String("predicateType", predicate_type).Raw("predicate", predicate_json).Close();
+  statement.String("_type", kInTotoStatementType)
+      .Array("subject", subjects.size(),
+             [&](std::string& list, size_t i) {
+               JsonObjectWriter subject(list);
+               if (!subjects[i].name.empty()) subject.String("name", subjects[i].name);
+               JsonObjectWriter(subject.Key("digest"))
+                   .String("sha256", subjects[i].sha256_hex)
+                   .Close();
+               subject.Close();
+             })
+      .String("predicateType", predicate_type)
+      .Raw("predicate", predicate_json)
+      .Close();
   return out;
 }
 

@@ -46,14 +46,8 @@ JsonObjectWriter& JsonObjectWriter::Int(std::string_view key, int64_t value) {
 
 JsonObjectWriter& JsonObjectWriter::Strings(std::string_view key,
                                             const std::vector<std::string>& values) {
-  std::string& out = Key(key);
-  out += '[';
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    AppendJsonQuote(out, values[i]);
-  }
-  out += ']';
-  return *this;
+  return Array(key, values.size(),
+               [&](std::string& out, size_t i) { AppendJsonQuote(out, values[i]); });
 }
 
 void AppendJsonString(std::string& out, std::string_view s) {

@@ -40,6 +40,18 @@ std::string JsonQuote(std::string_view s);
 // JsonText. For writers that assemble a document JsonText would write, member by member.
 void AppendJsonQuote(std::string& out, std::string_view s);
 
+// Appends a JSON array of `n` values, as JsonText writes one: `each(out, i)` appends the i-th
+// value (compact JSON) to `out`.
+template <typename Fn>
+void AppendJsonArray(std::string& out, size_t n, const Fn& each) {
+  out += '[';
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) out += ',';
+    each(out, i);
+  }
+  out += ']';
+}
+
 // Writes one JSON object into `out`, member by member, as JsonText writes an ordered Json of
 // the same members: no whitespace, members in the order written, strings by AppendJsonQuote.
 // For documents of a fixed layout written many times (signed statements), where building a
@@ -59,6 +71,12 @@ class JsonObjectWriter {
     return *this;
   }
   JsonObjectWriter& Strings(std::string_view key, const std::vector<std::string>& values);
+  // The member `key`, an array of `n` values written by `each` (AppendJsonArray).
+  template <typename Fn>
+  JsonObjectWriter& Array(std::string_view key, size_t n, const Fn& each) {
+    AppendJsonArray(Key(key), n, each);
+    return *this;
+  }
   // `json`, one compact JSON value, placed as it is.
   JsonObjectWriter& Raw(std::string_view key, std::string_view json) {
     Key(key).append(json.data(), json.size());
